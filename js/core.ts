@@ -1,0 +1,181 @@
+/**
+ * Typed access to the Rust core. Every rule lives in Rust; this file only checks that the
+ * module is ready, forwards the call, and turns thrown values into `MemdirError`s.
+ *
+ * A trap inside WebAssembly (which the core is written never to cause) leaves the instance
+ * in an unknown state, so the first `RuntimeError` shuts the module off: later calls throw
+ * `WASM_POISONED` instead of returning wrong answers.
+ */
+import * as wasm from "./wasm/memdir.js";
+import type {
+  Cost,
+  CostInput,
+  FileHead,
+  IndexView,
+  Limits,
+  Memory,
+  MemoryDirInput,
+  RenderedMemory,
+  RenderInput,
+  ScanPlan,
+  ScanResult,
+  Selection,
+  SelectionInput,
+  SelectionRequest,
+} from "./wasm/memdir.js";
+import { MemdirError, toMemdirError } from "./errors.js";
+
+export type {
+  Cost,
+  CostInput,
+  Diagnostic,
+  FileHead,
+  IndexView,
+  Limits,
+  Memory,
+  MemoryDirInput,
+  MemoryType,
+  Rejected,
+  RenderedMemory,
+  RenderInput,
+  ScanPlan,
+  ScanResult,
+  Selection,
+  SelectionInput,
+  SelectionRequest,
+  SkipReason,
+  Usage,
+} from "./wasm/memdir.js";
+
+let state: "uninitialized" | "ready" | "poisoned" = "uninitialized";
+
+/** What `init` accepts: the module's bytes, a compiled module, a URL, or a fetch `Response`. */
+export type WasmSource = BufferSource | WebAssembly.Module | URL | string | Response | Promise<Response>;
+
+/**
+ * Loads the WebAssembly module. Node loads it synchronously on import, so this resolves at
+ * once there; in browsers call `await init()` (optionally with the `.wasm` URL or bytes)
+ * before anything else.
+ */
+export async function init(source?: WasmSource): Promise<void> {
+  if (state === "ready") return;
+  await wasm.default(source === undefined ? undefined : { module_or_path: source });
+  state = "ready";
+}
+
+/** Loads the module synchronously from its bytes or a compiled module. */
+export function initSync(source: BufferSource | WebAssembly.Module): void {
+  if (state === "ready") return;
+  wasm.initSync({ module: source });
+  state = "ready";
+}
+
+/** `true` once the module is loaded and usable. */
+export function isReady(): boolean {
+  return state === "ready";
+}
+
+function guard<T>(run: () => T): T {
+  if (state !== "ready") {
+    throw state === "poisoned"
+      ? new MemdirError("WASM_POISONED", "the memdir WebAssembly module trapped earlier and was shut off; reload it")
+      : new MemdirError("NOT_INITIALIZED", "memdir is not initialised: call `await init()` first");
+  }
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof WebAssembly.RuntimeError) state = "poisoned";
+    throw toMemdirError(error);
+  }
+}
+
+/** The SPEC's default limits. */
+export function defaultLimits(): Limits {
+  return guard(() => wasm.defaultLimits());
+}
+
+/**
+ * Trims `MEMORY.md` and holds it to `maxIndexLines` lines and `maxIndexUtf16` UTF-16 units.
+ * When a limit cuts, a warning naming it and the real figures is appended after a blank line.
+ */
+export function truncateIndex(text: string, limits?: Partial<Limits> | null): IndexView {
+  return guard(() => wasm.truncateIndex(text, limits ?? null));
+}
+
+/** Orders a listing (newest first) so a host reads only the heads it needs. */
+export function planScan(files: FileHead[], limits?: Partial<Limits> | null): ScanPlan {
+  return guard(() => wasm.planScan(files, limits ?? null));
+}
+
+/**
+ * Scans topic files: frontmatter from the first `maxHeaderLines` lines, newest first, capped
+ * at `maxFiles`; older files come back in `dropped`, problems in `diagnostics`.
+ */
+export function scanMemories(files: FileHead[], limits?: Partial<Limits> | null): ScanResult {
+  return guard(() => wasm.scanMemories(files, limits ?? null));
+}
+
+/** The selector's manifest: `- [type] path (ISO mtime): description`, one line a memory. */
+export function formatManifest(memories: Memory[]): string {
+  return guard(() => wasm.formatManifest(memories));
+}
+
+/** The side query for this turn, or `skip` saying why none is needed. */
+export function buildSelectionRequest(input: SelectionInput): SelectionRequest {
+  return guard(() => wasm.buildSelectionRequest(input));
+}
+
+/** Reads the selector's answer against the candidates; a bad answer is data, not an exception. */
+export function parseSelection(
+  answerText: string,
+  candidates: string[],
+  alreadySurfaced?: string[] | null,
+  limits?: Partial<Limits> | null,
+): Selection {
+  return guard(() => wasm.parseSelection(answerText, candidates, alreadySurfaced ?? null, limits ?? null));
+}
+
+/** Whole 24-hour periods since `mtimeMs` (0 for a future time). */
+export function memoryAgeDays(mtimeMs: number, nowMs: number): number {
+  return guard(() => wasm.memoryAgeDays(mtimeMs, nowMs));
+}
+
+/** `"today"`, `"yesterday"` or `"N days ago"`. */
+export function memoryAge(mtimeMs: number, nowMs: number): string {
+  return guard(() => wasm.memoryAge(mtimeMs, nowMs));
+}
+
+/** The staleness caveat for a memory older than a day, else `""`. */
+export function memoryFreshnessText(mtimeMs: number, nowMs: number): string {
+  return guard(() => wasm.memoryFreshnessText(mtimeMs, nowMs));
+}
+
+/** The caveat wrapped in `<system-reminder>` tags with a newline, else `""`. */
+export function memoryFreshnessNote(mtimeMs: number, nowMs: number): string {
+  return guard(() => wasm.memoryFreshnessNote(mtimeMs, nowMs));
+}
+
+/** One memory as the `<system-reminder>` block to inject, cut at a complete line. */
+export function renderMemory(input: RenderInput): RenderedMemory {
+  return guard(() => wasm.renderMemory(input));
+}
+
+/** Claude Code's `sanitizePath`. */
+export function sanitizePath(name: string): string {
+  return guard(() => wasm.sanitizePath(name));
+}
+
+/** The default memory directory: `<home>/.claude/projects/<sanitized root>/memory/`. */
+export function projectMemoryDir(input: MemoryDirInput): string {
+  return guard(() => wasm.projectMemoryDir(input));
+}
+
+/** Throws `UNSAFE_PATH` unless `path` is a safe relative path inside the memory directory. */
+export function checkRelativePath(path: string): void {
+  guard(() => wasm.checkRelativePath(path));
+}
+
+/** US dollars for one side query; `usd: null` for a model not in the price table. */
+export function estimateCost(input: CostInput): Cost {
+  return guard(() => wasm.estimateCost(input));
+}

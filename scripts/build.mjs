@@ -1,0 +1,71 @@
+// Builds pkg/: the Rust core for wasm32, wasm-bindgen's `web` glue (one module that both the
+// Node entry, loading synchronously, and the browser entry, loading with `await init()`,
+// share), wasm-opt -O3 from npm's binaryen (Debian's binaryen 108 corrupts this output), and
+// the TypeScript facade. Skips everything when pkg/ was built from the same sources; pass
+// --force to rebuild anyway. Prints the wasm size raw and gzipped.
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { gzipSync } from "node:zlib";
+import { ensureNpmDeps, ensureWasmBindgen, ensureWasmTarget, root, run, step } from "./toolchain.mjs";
+
+const INPUTS = ["src", "js", "Cargo.toml", "Cargo.lock", "tsconfig.json", "package.json", "scripts/build.mjs"];
+const pkg = join(root, "pkg");
+const stampPath = join(pkg, ".stamp");
+
+function files(path) {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path).sort().flatMap((name) => files(join(path, name)));
+}
+
+function inputHash() {
+  const hash = createHash("sha256");
+  for (const file of INPUTS.flatMap((p) => files(join(root, p)))) {
+    hash.update(relative(root, file)).update("\0").update(readFileSync(file)).update("\0");
+  }
+  return hash.digest("hex");
+}
+
+export function build({ force = false } = {}) {
+  ensureNpmDeps();
+  const hash = inputHash();
+  if (!force && existsSync(stampPath) && readFileSync(stampPath, "utf8") === hash) {
+    console.error("pkg/ is up to date");
+    return;
+  }
+  ensureWasmTarget();
+  const wasmBindgen = ensureWasmBindgen();
+  step("cargo build --release --target wasm32-unknown-unknown", () =>
+    run("cargo", ["build", "--quiet", "--lib", "--release", "--target", "wasm32-unknown-unknown"]),
+  );
+  const raw = join(root, "target/wasm32-unknown-unknown/release/memdir.wasm");
+  rmSync(pkg, { recursive: true, force: true });
+  mkdirSync(join(pkg, "wasm"), { recursive: true });
+  step("wasm-bindgen --target web", () =>
+    run(wasmBindgen, ["--target", "web", "--out-dir", join(pkg, "wasm"), "--out-name", "memdir", raw]),
+  );
+  const wasm = join(pkg, "wasm", "memdir_bg.wasm");
+  const bindgenBytes = statSync(wasm).size;
+  step("wasm-opt -O3", () => run(join(root, "node_modules/.bin/wasm-opt"), ["-O3", wasm, "-o", wasm]));
+  rmSync(join(pkg, "wasm", "memdir_bg.wasm.d.ts"), { force: true });
+  step("tsc", () => run(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"]));
+  const cli = join(pkg, "cli", "main.js");
+  if (existsSync(cli)) chmodSync(cli, 0o755);
+  const optimised = readFileSync(wasm);
+  const gzip = gzipSync(optimised, { level: 9 }).length;
+  console.error(
+    `memdir_bg.wasm: ${optimised.length.toLocaleString("en")} bytes (${gzip.toLocaleString("en")} gzip -9); ` +
+      `${bindgenBytes.toLocaleString("en")} before wasm-opt`,
+  );
+  writeFileSync(stampPath, hash);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    build({ force: process.argv.includes("--force") });
+  } catch (error) {
+    console.error(`build failed: ${error.message}`);
+    process.exit(1);
+  }
+}

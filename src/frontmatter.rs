@@ -1,0 +1,268 @@
+//! Frontmatter of a topic file: recognised only when it opens on line 1 and closes within the
+//! header lines read (30 by default), vetted, then parsed with `gray_matter` (YAML).
+//!
+//! Vetting comes first because YAML can be hostile: aliases expand exponentially
+//! ("billion laughs") and deep nesting recurses in the loader. The event parser of
+//! `yaml-rust2` walks the text iteratively, so we can refuse both before loading.
+
+use gray_matter::engine::YAML;
+use gray_matter::{Matter, Pod};
+use serde::{Deserialize, Serialize};
+use yaml_rust2::parser::{Event, Parser};
+
+use crate::text::fold_whitespace;
+
+/// Frontmatter larger than this is refused unparsed (a memory's header is a few lines).
+pub const MAX_FRONTMATTER_BYTES: usize = 64 * 1024;
+/// Deepest YAML nesting accepted.
+pub const MAX_YAML_DEPTH: usize = 32;
+
+/// The four memory types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryType {
+    User,
+    Feedback,
+    Project,
+    Reference,
+}
+
+impl MemoryType {
+    /// Exactly one of `user | feedback | project | reference`, else `None`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "user" => Some(Self::User),
+            "feedback" => Some(Self::Feedback),
+            "project" => Some(Self::Project),
+            "reference" => Some(Self::Reference),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Feedback => "feedback",
+            Self::Project => "project",
+            Self::Reference => "reference",
+        }
+    }
+}
+
+/// The fields memdir reads from frontmatter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fields {
+    pub name: Option<String>,
+    /// Folded to one line.
+    pub description: Option<String>,
+    /// Only one of the four types.
+    pub memory_type: Option<MemoryType>,
+    /// Problems with individual fields (wrong type value, non-scalar description, …).
+    pub notes: Vec<FieldNote>,
+    /// Parsed only after quoting values that held YAML-special characters (the reference's retry).
+    pub recovered: bool,
+    /// Line (1-based) of the closing `---`.
+    pub close_line: usize,
+}
+
+/// A problem with one field: a diagnostic code and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldNote {
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// What the head of a file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Header {
+    /// Line 1 is not `---`.
+    Missing,
+    /// Opens on line 1 but does not close within the lines read.
+    Unclosed {
+        max_lines: usize,
+    },
+    /// Opens and closes, but cannot be used; `line` is 1-based where known.
+    Malformed {
+        reason: String,
+        line: Option<usize>,
+    },
+    Parsed(Fields),
+}
+
+fn is_delimiter(line: &str) -> bool {
+    line.trim_end_matches(crate::text::is_js_whitespace) == "---"
+}
+
+/// Reads the frontmatter from the first `max_lines` lines of `head` (already BOM- and
+/// CRLF-normalised).
+pub fn parse_header(head: &str, max_lines: usize) -> Header {
+    let mut lines = head.split('\n').take(max_lines);
+    if !lines.next().is_some_and(is_delimiter) {
+        return Header::Missing;
+    }
+    let mut yaml_lines = Vec::new();
+    let mut close_line = None;
+    for (i, line) in lines.enumerate() {
+        if is_delimiter(line) {
+            close_line = Some(i + 2);
+            break;
+        }
+        yaml_lines.push(line);
+    }
+    let Some(close_line) = close_line else {
+        return Header::Unclosed { max_lines };
+    };
+    let yaml = yaml_lines.join("\n");
+    if yaml.len() > MAX_FRONTMATTER_BYTES {
+        return Header::Malformed {
+            reason: format!(
+                "frontmatter is {} bytes, over the {MAX_FRONTMATTER_BYTES}-byte limit",
+                yaml.len()
+            ),
+            line: Some(1),
+        };
+    }
+    match load(&yaml) {
+        Ok(pod) => fields_from(pod, close_line, false),
+        Err(first_error) => match load(&quote_plain_values(&yaml)) {
+            Ok(pod) => fields_from(pod, close_line, true),
+            Err(_) => Header::Malformed {
+                reason: first_error.reason,
+                line: first_error.line,
+            },
+        },
+    }
+}
+
+struct LoadError {
+    reason: String,
+    line: Option<usize>,
+}
+
+fn load(yaml: &str) -> Result<Pod, LoadError> {
+    vet(yaml)?;
+    let wrapped = format!("---\n{yaml}\n---\n");
+    let parsed = Matter::<YAML>::new()
+        .parse::<Pod>(&wrapped)
+        .map_err(|e| LoadError {
+            reason: e.to_string(),
+            line: None,
+        })?;
+    Ok(parsed.data.unwrap_or(Pod::Null))
+}
+
+/// Refuses aliases, over-deep nesting and YAML syntax errors, walking events iteratively.
+fn vet(yaml: &str) -> Result<(), LoadError> {
+    let mut parser = Parser::new_from_str(yaml);
+    let mut depth = 0usize;
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| LoadError {
+            reason: format!("YAML syntax error: {}", e.info()),
+            line: Some(e.marker().line() + 1),
+        })?;
+        match event {
+            Event::StreamEnd => return Ok(()),
+            Event::Alias(_) => {
+                return Err(LoadError {
+                    reason: "YAML aliases are not supported in frontmatter".into(),
+                    line: Some(mark.line() + 1),
+                })
+            }
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_YAML_DEPTH {
+                    return Err(LoadError {
+                        reason: format!("YAML nesting is deeper than {MAX_YAML_DEPTH} levels"),
+                        line: Some(mark.line() + 1),
+                    });
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+}
+
+/// The reference retries a failed parse after quoting values with YAML-special characters
+/// (`description: Deploy: staging first`). Top-level `key: value` lines only.
+fn quote_plain_values(yaml: &str) -> String {
+    yaml.split('\n')
+        .map(|line| {
+            let Some((key, value)) = line.split_once(": ") else {
+                return line.to_owned();
+            };
+            let value = value.trim();
+            let plain_key = !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let already = value.is_empty()
+                || value.starts_with(['"', '\'', '[', '{', '|', '>', '&', '*', '!']);
+            if !plain_key || already {
+                return line.to_owned();
+            }
+            let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+            format!("{key}: \"{escaped}\"")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn fields_from(pod: Pod, close_line: usize, recovered: bool) -> Header {
+    let map = match pod {
+        Pod::Hash(map) => map,
+        Pod::Null => Default::default(),
+        _ => {
+            return Header::Malformed {
+                reason: "frontmatter is not a mapping of fields".into(),
+                line: Some(2),
+            };
+        }
+    };
+    let mut fields = Fields {
+        recovered,
+        close_line,
+        ..Fields::default()
+    };
+    fields.name = scalar(map.get("name"))
+        .map(|s| fold_whitespace(&s))
+        .filter(|s| !s.is_empty());
+    match map.get("description") {
+        None | Some(Pod::Null) => {}
+        Some(value) => match scalar(Some(value)) {
+            Some(text) => {
+                fields.description = Some(fold_whitespace(&text)).filter(|s| !s.is_empty())
+            }
+            None => fields.notes.push(FieldNote {
+                code: "description_not_text",
+                message: "description is a list or a mapping, not one line of text".into(),
+            }),
+        },
+    }
+    match map.get("type") {
+        None | Some(Pod::Null) => {}
+        Some(value) => {
+            let raw = scalar(Some(value)).unwrap_or_default();
+            fields.memory_type = MemoryType::parse(raw.trim());
+            if fields.memory_type.is_none() {
+                fields.notes.push(FieldNote {
+                    code: "unknown_type",
+                    message: format!(
+                        "type {raw:?} is not one of user, feedback, project, reference"
+                    ),
+                });
+            }
+        }
+    }
+    Header::Parsed(fields)
+}
+
+fn scalar(value: Option<&Pod>) -> Option<String> {
+    match value? {
+        Pod::String(s) => Some(s.clone()),
+        Pod::Integer(i) => Some(i.to_string()),
+        Pod::Float(f) => Some(f.to_string()),
+        Pod::Boolean(b) => Some(b.to_string()),
+        Pod::Null | Pod::Array(_) | Pod::Hash(_) => None,
+    }
+}

@@ -1,0 +1,29 @@
+//! # memdir core
+//!
+//! Every rule of memdir — index truncation, the scan, the manifest, the side-query request,
+//! the answer parser, freshness, injection, paths and cost — written once in pure Rust.
+//! Hosts (Node, browsers, VS Code) read files and call models; this crate decides.
+//!
+//! Nothing here knows about JavaScript: the `wasm` module, compiled only for
+//! `wasm32`, decodes JS values, calls these functions and encodes the results.
+//! Time is always passed in (`now_ms`); the core never reads a clock or a file.
+
+pub mod answer;
+pub mod cost;
+pub mod error;
+pub mod freshness;
+pub mod frontmatter;
+pub mod index;
+pub mod limits;
+pub mod manifest;
+pub mod paths;
+pub mod render;
+pub mod scan;
+pub mod selection;
+pub mod text;
+
+pub use error::Error;
+pub use limits::Limits;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;

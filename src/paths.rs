@@ -1,0 +1,167 @@
+//! Paths: Claude Code's `sanitizePath`, the default memory directory, and the one check that
+//! every relative path inside the memory directory must pass before it is read or written.
+
+use serde::Deserialize;
+
+use crate::Error;
+
+const MAX_SANITIZED_UTF16: usize = 200;
+
+/// Claude Code's `sanitizePath`: every UTF-16 code unit that is not ASCII alphanumeric becomes
+/// `-` (an astral character becomes `--`). Past 200 units the result is cut to 200 and
+/// `-` + base-36 of `abs(djb2(name))` is appended.
+pub fn sanitize_path(name: &str) -> String {
+    let units: Vec<u16> = name.encode_utf16().collect();
+    let sanitized: String = units
+        .iter()
+        .map(|&u| match u8::try_from(u) {
+            Ok(b) if b.is_ascii_alphanumeric() => char::from(b),
+            _ => '-',
+        })
+        .collect();
+    if units.len() <= MAX_SANITIZED_UTF16 {
+        return sanitized;
+    }
+    let hash = i64::from(djb2(&units)).unsigned_abs();
+    let head = sanitized.get(..MAX_SANITIZED_UTF16).unwrap_or(&sanitized);
+    format!("{head}-{}", to_base36(hash))
+}
+
+/// djb2 over UTF-16 code units in 32-bit signed arithmetic, starting at 0:
+/// `h = ((h << 5) - h + c) | 0`.
+pub fn djb2(units: &[u16]) -> i32 {
+    units.iter().fold(0i32, |h, &c| {
+        h.wrapping_shl(5).wrapping_sub(h).wrapping_add(i32::from(c))
+    })
+}
+
+fn to_base36(mut n: u64) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        let digit = usize::try_from(n % 36).unwrap_or(0);
+        out.push(DIGITS.get(digit).copied().unwrap_or(b'0'));
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Where the default memory directory is, given strings the host looked up.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MemoryDirInput {
+    /// The user's home directory.
+    pub home_dir: String,
+    /// The project's root: the main worktree's root inside git, else the project folder.
+    pub project_root: String,
+    /// `CLAUDE_CONFIG_DIR` when set; replaces `<home>/.claude`.
+    #[serde(default)]
+    pub config_dir: Option<String>,
+}
+
+/// `<configDir or home/.claude>/projects/<sanitizePath(projectRoot)>/memory/`, with a trailing
+/// separator as in the reference. The separator follows the home directory's style.
+pub fn project_memory_dir(input: &MemoryDirInput) -> Result<String, Error> {
+    if input.home_dir.is_empty() && input.config_dir.as_deref().is_none_or(str::is_empty) {
+        return Err(Error::invalid(
+            "homeDir is empty and no configDir was given",
+        ));
+    }
+    if input.project_root.is_empty() {
+        return Err(Error::invalid("projectRoot is empty"));
+    }
+    let base_source = input.config_dir.as_deref().filter(|d| !d.is_empty());
+    let style = base_source.unwrap_or(&input.home_dir);
+    let sep = if style.contains('\\') && !style.contains('/') {
+        '\\'
+    } else {
+        '/'
+    };
+    let base = match base_source {
+        Some(dir) => dir.trim_end_matches(['/', '\\']).to_owned(),
+        None => format!(
+            "{}{sep}.claude",
+            input.home_dir.trim_end_matches(['/', '\\'])
+        ),
+    };
+    let key = sanitize_path(&input.project_root);
+    Ok(format!("{base}{sep}projects{sep}{key}{sep}memory{sep}"))
+}
+
+/// Characters that normalise (NFKC) or render as `.`, `/` or `\`: a path holding one could
+/// be read as traversal by some other layer, so none is allowed.
+const LOOKALIKES: &[char] = &[
+    '\u{FF0E}', '\u{FF0F}', '\u{FF3C}', '\u{2024}', '\u{2025}', '\u{2026}', '\u{FE52}', '\u{2215}',
+    '\u{2044}', '\u{29F8}', '\u{29F9}', '\u{FE68}', '\u{2216}', '\u{3002}', '\u{FF61}', '\u{0338}',
+];
+
+/// Checks a path relative to the memory directory (`/`-separated) and says why it is unsafe.
+///
+/// Refused: empty paths, absolute paths, drive letters and UNC forms, backslashes, NUL and
+/// other control characters, `.` and `..` segments, empty segments, percent-encoded bytes,
+/// and Unicode look-alikes of `.`, `/` and `\`. Symlink escapes need the host's help: it
+/// resolves the real path and the core checks it again.
+pub fn check_relative_path(path: &str) -> Result<(), Error> {
+    let refuse = |reason: &str| {
+        Err(Error::UnsafePath {
+            path: path.to_owned(),
+            reason: reason.to_owned(),
+        })
+    };
+    if path.is_empty() {
+        return refuse("the path is empty");
+    }
+    if path.chars().any(|c| c.is_control()) {
+        return refuse("the path holds a NUL or another control character");
+    }
+    if path.contains('\\') {
+        return refuse("the path holds a backslash");
+    }
+    if path.starts_with('/') {
+        return refuse("the path is absolute");
+    }
+    let bytes = path.as_bytes();
+    if matches!(bytes, [drive, b':', ..] if drive.is_ascii_alphabetic()) {
+        return refuse("the path starts with a drive letter");
+    }
+    if path.chars().any(|c| LOOKALIKES.contains(&c)) {
+        return refuse("the path holds a look-alike of '.', '/' or '\\'");
+    }
+    if bytes
+        .windows(3)
+        .any(|w| matches!(w, [b'%', a, b] if a.is_ascii_hexdigit() && b.is_ascii_hexdigit()))
+    {
+        return refuse("the path holds a percent-encoded byte");
+    }
+    for segment in path.split('/') {
+        match segment {
+            "" => return refuse("the path has an empty segment"),
+            "." | ".." => return refuse("the path has a '.' or '..' segment"),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base36() {
+        assert_eq!(to_base36(0), "0");
+        assert_eq!(to_base36(35), "z");
+        assert_eq!(to_base36(36), "10");
+        assert_eq!(to_base36(2_147_483_648), "zik0zk");
+    }
+
+    #[test]
+    fn djb2_wraps_like_javascript() {
+        let units: Vec<u16> = "hello".encode_utf16().collect();
+        assert_eq!(djb2(&units), 99_162_322);
+    }
+}

@@ -1,0 +1,295 @@
+//! The scan: from what the host listed (path, mtime, first lines), which topic files are
+//! memories, in which order, which fall past the cap, and what is wrong with them.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use crate::frontmatter::{parse_header, Header, MemoryType};
+use crate::limits::{to_usize, Limits};
+use crate::paths::check_relative_path;
+use crate::text::{first_lines, normalize_text};
+
+/// The name of the index file, excluded from the topic files at any depth.
+pub const INDEX_FILE_NAME: &str = "MEMORY.md";
+
+/// Largest time value a JavaScript `Date` can hold (±8.64e15 ms).
+const MAX_DATE_MS: f64 = 8.64e15;
+
+/// One file as the host saw it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FileHead {
+    /// Relative to the memory directory, `/`-separated.
+    pub path: String,
+    /// Modification time, ms since the Unix epoch.
+    pub mtime_ms: f64,
+    /// The first lines of the file, as text or raw bytes. The core reads only the first
+    /// `maxHeaderLines`; absent when the host has not read it (see [`plan_scan`]).
+    #[serde(default)]
+    pub head: Option<Head>,
+}
+
+/// A file head: text, or bytes that the core decodes as UTF-8 (reporting invalid bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Head {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl<'de> Deserialize<'de> for Head {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct HeadVisitor;
+        impl<'de> Visitor<'de> for HeadVisitor {
+            type Value = Head;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or a Uint8Array")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Head, E> {
+                Ok(Head::Text(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Head, E> {
+                Ok(Head::Text(v))
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Head, E> {
+                Ok(Head::Bytes(v.to_vec()))
+            }
+            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Head, E> {
+                Ok(Head::Bytes(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Head, A::Error> {
+                let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+                while let Some(b) = seq.next_element::<u8>()? {
+                    bytes.push(b);
+                }
+                Ok(Head::Bytes(bytes))
+            }
+        }
+        deserializer.deserialize_any(HeadVisitor)
+    }
+}
+
+/// A topic file that is a memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Memory {
+    pub path: String,
+    pub mtime_ms: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// One line: white space folded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub memory_type: Option<MemoryType>,
+}
+
+/// Something the caller should know about one file; never an exception.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    pub path: String,
+    /// Stable code: `unsafe_path`, `duplicate_path`, `invalid_mtime`, `invalid_utf8`,
+    /// `head_missing`, `frontmatter_missing`, `frontmatter_unclosed`, `frontmatter_malformed`,
+    /// `frontmatter_recovered`, `description_missing`, `description_not_text`, `unknown_type`.
+    pub code: String,
+    pub message: String,
+    /// 1-based line, where one applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+impl Diagnostic {
+    fn new(path: &str, code: &str, message: impl Into<String>, line: Option<usize>) -> Self {
+        Self {
+            path: path.to_owned(),
+            code: code.to_owned(),
+            message: message.into(),
+            line: line.and_then(|l| u32::try_from(l).ok()),
+        }
+    }
+}
+
+/// The result of a scan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanResult {
+    /// At most `maxFiles`, newest first (ties by path).
+    pub memories: Vec<Memory>,
+    /// The older files past the cap: left out of the prompt, but reported.
+    pub dropped: Vec<Memory>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Which files the host should read, in order, before calling [`scan_memories`]: the topic
+/// files newest first. Reading the first `maxFiles` is enough; if some of those cannot be
+/// read, the next ones take their place.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanPlan {
+    pub read: Vec<String>,
+    pub max_files: u32,
+}
+
+struct Candidate<'a> {
+    file: &'a FileHead,
+    mtime_ms: f64,
+}
+
+/// Filters, checks and orders the listing; shared by the plan and the scan.
+fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> Vec<Candidate<'a>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for file in files {
+        let path = file.path.as_str();
+        let base = path.rsplit('/').next().unwrap_or(path);
+        if !path.ends_with(".md") || base == INDEX_FILE_NAME {
+            continue;
+        }
+        if let Err(e) = check_relative_path(path) {
+            diagnostics.push(Diagnostic::new(path, "unsafe_path", e.to_string(), None));
+            continue;
+        }
+        if !seen.insert(path) {
+            diagnostics.push(Diagnostic::new(
+                path,
+                "duplicate_path",
+                "listed more than once; the first entry counts",
+                None,
+            ));
+            continue;
+        }
+        let mtime_ms = if file.mtime_ms.is_finite() && file.mtime_ms.abs() <= MAX_DATE_MS {
+            file.mtime_ms
+        } else {
+            diagnostics.push(Diagnostic::new(
+                path,
+                "invalid_mtime",
+                format!("mtime {} is not a valid time; 0 is used", file.mtime_ms),
+                None,
+            ));
+            0.0
+        };
+        out.push(Candidate { file, mtime_ms });
+    }
+    out.sort_by(|a, b| {
+        b.mtime_ms
+            .total_cmp(&a.mtime_ms)
+            .then_with(|| a.file.path.cmp(&b.file.path))
+    });
+    out
+}
+
+/// Orders the topic files so the host reads only the heads it needs.
+pub fn plan_scan(files: &[FileHead], limits: &Limits) -> ScanPlan {
+    let mut ignored = Vec::new();
+    ScanPlan {
+        read: candidates(files, &mut ignored)
+            .into_iter()
+            .map(|c| c.file.path.clone())
+            .collect(),
+        max_files: limits.max_files,
+    }
+}
+
+/// Scans topic files per SPEC §3 "Scan". Never fails: every problem is a diagnostic.
+pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
+    let mut diagnostics = Vec::new();
+    let ordered = candidates(files, &mut diagnostics);
+    let max_files = to_usize(limits.max_files);
+    let mut result = ScanResult {
+        memories: Vec::new(),
+        dropped: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    for (rank, candidate) in ordered.into_iter().enumerate() {
+        let kept = rank < max_files;
+        let memory = read_memory(candidate, limits, kept, &mut diagnostics);
+        if kept {
+            result.memories.push(memory);
+        } else {
+            result.dropped.push(memory);
+        }
+    }
+    result.diagnostics = diagnostics;
+    result
+}
+
+fn read_memory(
+    candidate: Candidate<'_>,
+    limits: &Limits,
+    kept: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Memory {
+    let path = candidate.file.path.as_str();
+    let mut memory = Memory {
+        path: path.to_owned(),
+        mtime_ms: candidate.mtime_ms,
+        name: None,
+        description: None,
+        memory_type: None,
+    };
+    let text = match &candidate.file.head {
+        Some(Head::Text(text)) => std::borrow::Cow::Borrowed(text.as_str()),
+        Some(Head::Bytes(bytes)) => {
+            let decoded = String::from_utf8_lossy(bytes);
+            if let std::borrow::Cow::Owned(_) = decoded {
+                diagnostics.push(Diagnostic::new(
+                    path,
+                    "invalid_utf8",
+                    "the file is not valid UTF-8; invalid bytes were replaced with U+FFFD",
+                    None,
+                ));
+            }
+            decoded
+        }
+        None => {
+            if kept {
+                diagnostics.push(Diagnostic::new(
+                    path,
+                    "head_missing",
+                    "the host did not read this file's first lines",
+                    None,
+                ));
+            }
+            return memory;
+        }
+    };
+    let max_lines = to_usize(limits.max_header_lines);
+    let normalized = normalize_text(&text);
+    let head = first_lines(&normalized, max_lines);
+    match parse_header(head, max_lines) {
+        Header::Missing => diagnostics.push(Diagnostic::new(path, "frontmatter_missing", "the file does not start with '---' frontmatter", Some(1))),
+        Header::Unclosed { max_lines } => diagnostics.push(Diagnostic::new(
+            path,
+            "frontmatter_unclosed",
+            format!("frontmatter opens on line 1 but does not close within {max_lines} lines, so it is ignored"),
+            Some(1),
+        )),
+        Header::Malformed { reason, line } => {
+            diagnostics.push(Diagnostic::new(path, "frontmatter_malformed", format!("frontmatter could not be parsed: {reason}"), line));
+        }
+        Header::Parsed(fields) => {
+            if fields.recovered {
+                diagnostics.push(Diagnostic::new(
+                    path,
+                    "frontmatter_recovered",
+                    "frontmatter is not valid YAML as written; it parsed after quoting values with ':' or other special characters",
+                    Some(2),
+                ));
+            }
+            for note in &fields.notes {
+                diagnostics.push(Diagnostic::new(path, note.code, note.message.clone(), None));
+            }
+            if fields.description.is_none() && !fields.notes.iter().any(|n| n.code == "description_not_text") {
+                diagnostics.push(Diagnostic::new(path, "description_missing", "no description: the selector sees only the file name", None));
+            }
+            memory.name = fields.name;
+            memory.description = fields.description;
+            memory.memory_type = fields.memory_type;
+        }
+    }
+    memory
+}

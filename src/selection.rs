@@ -1,0 +1,143 @@
+//! The side-query request: which memories are candidates, and the exact prompt, schema and
+//! token budget to send — or why no model call should be made this turn.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::limits::{to_usize, Limits};
+use crate::manifest::format_manifest;
+use crate::scan::Memory;
+use crate::text::{is_js_whitespace, js_trim};
+
+/// The instructions of the selector, in our own words.
+pub const SELECTOR_INSTRUCTIONS: &str = "You choose which saved memories an AI coding agent should read before it answers a query. \
+You get the query and a list of memory files, each with its file name, type, save time and a one-line description.\n\
+\n\
+Return the file names of the memories that will clearly help with this query: at most 5, copied exactly as listed. \
+Judge only by the file name and description. If you are not sure a memory will help, leave it out; \
+an empty list is a good answer when nothing clearly helps.\n\
+\n\
+When the query lists recently used tools, skip memories that are usage guides or API references for those tools, \
+since the agent is already using them, but do choose memories that warn about those tools or record known problems with them.\n\
+\n\
+Answer with JSON only: {\"selected_memories\": [\"file.md\", ...]}";
+
+/// What the caller passes in.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SelectionInput {
+    pub query: String,
+    /// The scan's `memories` (newest first, already capped).
+    pub memories: Vec<Memory>,
+    /// Paths surfaced earlier in the session.
+    #[serde(default)]
+    pub already_surfaced: Vec<String>,
+    /// Names of tools the agent used successfully in the previous turn.
+    #[serde(default)]
+    pub recent_tools: Vec<String>,
+    /// UTF-16 units of memory content surfaced so far in the session.
+    #[serde(default)]
+    pub surfaced_utf16: f64,
+    #[serde(default)]
+    pub limits: Option<Limits>,
+}
+
+/// Why no model call is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Skip {
+    /// Every candidate was surfaced already, or there are no topic files.
+    NoMemories,
+    /// The query is a single word (no white space).
+    Skipped,
+    /// The session's surfaced-content budget is spent.
+    BudgetSpent,
+}
+
+/// The request to send, or `skip` with empty fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectionRequest {
+    pub skip: Option<Skip>,
+    /// The selector's instructions (system prompt).
+    pub system: String,
+    /// `Query: …\n\nAvailable memories:\n…` plus the recently used tools.
+    pub user: String,
+    /// The manifest alone, for providers that cache it as its own system block.
+    pub manifest: String,
+    /// The query alone (trimmed), with the tools line, for the cached layout.
+    pub query_message: String,
+    /// `{selected_memories: string[]}`, `additionalProperties: false`, `required`.
+    pub schema: Value,
+    pub max_tokens: u32,
+    /// The candidate paths, newest first.
+    pub candidates: Vec<String>,
+}
+
+/// The JSON schema of the answer. No `maxItems`: Anthropic rejects it; the cap of 5 is in
+/// the prompt and enforced by [`crate::answer::parse_selection`].
+pub fn selection_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"selected_memories": {"type": "array", "items": {"type": "string"}}},
+        "required": ["selected_memories"],
+        "additionalProperties": false
+    })
+}
+
+/// Builds the side query per SPEC §3 "Selection request". The cap on files applies before
+/// already-surfaced files are removed, as in the reference.
+pub fn build_selection_request(input: &SelectionInput) -> SelectionRequest {
+    let limits = input.limits.unwrap_or_default();
+    let mut request = SelectionRequest {
+        skip: None,
+        system: String::new(),
+        user: String::new(),
+        manifest: String::new(),
+        query_message: String::new(),
+        schema: selection_schema(),
+        max_tokens: limits.max_output_tokens,
+        candidates: Vec::new(),
+    };
+    let query = js_trim(&input.query);
+    if !query.contains(is_js_whitespace) {
+        request.skip = Some(Skip::Skipped);
+        return request;
+    }
+    if input.surfaced_utf16 >= f64::from(limits.max_session_utf16) {
+        request.skip = Some(Skip::BudgetSpent);
+        return request;
+    }
+    let surfaced: HashSet<&str> = input.already_surfaced.iter().map(String::as_str).collect();
+    let candidates: Vec<Memory> = input
+        .memories
+        .iter()
+        .take(to_usize(limits.max_files))
+        .filter(|m| !surfaced.contains(m.path.as_str()))
+        .cloned()
+        .collect();
+    if candidates.is_empty() {
+        request.skip = Some(Skip::NoMemories);
+        return request;
+    }
+    let manifest = format_manifest(&candidates);
+    let tools: Vec<&str> = input
+        .recent_tools
+        .iter()
+        .map(|t| js_trim(t))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let tools_line = if tools.is_empty() {
+        String::new()
+    } else {
+        format!("\n\nRecently used tools: {}", tools.join(", "))
+    };
+    request.system = SELECTOR_INSTRUCTIONS.to_owned();
+    request.user = format!("Query: {query}\n\nAvailable memories:\n{manifest}{tools_line}");
+    request.query_message = format!("Query: {query}{tools_line}");
+    request.manifest = manifest;
+    request.candidates = candidates.into_iter().map(|m| m.path).collect();
+    request
+}

@@ -1,0 +1,189 @@
+//! The WebAssembly edge. Each export decodes its arguments, calls the core, and encodes the
+//! result; no rule lives here. Arguments arrive as `JsValue` so that a wrong type is a typed
+//! `MemdirError` (`code: "INVALID_ARGUMENT"`) rather than a coercion or a trap.
+
+mod convert;
+mod types;
+
+use wasm_bindgen::prelude::*;
+
+use self::convert::{from_js, from_js_opt, number_arg, string_arg, to_js, to_js_error};
+use crate::{answer, cost, freshness, index, manifest, paths, render, scan, selection, Limits};
+
+type JsResult = Result<JsValue, JsValue>;
+
+fn limits_arg(value: JsValue) -> Result<Limits, JsValue> {
+    Ok(from_js_opt(value, "limits")?.unwrap_or_default())
+}
+
+/// Trims `MEMORY.md` and holds it to `maxIndexLines` lines and `maxIndexUtf16` UTF-16 units,
+/// appending a warning that names the limit when it cuts.
+///
+/// ```ts
+/// const view = truncateIndex(await readFile("MEMORY.md", "utf8"));
+/// if (view.wasLineTruncated) console.warn(`index has ${view.lineCount} lines`);
+/// ```
+#[wasm_bindgen(js_name = truncateIndex, unchecked_return_type = "IndexView")]
+pub fn truncate_index(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    let text = string_arg(&text, "text")?;
+    to_js(&index::truncate_index(&text, &limits_arg(limits)?))
+}
+
+/// Orders the listing so a host reads only the heads it needs: topic files newest first
+/// (ties by path). Read the first `maxFiles`; if one cannot be read, read the next.
+#[wasm_bindgen(js_name = planScan, unchecked_return_type = "ScanPlan")]
+pub fn plan_scan(
+    #[wasm_bindgen(unchecked_param_type = "FileHead[]")] files: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    let files: Vec<scan::FileHead> = from_js(files, "files")?;
+    to_js(&scan::plan_scan(&files, &limits_arg(limits)?))
+}
+
+/// Scans topic files: `.md` files other than `MEMORY.md`, frontmatter from their first
+/// `maxHeaderLines` lines, newest first, capped at `maxFiles` (the rest in `dropped`).
+/// Never throws for file contents: problems are `diagnostics`.
+#[wasm_bindgen(js_name = scanMemories, unchecked_return_type = "ScanResult")]
+pub fn scan_memories(
+    #[wasm_bindgen(unchecked_param_type = "FileHead[]")] files: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    let files: Vec<scan::FileHead> = from_js(files, "files")?;
+    to_js(&scan::scan_memories(&files, &limits_arg(limits)?))
+}
+
+/// The manifest the selector reads: `- [type] path (ISO mtime): description`, one line each.
+#[wasm_bindgen(js_name = formatManifest)]
+pub fn format_manifest(
+    #[wasm_bindgen(unchecked_param_type = "Memory[]")] memories: JsValue,
+) -> Result<String, JsValue> {
+    let memories: Vec<scan::Memory> = from_js(memories, "memories")?;
+    Ok(manifest::format_manifest(&memories))
+}
+
+/// Builds the side query for one turn, or says why none should be sent (`skip`).
+#[wasm_bindgen(js_name = buildSelectionRequest, unchecked_return_type = "SelectionRequest")]
+pub fn build_selection_request(
+    #[wasm_bindgen(unchecked_param_type = "SelectionInput")] input: JsValue,
+) -> JsResult {
+    let input: selection::SelectionInput = from_js(input, "input")?;
+    to_js(&selection::build_selection_request(&input))
+}
+
+/// Reads the selector's answer text (JSON, fenced JSON or JSON in prose) against the
+/// candidates. A bad answer is data: `failure` and `rejected`, never an exception.
+#[wasm_bindgen(js_name = parseSelection, unchecked_return_type = "Selection")]
+pub fn parse_selection(
+    #[wasm_bindgen(unchecked_param_type = "string")] answer_text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] candidates: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[] | null")] already_surfaced: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    let answer_text = string_arg(&answer_text, "answerText")?;
+    let candidates: Vec<String> = from_js(candidates, "candidates")?;
+    let surfaced: Vec<String> =
+        from_js_opt(already_surfaced, "alreadySurfaced")?.unwrap_or_default();
+    to_js(&answer::parse_selection(
+        &answer_text,
+        &candidates,
+        &surfaced,
+        &limits_arg(limits)?,
+    ))
+}
+
+/// Whole 24-hour periods between `mtimeMs` and `nowMs` (0 for the future).
+#[wasm_bindgen(js_name = memoryAgeDays)]
+pub fn memory_age_days(
+    #[wasm_bindgen(unchecked_param_type = "number")] mtime_ms: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] now_ms: JsValue,
+) -> Result<u32, JsValue> {
+    Ok(freshness::age_days(
+        number_arg(&mtime_ms, "mtimeMs")?,
+        number_arg(&now_ms, "nowMs")?,
+    ))
+}
+
+/// `"today"`, `"yesterday"` or `"N days ago"`.
+#[wasm_bindgen(js_name = memoryAge)]
+pub fn memory_age(
+    #[wasm_bindgen(unchecked_param_type = "number")] mtime_ms: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] now_ms: JsValue,
+) -> Result<String, JsValue> {
+    Ok(freshness::age_label(memory_age_days(mtime_ms, now_ms)?))
+}
+
+/// The staleness caveat for a memory older than a day, else `""`.
+#[wasm_bindgen(js_name = memoryFreshnessText)]
+pub fn memory_freshness_text(
+    #[wasm_bindgen(unchecked_param_type = "number")] mtime_ms: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] now_ms: JsValue,
+) -> Result<String, JsValue> {
+    Ok(freshness::freshness_text(memory_age_days(
+        mtime_ms, now_ms,
+    )?))
+}
+
+/// The caveat as `<system-reminder>…</system-reminder>\n`, else `""`.
+#[wasm_bindgen(js_name = memoryFreshnessNote)]
+pub fn memory_freshness_note(
+    #[wasm_bindgen(unchecked_param_type = "number")] mtime_ms: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] now_ms: JsValue,
+) -> Result<String, JsValue> {
+    Ok(freshness::freshness_note(memory_age_days(
+        mtime_ms, now_ms,
+    )?))
+}
+
+/// Renders one memory as the `<system-reminder>` block to inject, cut to `maxInjectLines`
+/// lines and `maxInjectBytes` UTF-8 bytes at a complete line.
+#[wasm_bindgen(js_name = renderMemory, unchecked_return_type = "RenderedMemory")]
+pub fn render_memory(
+    #[wasm_bindgen(unchecked_param_type = "RenderInput")] input: JsValue,
+) -> JsResult {
+    let input: render::RenderInput = from_js(input, "input")?;
+    to_js(&render::render_memory(&input))
+}
+
+/// Claude Code's `sanitizePath`: non-alphanumeric UTF-16 units become `-`; long names are
+/// cut to 200 and suffixed with a hash.
+#[wasm_bindgen(js_name = sanitizePath)]
+pub fn sanitize_path(
+    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+) -> Result<String, JsValue> {
+    Ok(paths::sanitize_path(&string_arg(&name, "name")?))
+}
+
+/// The default memory directory, `~/.claude/projects/<sanitized root>/memory/`.
+#[wasm_bindgen(js_name = projectMemoryDir)]
+pub fn project_memory_dir(
+    #[wasm_bindgen(unchecked_param_type = "MemoryDirInput")] input: JsValue,
+) -> Result<String, JsValue> {
+    let input: paths::MemoryDirInput = from_js(input, "input")?;
+    paths::project_memory_dir(&input).map_err(|e| to_js_error(&e))
+}
+
+/// Checks a path relative to the memory directory; throws `UNSAFE_PATH` saying why.
+#[wasm_bindgen(js_name = checkRelativePath)]
+pub fn check_relative_path(
+    #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
+) -> Result<(), JsValue> {
+    paths::check_relative_path(&string_arg(&path, "path")?).map_err(|e| to_js_error(&e))
+}
+
+/// US dollars for one call from its usage; `usd: null` for a model not in the price table.
+#[wasm_bindgen(js_name = estimateCost, unchecked_return_type = "Cost")]
+pub fn estimate_cost(
+    #[wasm_bindgen(unchecked_param_type = "CostInput")] input: JsValue,
+) -> JsResult {
+    let input: cost::CostInput = from_js(input, "input")?;
+    to_js(&cost::estimate_cost(&input))
+}
+
+/// The SPEC's limits.
+#[wasm_bindgen(js_name = defaultLimits, unchecked_return_type = "Limits")]
+pub fn default_limits() -> JsResult {
+    to_js(&Limits::default())
+}

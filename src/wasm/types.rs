@@ -1,0 +1,187 @@
+//! The TypeScript surface of the exports. The shapes mirror the serde DTOs of the core
+//! (camelCase); `tests/js/types.test.mjs` checks the two agree on real values.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** The hard limits (SPEC §2). Every size names its unit. */
+export interface Limits {
+  /** Lines of MEMORY.md kept. Default 200. */
+  maxIndexLines: number;
+  /** UTF-16 code units of MEMORY.md kept. Default 25,000. */
+  maxIndexUtf16: number;
+  /** Topic files considered, newest first. Default 200. */
+  maxFiles: number;
+  /** Lines read for frontmatter. Default 30. */
+  maxHeaderLines: number;
+  /** Memories selected per turn. Default 5. */
+  maxSelected: number;
+  /** Lines of one injected memory. Default 200. */
+  maxInjectLines: number;
+  /** UTF-8 bytes of one injected memory. Default 4,096. */
+  maxInjectBytes: number;
+  /** UTF-16 units of memory content surfaced per session. Default 61,440. */
+  maxSessionUtf16: number;
+  /** `max_tokens` of the side query. Default 256. */
+  maxOutputTokens: number;
+}
+
+/** MEMORY.md as it goes into the prompt. Counts are of the original trimmed text. */
+export interface IndexView {
+  content: string;
+  lineCount: number;
+  utf16Count: number;
+  wasLineTruncated: boolean;
+  wasSizeTruncated: boolean;
+}
+
+/** One of the four memory types. */
+export type MemoryType = "user" | "feedback" | "project" | "reference";
+
+/** A file as the host listed it. `head` holds its first lines (text or raw bytes). */
+export interface FileHead {
+  /** Relative to the memory directory, `/`-separated. */
+  path: string;
+  /** Modification time, ms since the Unix epoch. */
+  mtimeMs: number;
+  /** First lines of the file; omit when not read. */
+  head?: string | Uint8Array | null;
+}
+
+/** A topic file that is a memory. */
+export interface Memory {
+  path: string;
+  mtimeMs: number;
+  name?: string;
+  /** One line: white space folded. */
+  description?: string;
+  type?: MemoryType;
+}
+
+/** Something to know about one file. */
+export interface Diagnostic {
+  path: string;
+  /** `unsafe_path` | `duplicate_path` | `invalid_mtime` | `invalid_utf8` | `head_missing` |
+   * `frontmatter_missing` | `frontmatter_unclosed` | `frontmatter_malformed` |
+   * `frontmatter_recovered` | `description_missing` | `description_not_text` | `unknown_type` */
+  code: string;
+  message: string;
+  /** 1-based line, where one applies. */
+  line?: number;
+}
+
+/** The result of `scanMemories`. */
+export interface ScanResult {
+  /** At most `maxFiles`, newest first, ties by path. */
+  memories: Memory[];
+  /** Older files past the cap: not in the prompt, but reported. */
+  dropped: Memory[];
+  diagnostics: Diagnostic[];
+}
+
+/** Which heads to read, newest first; the first `maxFiles` are enough. */
+export interface ScanPlan {
+  read: string[];
+  maxFiles: number;
+}
+
+/** Input of `buildSelectionRequest`. */
+export interface SelectionInput {
+  query: string;
+  memories: Memory[];
+  alreadySurfaced?: string[];
+  recentTools?: string[];
+  /** UTF-16 units of memory content surfaced so far this session. */
+  surfacedUtf16?: number;
+  limits?: Partial<Limits> | null;
+}
+
+/** Why no side query is sent this turn. */
+export type SkipReason = "no_memories" | "skipped" | "budget_spent";
+
+/** The side query to send, or `skip`. */
+export interface SelectionRequest {
+  skip: SkipReason | null;
+  /** The selector's instructions. */
+  system: string;
+  /** `Query: …\n\nAvailable memories:\n…` (+ recently used tools). */
+  user: string;
+  /** The manifest alone (for a cacheable system block). */
+  manifest: string;
+  /** The query line alone (+ tools), for the cached layout. */
+  queryMessage: string;
+  /** `{selected_memories: string[]}` JSON schema. */
+  schema: Record<string, unknown>;
+  maxTokens: number;
+  /** Candidate paths, newest first. */
+  candidates: string[];
+}
+
+/** A value the answer parser refused. */
+export interface Rejected {
+  value: unknown;
+  /** `not_a_string` | `unsafe_path` | `already_surfaced` | `unknown` | `duplicate` | `over_limit` */
+  reason: string;
+}
+
+/** The parsed answer. */
+export interface Selection {
+  selected: string[];
+  rejected: Rejected[];
+  /** Set when no list could be read: `empty_answer` | `invalid_json` | `missing_selected_memories` | `not_an_array`. */
+  failure: { code: string; message: string } | null;
+}
+
+/** Input of `renderMemory`. */
+export interface RenderInput {
+  path: string;
+  /** Shown in the header and the truncation note when given. */
+  absolutePath?: string;
+  mtimeMs: number;
+  content: string;
+  nowMs: number;
+  limits?: Partial<Limits> | null;
+}
+
+/** One memory as injected. */
+export interface RenderedMemory {
+  header: string;
+  body: string;
+  truncated: "lines" | "bytes" | null;
+  /** `<system-reminder>\n{header}\n\n{body}\n</system-reminder>` */
+  text: string;
+  /** UTF-16 units of `body`, what counts against the session budget. */
+  utf16Count: number;
+}
+
+/** Input of `projectMemoryDir`. */
+export interface MemoryDirInput {
+  homeDir: string;
+  projectRoot: string;
+  /** `CLAUDE_CONFIG_DIR`, replacing `<home>/.claude`. */
+  configDir?: string | null;
+}
+
+/** Token counts of one call. */
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheCreationInputTokens?: number;
+  cacheReadInputTokens?: number;
+  /** Of the cache writes, those with the 1-hour TTL. */
+  cacheCreation1hInputTokens?: number;
+}
+
+/** Input of `estimateCost`. */
+export interface CostInput {
+  model: string;
+  usage: Usage;
+}
+
+/** Cost of one call; `usd` is null for a model not in the price table. */
+export interface Cost {
+  usd: number | null;
+  pricedAs: string | null;
+}
+"#;
