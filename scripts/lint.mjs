@@ -1,0 +1,18 @@
+// `npm run lint`: the gates CI holds — rustfmt, clippy with -D warnings natively and for
+// wasm32, and the TypeScript type check of js/ against the generated bindings.
+import { build } from "./build.mjs";
+import { root, run, step } from "./toolchain.mjs";
+import { join } from "node:path";
+
+try {
+  step("cargo fmt --check", () => run("cargo", ["fmt", "--all", "--", "--check"]));
+  step("cargo clippy (native)", () => run("cargo", ["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"]));
+  step("cargo clippy (wasm32)", () =>
+    run("cargo", ["clippy", "--quiet", "--lib", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]),
+  );
+  build();
+  step("tsc --noEmit", () => run(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.json", "--noEmit"]));
+} catch (error) {
+  console.error(`\nlint failed: ${error.message}`);
+  process.exit(1);
+}

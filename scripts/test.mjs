@@ -1,0 +1,34 @@
+// `npm test`: everything, from a fresh clone. Installs what is missing (npm packages, the
+// wasm32 target, the wasm-bindgen CLI, Chromium), runs the native Rust tests, rebuilds pkg/
+// when its sources changed, then runs the Node tests of the built package, the mock-provider
+// and CLI tests, and the headless-Chromium test under Node's test runner.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "./build.mjs";
+import { ensureChromium, root, run, step } from "./toolchain.mjs";
+
+try {
+  step("cargo test", () => run("cargo", ["test", "--quiet"]));
+  build();
+  ensureChromium();
+  const dirs = ["tests/js", "tests/mock", "tests/cli", "tests/browser"].filter((d) => existsSync(join(root, d)));
+  const files = dirs.flatMap((d) => readdirSync(join(root, d)).filter((f) => f.endsWith(".test.mjs")).map((f) => join(d, f)));
+  // spec for people, TAP to a file for the closing count
+  const tapDir = mkdtempSync(join(tmpdir(), "memdir-tap-"));
+  const tap = join(tapDir, "results.tap");
+  let failed;
+  try {
+    run(process.execPath, ["--test", "--test-reporter=spec", "--test-reporter-destination=stdout", "--test-reporter=tap", `--test-reporter-destination=${tap}`, ...files]);
+  } catch (error) {
+    failed = error;
+  }
+  const summary = readFileSync(tap, "utf8");
+  const count = (word) => Number(new RegExp(`^# ${word} (\\d+)$`, "m").exec(summary)?.[1] ?? 0);
+  console.log(`\ntests: ${count("pass")} passed, ${count("fail")} failed, ${count("skipped")} skipped`);
+  rmSync(tapDir, { recursive: true, force: true });
+  if (failed) throw failed;
+} catch (error) {
+  console.error(`\nnpm test failed: ${error.message}`);
+  process.exit(1);
+}

@@ -1,0 +1,11 @@
+// Launches Debian's Chromium through playwright-core (no browser download), headless, with
+// the flags that keep it off the closed network of this machine.
+import { chromium } from "playwright-core";
+
+export async function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.MEMDIR_CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}

@@ -1,0 +1,66 @@
+// The browser build in headless Chromium: loaded with explicit `await init()`, then every
+// shared fixture case is run in the page and its result compared here.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { fixtureFiles, expand } from "../js/fixture-runner.mjs";
+import { launchChromium } from "./chromium.mjs";
+import { serveStatic } from "./static-server.mjs";
+
+let server, browser, page;
+const errors = [];
+
+before(async () => {
+  server = await serveStatic(fileURLToPath(new URL("../..", import.meta.url)));
+  browser = await launchChromium();
+  page = await browser.newPage();
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(`${server.url}/tests/browser/blank.html`);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test("calls before init() throw NOT_INITIALIZED; init() loads the module", async () => {
+  const result = await page.evaluate(async () => {
+    const m = await import("/pkg/entry/browser.js");
+    let before;
+    try { m.truncateIndex("x"); } catch (e) { before = { name: e.name, code: e.code }; }
+    await m.init();
+    return { before, ready: m.isReady(), view: m.truncateIndex(" a\nb ") };
+  });
+  assert.deepEqual(result.before, { name: "MemdirError", code: "NOT_INITIALIZED" });
+  assert.equal(result.ready, true);
+  assert.deepEqual(result.view, { content: "a\nb", lineCount: 2, utf16Count: 3, wasLineTruncated: false, wasSizeTruncated: false });
+});
+
+test("every shared fixture case gives the same result in Chromium", async () => {
+  const files = fixtureFiles();
+  const results = await page.evaluate(async (files) => {
+    const m = await import("/pkg/entry/browser.js");
+    const { expand } = await import("/tests/js/expand.mjs");
+    await m.init();
+    return files.map(({ file, cases }) => cases.map((c) => {
+      try {
+        const value = m[c.call](...(c.args ?? []).map(expand));
+        return { file, name: c.name, value: value === undefined ? null : value };
+      } catch (e) {
+        return { file, name: c.name, error: e.code ?? String(e) };
+      }
+    })).flat();
+  }, files);
+  const cases = files.flatMap(({ cases }) => cases);
+  assert.equal(results.length, cases.length);
+  assert.ok(cases.length > 100);
+  cases.forEach((c, i) => {
+    const r = results[i];
+    const label = `${r.file} › ${c.name}`;
+    if (c.expectError) return assert.equal(r.error, c.expectError, label);
+    assert.equal(r.error, undefined, `${label}: threw ${r.error}`);
+    if ("expect" in c) assert.deepStrictEqual(r.value, expand(c.expect), label);
+    for (const [key, want] of Object.entries(c.expectFields ?? {})) assert.deepStrictEqual(r.value[key] ?? null, expand(want), `${label} › ${key}`);
+  });
+  assert.deepEqual(errors, []);
+});
