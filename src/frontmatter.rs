@@ -153,6 +153,9 @@ fn load(yaml: &str) -> Result<Pod, LoadError> {
 
 /// Refuses aliases, over-deep nesting and YAML syntax errors, walking events iteratively.
 fn vet(yaml: &str) -> Result<(), LoadError> {
+    if cannot_be_hostile(yaml) {
+        return Ok(());
+    }
     let mut parser = Parser::new_from_str(yaml);
     let mut depth = 0usize;
     loop {
@@ -181,6 +184,21 @@ fn vet(yaml: &str) -> Result<(), LoadError> {
             _ => {}
         }
     }
+}
+
+/// `true` when the text can hold neither an alias nor nesting deeper than the limit: every
+/// level of nesting needs a `[`, `{`, `-`, `?` or `:`, or a new line. Typical frontmatter
+/// passes, and skips the event walk.
+fn cannot_be_hostile(yaml: &str) -> bool {
+    let mut openers = 0usize;
+    for b in yaml.bytes() {
+        match b {
+            b'*' | b'&' => return false,
+            b'[' | b'{' | b'-' | b'?' | b':' | b'\n' => openers += 1,
+            _ => {}
+        }
+    }
+    openers < MAX_YAML_DEPTH
 }
 
 /// The reference retries a failed parse after quoting values with YAML-special characters
