@@ -8,6 +8,14 @@
  */
 import * as wasm from "./wasm/memdir.js";
 import type {
+  HttpRequest,
+  LexicalInput,
+  LexicalSelection,
+  ProviderAnswer,
+  ProviderRequestInput,
+  ProviderResponseInput,
+  RetryDecision,
+  RetryInput,
   Cost,
   CostInput,
   FileHead,
@@ -26,6 +34,15 @@ import type {
 import { MemdirError, toMemdirError } from "./errors.js";
 
 export type {
+  HttpRequest,
+  LexicalInput,
+  LexicalSelection,
+  ProviderAnswer,
+  ProviderName,
+  ProviderRequestInput,
+  ProviderResponseInput,
+  RetryDecision,
+  RetryInput,
   Cost,
   CostInput,
   Diagnostic,
@@ -178,4 +195,29 @@ export function checkRelativePath(path: string): void {
 /** US dollars for one side query; `usd: null` for a model not in the price table. */
 export function estimateCost(input: CostInput): Cost {
   return guard(() => wasm.estimateCost(input));
+}
+
+/** The side query's HTTP request for one provider, shaped for the model. */
+export function buildProviderRequest(input: ProviderRequestInput): HttpRequest {
+  return guard(() => wasm.buildProviderRequest(input));
+}
+
+/** Decodes a provider's response into text, stop reason, usage, or a failure. */
+export function decodeProviderResponse(input: ProviderResponseInput): ProviderAnswer {
+  return guard(() => wasm.decodeProviderResponse(input));
+}
+
+/** Whether and when to retry a failed attempt, as the official SDKs do. */
+export function retryDecision(input: RetryInput): RetryDecision {
+  return guard(() => wasm.retryDecision(input));
+}
+
+/** The offline BM25 selector; can choose nothing. */
+export function lexicalSelect(input: LexicalInput): LexicalSelection {
+  return guard(() => wasm.lexicalSelect(input));
+}
+
+/** The system-prompt section that teaches the main model how to keep the memory in `dir`. */
+export function memoryInstructions(dir: string): string {
+  return guard(() => wasm.memoryInstructions(dir));
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::freshness::{age_days, age_label, freshness_text};
 use crate::limits::{to_usize, Limits};
+use crate::scan::Head;
 use crate::text::{normalize_text, utf16_len};
 
 /// What to render.
@@ -17,8 +18,8 @@ pub struct RenderInput {
     #[serde(default)]
     pub absolute_path: Option<String>,
     pub mtime_ms: f64,
-    /// The whole file (or at least its first lines).
-    pub content: String,
+    /// The whole file, or at least its first `maxInjectBytes` + a few bytes; text or raw bytes.
+    pub content: Head,
     pub now_ms: f64,
     #[serde(default)]
     pub limits: Option<Limits>,
@@ -61,7 +62,11 @@ pub fn render_memory(input: &RenderInput) -> Rendered {
     } else {
         format!("{}\n\nMemory: {shown_path}:", freshness_text(days))
     };
-    let content = neutralize_reminder_tags(&normalize_text(&input.content));
+    let text = match &input.content {
+        Head::Text(text) => std::borrow::Cow::Borrowed(text.as_str()),
+        Head::Bytes(bytes) => String::from_utf8_lossy(bytes),
+    };
+    let content = neutralize_reminder_tags(&normalize_text(&text));
     let (kept, truncated) = cut(
         &content,
         to_usize(limits.max_inject_lines),

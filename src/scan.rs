@@ -30,7 +30,27 @@ pub struct FileHead {
     /// `maxHeaderLines`; absent when the host has not read it (see [`plan_scan`]).
     #[serde(default)]
     pub head: Option<Head>,
+    /// `file` (the default), `directory` or `other`, as the host listed it.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// A problem the host met with this entry: `not_a_file`, `symlink_escape`,
+    /// `unreadable` or `vanished`. The file is left out, with a diagnostic.
+    #[serde(default)]
+    pub problem: Option<String>,
 }
+
+const HOST_PROBLEMS: &[(&str, &str)] = &[
+    (
+        "not_a_file",
+        "not a regular file (a directory or device named *.md)",
+    ),
+    (
+        "symlink_escape",
+        "a symbolic link that leads out of the memory directory, or nowhere",
+    ),
+    ("unreadable", "the file could not be read"),
+    ("vanished", "the file disappeared while it was being read"),
+];
 
 /// A file head: text, or bytes that the core decodes as UTF-8 (reporting invalid bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +112,7 @@ pub struct Memory {
 pub struct Diagnostic {
     pub path: String,
     /// Stable code: `unsafe_path`, `duplicate_path`, `invalid_mtime`, `invalid_utf8`,
+    /// `not_a_file`, `symlink_escape`, `unreadable`, `vanished`,
     /// `head_missing`, `frontmatter_missing`, `frontmatter_unclosed`, `frontmatter_malformed`,
     /// `frontmatter_recovered`, `description_missing`, `description_not_text`, `unknown_type`.
     pub code: String,
@@ -146,6 +167,17 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
         let path = file.path.as_str();
         let base = path.rsplit('/').next().unwrap_or(path);
         if !path.ends_with(".md") || base == INDEX_FILE_NAME {
+            continue;
+        }
+        let is_dir = file.kind.as_deref() == Some("directory");
+        let problem = file.problem.as_deref().or(is_dir.then_some("not_a_file"));
+        if let Some(problem) = problem {
+            let (code, message) = HOST_PROBLEMS
+                .iter()
+                .find(|(code, _)| *code == problem)
+                .copied()
+                .unwrap_or(("unreadable", "the file could not be read"));
+            diagnostics.push(Diagnostic::new(path, code, message, None));
             continue;
         }
         if let Err(e) = check_relative_path(path) {

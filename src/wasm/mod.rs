@@ -8,7 +8,10 @@ mod types;
 use wasm_bindgen::prelude::*;
 
 use self::convert::{from_js, from_js_opt, number_arg, string_arg, to_js, to_js_error};
-use crate::{answer, cost, freshness, index, manifest, paths, render, scan, selection, Limits};
+use crate::{
+    answer, cost, freshness, index, instructions, lexical, manifest, paths, provider, render, scan,
+    selection, Limits,
+};
 
 type JsResult = Result<JsValue, JsValue>;
 
@@ -186,4 +189,51 @@ pub fn estimate_cost(
 #[wasm_bindgen(js_name = defaultLimits, unchecked_return_type = "Limits")]
 pub fn default_limits() -> JsResult {
     to_js(&Limits::default())
+}
+
+/// The HTTP request of the side query for one provider, shaped for the model (thinking and
+/// effort settings it accepts, no sampling parameters), with the manifest as a cacheable
+/// system block for Anthropic.
+#[wasm_bindgen(js_name = buildProviderRequest, unchecked_return_type = "HttpRequest")]
+pub fn build_provider_request(
+    #[wasm_bindgen(unchecked_param_type = "ProviderRequestInput")] input: JsValue,
+) -> JsResult {
+    let input: provider::ProviderRequestInput = from_js(input, "input")?;
+    to_js(&provider::build_provider_request(&input))
+}
+
+/// Decodes a provider's response: the first text block after any thinking blocks, the stop
+/// reason, refusals, usage and error envelopes, the same shape for every provider.
+#[wasm_bindgen(js_name = decodeProviderResponse, unchecked_return_type = "ProviderAnswer")]
+pub fn decode_provider_response(
+    #[wasm_bindgen(unchecked_param_type = "ProviderResponseInput")] input: JsValue,
+) -> JsResult {
+    let input: provider::ProviderResponseInput = from_js(input, "input")?;
+    to_js(&provider::decode_provider_response(&input))
+}
+
+/// Whether to retry a failed attempt, and after how many milliseconds (the SDKs' rules).
+#[wasm_bindgen(js_name = retryDecision, unchecked_return_type = "RetryDecision")]
+pub fn retry_decision(
+    #[wasm_bindgen(unchecked_param_type = "RetryInput")] input: JsValue,
+) -> JsResult {
+    let input: provider::RetryInput = from_js(input, "input")?;
+    to_js(&provider::retry_decision(&input))
+}
+
+/// The offline selector: BM25 over name, description and path, with a threshold.
+#[wasm_bindgen(js_name = lexicalSelect, unchecked_return_type = "LexicalSelection")]
+pub fn lexical_select(
+    #[wasm_bindgen(unchecked_param_type = "LexicalInput")] input: JsValue,
+) -> JsResult {
+    let input: lexical::LexicalInput = from_js(input, "input")?;
+    to_js(&lexical::lexical_select(&input))
+}
+
+/// The system-prompt section that teaches the main model how to keep the memory in `dir`.
+#[wasm_bindgen(js_name = memoryInstructions)]
+pub fn memory_instructions(
+    #[wasm_bindgen(unchecked_param_type = "string")] dir: JsValue,
+) -> Result<String, JsValue> {
+    Ok(instructions::memory_instructions(&string_arg(&dir, "dir")?))
 }

@@ -47,6 +47,10 @@ export interface FileHead {
   mtimeMs: number;
   /** First lines of the file; omit when not read. */
   head?: string | Uint8Array | null;
+  /** `file` (default), `directory` or `other`. */
+  kind?: string | null;
+  /** A problem the host met: `not_a_file` | `symlink_escape` | `unreadable` | `vanished`. */
+  problem?: string | null;
 }
 
 /** A topic file that is a memory. */
@@ -139,7 +143,8 @@ export interface RenderInput {
   /** Shown in the header and the truncation note when given. */
   absolutePath?: string;
   mtimeMs: number;
-  content: string;
+  /** The file (at least its first `maxInjectBytes` + a few bytes), as text or bytes. */
+  content: string | Uint8Array;
   nowMs: number;
   limits?: Partial<Limits> | null;
 }
@@ -183,5 +188,87 @@ export interface CostInput {
 export interface Cost {
   usd: number | null;
   pricedAs: string | null;
+}
+
+/** A provider of the side query. */
+export type ProviderName = "anthropic" | "openai" | "ollama";
+
+/** Input of `buildProviderRequest`. */
+export interface ProviderRequestInput {
+  provider: ProviderName;
+  request: SelectionRequest;
+  model?: string | null;
+  baseUrl?: string | null;
+  apiKey?: string | null;
+  /** In a browser: Anthropic then needs its direct-browser-access header. */
+  browser?: boolean;
+  /** Schema-constrained output (default true); false is the prompt-only fallback. */
+  structured?: boolean;
+  /** Manifest in a cacheable system block (Anthropic; default true). */
+  cache?: boolean;
+}
+
+/** `POST url` with these headers and body. */
+export interface HttpRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  model: string;
+}
+
+/** Input of `decodeProviderResponse`. */
+export interface ProviderResponseInput {
+  provider: ProviderName;
+  status: number;
+  body: string;
+}
+
+/** A provider's answer, decoded; `text` is set exactly when `failure` is null. */
+export interface ProviderAnswer {
+  text: string | null;
+  stopReason: string | null;
+  usage: Required<Usage>;
+  model: string | null;
+  thinkingBlocks: number;
+  failure: {
+    /** `http_error` | `refusal` | `truncated` | `no_text` | `invalid_body` */
+    code: string;
+    message: string;
+    errorType?: string;
+    /** A 400 naming the schema parameter: retry once with prompt-only JSON. */
+    schemaRejected: boolean;
+  } | null;
+}
+
+/** Input of `retryDecision`. */
+export interface RetryInput {
+  /** 0 for a connection error or timeout. */
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Retries already made. */
+  attempt: number;
+  maxRetries?: number;
+  nowMs: number;
+  /** Random in [0, 1). */
+  jitter?: number;
+}
+
+export interface RetryDecision {
+  retry: boolean;
+  delayMs: number;
+  reason: string;
+}
+
+/** Input of `lexicalSelect`. */
+export interface LexicalInput {
+  query: string;
+  memories: Memory[];
+  limits?: Partial<Limits> | null;
+}
+
+export interface LexicalSelection {
+  selected: string[];
+  scores: { path: string; score: number }[];
 }
 "#;

@@ -1,0 +1,52 @@
+/**
+ * Storage for a memory directory, as small as memdir needs. Paths are relative to the memory
+ * directory and `/`-separated; the core has already checked them (`checkRelativePath`)
+ * before a host sees them. Hosts report what they find; they never decide what is a memory.
+ */
+export interface HostEntry {
+  /** Relative, `/`-separated. */
+  path: string;
+  kind: "file" | "directory" | "other";
+  /** Modification time, ms since the epoch. */
+  mtimeMs: number;
+  /** Size in bytes. */
+  size: number;
+  /**
+   * Set when the entry cannot be used: `not_a_file` (a directory or device named `*.md`),
+   * `symlink_escape` (a link out of the memory directory), `unreadable`.
+   */
+  problem?: string;
+}
+
+/** Thrown by hosts for a missing file, so callers can tell it from other failures. */
+export interface HostError extends Error {
+  code: "ENOENT" | "EEXIST" | "EISDIR" | "ENOTDIR" | "EACCES" | "ENOTEMPTY" | "EINVAL" | string;
+}
+
+export interface MemoryHost {
+  /** A label for messages and `absolutePath`s, e.g. the directory's absolute path or URI. */
+  readonly root: string;
+  /** Every entry below the root, recursively. A missing root gives `[]`. */
+  list(): Promise<HostEntry[]>;
+  /** One entry, or `null` when it does not exist. */
+  stat(path: string): Promise<HostEntry | null>;
+  /** The first `maxLines` lines (at least; more is fine), without reading the whole file. */
+  readHead(path: string, maxLines: number): Promise<Uint8Array>;
+  /** The file's bytes, or only its first `maxBytes` when given. */
+  readFile(path: string, maxBytes?: number): Promise<Uint8Array>;
+  /** Writes the whole file atomically (temporary file + rename where the host can), creating parent folders. */
+  writeFile(path: string, data: Uint8Array, options?: { exclusive?: boolean }): Promise<void>;
+  /** Removes a file, or a directory and everything in it. */
+  remove(path: string): Promise<void>;
+  /** Renames a file or directory; fails with `EEXIST` if the destination exists. */
+  rename(from: string, to: string): Promise<void>;
+  /** Joins the root and a relative path for display (`absolutePath` of a memory). */
+  absolutePath(path: string): string;
+}
+
+/** Makes an `Error` with a file-system style `code`. */
+export function hostError(code: string, message: string): HostError {
+  const error = new Error(message) as HostError;
+  error.code = code;
+  return error;
+}

@@ -1,0 +1,207 @@
+/**
+ * The Node file-system host. Lists without following symbolic links out of the memory
+ * directory, reads only the first lines of a file for its header, and writes atomically
+ * (a temporary file in the same folder, then `rename`), so a crash never leaves half a file.
+ */
+import { randomBytes } from "node:crypto";
+import * as fsp from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { hostError, type HostEntry, type MemoryHost } from "../host.js";
+
+/** The subset of `node:fs/promises` the host uses; injectable to simulate faults in tests. */
+export type NodeFs = Pick<typeof fsp, "lstat" | "stat" | "readdir" | "realpath" | "open" | "readFile" | "writeFile" | "rename" | "rm" | "mkdir" | "link" | "unlink">;
+
+const HEAD_CHUNK_BYTES = 4096;
+/** A header longer than this is cut: the core reads 30 lines, and a line can be huge. */
+const MAX_HEAD_BYTES = 1 << 20;
+
+export class NodeHost implements MemoryHost {
+  readonly root: string;
+  private readonly fs: NodeFs;
+
+  constructor(root: string, options: { fs?: NodeFs } = {}) {
+    this.root = root.replace(/[\\/]+$/, "") || root;
+    this.fs = options.fs ?? fsp;
+  }
+
+  private abs(path: string): string {
+    return join(this.root, ...path.split("/"));
+  }
+
+  absolutePath(path: string): string {
+    return this.abs(path);
+  }
+
+  async list(): Promise<HostEntry[]> {
+    let realRoot: string;
+    try {
+      realRoot = await this.fs.realpath(this.root);
+    } catch (error) {
+      if (isCode(error, "ENOENT", "ENOTDIR")) return [];
+      throw error;
+    }
+    const entries: HostEntry[] = [];
+    const visited = new Set<string>([realRoot]);
+    const walk = async (dir: string): Promise<void> => {
+      let names: string[];
+      try {
+        names = await this.fs.readdir(dir);
+      } catch (error) {
+        if (isCode(error, "ENOENT")) return; // vanished while listing
+        entries.push({ path: this.rel(dir), kind: "directory", mtimeMs: 0, size: 0, problem: "unreadable" });
+        return;
+      }
+      for (const name of names.sort()) {
+        const full = join(dir, name);
+        const path = this.rel(full);
+        let st;
+        try {
+          st = await this.fs.lstat(full);
+        } catch {
+          continue; // vanished between readdir and lstat
+        }
+        if (st.isSymbolicLink()) {
+          const target = await this.fs.realpath(full).catch(() => null);
+          const inside = target !== null && (target === realRoot || target.startsWith(realRoot + sep));
+          const tst = target === null ? null : await this.fs.stat(full).catch(() => null);
+          if (!inside || tst === null) {
+            entries.push({ path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "symlink_escape" });
+          } else if (tst.isDirectory()) {
+            if (visited.has(target)) continue; // a loop, or a second way to the same folder
+            visited.add(target);
+            entries.push({ path, kind: "directory", mtimeMs: tst.mtimeMs, size: 0 });
+            await walk(full);
+          } else {
+            entries.push(fileEntry(path, tst));
+          }
+        } else if (st.isDirectory()) {
+          entries.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 });
+          await walk(full);
+        } else {
+          entries.push(fileEntry(path, st));
+        }
+      }
+    };
+    await walk(this.root);
+    return entries;
+  }
+
+  private rel(full: string): string {
+    return relative(this.root, full).split(sep).join("/");
+  }
+
+  async stat(path: string): Promise<HostEntry | null> {
+    try {
+      const st = await this.fs.stat(this.abs(path));
+      return st.isDirectory() ? { path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 } : fileEntry(path, st);
+    } catch (error) {
+      if (isCode(error, "ENOENT", "ENOTDIR")) return null;
+      throw error;
+    }
+  }
+
+  async readHead(path: string, maxLines: number): Promise<Uint8Array> {
+    const handle = await this.openRegular(path);
+    try {
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      let lines = 0;
+      while (total < MAX_HEAD_BYTES) {
+        const buffer = new Uint8Array(HEAD_CHUNK_BYTES);
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
+        if (bytesRead === 0) break;
+        const chunk = buffer.subarray(0, bytesRead);
+        chunks.push(chunk);
+        total += bytesRead;
+        for (const b of chunk) if (b === 10) lines++;
+        if (lines >= maxLines) break;
+      }
+      return concat(chunks, total);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async readFile(path: string, maxBytes?: number): Promise<Uint8Array> {
+    const handle = await this.openRegular(path);
+    try {
+      if (maxBytes === undefined) return new Uint8Array(await handle.readFile());
+      const buffer = new Uint8Array(maxBytes);
+      let total = 0;
+      while (total < maxBytes) {
+        const { bytesRead } = await handle.read(buffer, total, maxBytes - total, total);
+        if (bytesRead === 0) break;
+        total += bytesRead;
+      }
+      return buffer.subarray(0, total);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Opens for reading, refusing anything but a regular file (a FIFO would block forever). */
+  private async openRegular(path: string) {
+    const st = await this.fs.stat(this.abs(path));
+    if (st.isDirectory()) throw hostError("EISDIR", `${path} is a directory`);
+    if (!st.isFile()) throw hostError("EINVAL", `${path} is not a regular file`);
+    return this.fs.open(this.abs(path), "r");
+  }
+
+  async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean } = {}): Promise<void> {
+    const target = this.abs(path);
+    const dir = join(target, "..");
+    await this.fs.mkdir(dir, { recursive: true });
+    const tmp = join(dir, `.${path.split("/").pop()}.tmp-${randomBytes(6).toString("hex")}`);
+    await this.fs.writeFile(tmp, data, { flag: "wx" });
+    try {
+      if (options.exclusive) {
+        // link() fails with EEXIST if the target exists: an atomic create-if-absent
+        await this.fs.link(tmp, target);
+        await this.fs.unlink(tmp);
+      } else {
+        await this.fs.rename(tmp, target);
+      }
+    } catch (error) {
+      await this.fs.rm(tmp, { force: true });
+      throw error;
+    }
+  }
+
+  async remove(path: string): Promise<void> {
+    if ((await this.stat(path)) === null) {
+      // lstat: a dangling link is still something to remove
+      await this.fs.lstat(this.abs(path));
+    }
+    await this.fs.rm(this.abs(path), { recursive: true });
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const src = this.abs(from);
+    const dst = this.abs(to);
+    await this.fs.lstat(src);
+    await this.fs.mkdir(join(dst, ".."), { recursive: true });
+    // best effort: check, then rename (POSIX rename would replace the destination)
+    if ((await this.fs.lstat(dst).catch(() => null)) !== null) throw hostError("EEXIST", `${to} already exists`);
+    await this.fs.rename(src, dst);
+  }
+}
+
+function fileEntry(path: string, st: { isFile(): boolean; mtimeMs: number; size: number }): HostEntry {
+  return st.isFile()
+    ? { path, kind: "file", mtimeMs: st.mtimeMs, size: st.size }
+    : { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "not_a_file" };
+}
+
+function isCode(error: unknown, ...codes: string[]): boolean {
+  return typeof error === "object" && error !== null && codes.includes((error as { code?: string }).code ?? "");
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}

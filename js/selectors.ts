@@ -1,0 +1,157 @@
+/**
+ * The side query, performed: builds the request in the core, sends it with `fetch`
+ * (injectable), retries as the core decides, and hands the body back to the core to decode.
+ * Never throws for a model, network or timeout problem: the result carries a `failure`.
+ */
+import { buildProviderRequest, decodeProviderResponse, retryDecision } from "./core.js";
+import type { ProviderName, SelectionRequest, Usage } from "./core.js";
+
+/** A model provider, or `lexical` for the offline selector. */
+export interface SelectorConfig {
+  provider: ProviderName | "lexical";
+  apiKey?: string;
+  /** Default: `claude-sonnet-5-5` (anthropic), `gpt-4o-mini` (openai), `qwen3:8b` (ollama). */
+  model?: string;
+  /** E.g. `http://127.0.0.1:8080/v1` for llama.cpp's server, `http://localhost:1234/v1` for LM Studio. */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  /** Deadline for the whole side query, retries included. Default 10,000 ms. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** When the model call fails, choose with the lexical selector instead (`true` or `"lexical"`). */
+  fallback?: boolean | "lexical";
+  /** Anthropic: put the manifest in a cacheable system block. Default true. */
+  cache?: boolean;
+}
+
+/** What a caller-supplied selector function receives. */
+export interface SelectorRequest {
+  system: string;
+  user: string;
+  schema: Record<string, unknown>;
+  maxTokens: number;
+  signal: AbortSignal;
+}
+
+/** A selector supplied by the caller: returns the model's answer text (or text and usage). */
+export type SelectorFunction = (request: SelectorRequest) => Promise<string | { text: string; usage?: Usage; model?: string }>;
+
+/** The result of one side query. */
+export interface SideQueryResult {
+  text: string | null;
+  usage: Required<Usage>;
+  model: string;
+  attempts: number;
+  failure: { code: string; message: string } | null;
+}
+
+const NO_USAGE: Required<Usage> = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, cacheCreation1hInputTokens: 0 };
+
+const isBrowser = typeof (globalThis as { window?: unknown }).window !== "undefined" && typeof (globalThis as { document?: unknown }).document !== "undefined";
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** One deadline signal for the whole query, joined with the caller's. */
+function deadline(timeoutMs: number, signal?: AbortSignal): { signal: AbortSignal; timedOut: () => boolean } {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, timedOut: () => timeout.aborted };
+}
+
+function stopped(timedOut: boolean, timeoutMs: number): { code: string; message: string } {
+  return timedOut ? { code: "timeout", message: `the side query took longer than ${timeoutMs} ms` } : { code: "aborted", message: "the side query was aborted" };
+}
+
+/** Runs the side query against a provider. */
+export async function queryProvider(config: SelectorConfig & { provider: ProviderName }, request: SelectionRequest, signal?: AbortSignal): Promise<SideQueryResult> {
+  const timeoutMs = config.timeoutMs ?? 10_000;
+  const maxRetries = config.maxRetries ?? 2;
+  const doFetch = config.fetch ?? globalThis.fetch;
+  const limit = deadline(timeoutMs, signal);
+  let structured = true;
+  let attempt = 0;
+  let attempts = 0;
+  let model = config.model ?? "";
+  for (;;) {
+    const http = buildProviderRequest({
+      provider: config.provider,
+      request,
+      model: config.model ?? null,
+      baseUrl: config.baseUrl ?? null,
+      apiKey: config.apiKey ?? null,
+      browser: isBrowser,
+      structured,
+      cache: config.cache ?? true,
+    });
+    model = http.model;
+    attempts++;
+    let status = 0;
+    let body = "";
+    let headers: Record<string, string> = {};
+    try {
+      const response = await doFetch(http.url, { method: "POST", headers: http.headers, body: http.body, signal: limit.signal });
+      status = response.status;
+      response.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));
+      body = await response.text();
+    } catch (error) {
+      if (limit.signal.aborted) return { text: null, usage: NO_USAGE, model, attempts, failure: stopped(limit.timedOut(), timeoutMs) };
+      const decision = retryDecision({ status: 0, attempt, maxRetries, nowMs: Date.now(), jitter: Math.random() });
+      if (!decision.retry) return { text: null, usage: NO_USAGE, model, attempts, failure: { code: "network", message: `the request failed: ${(error as Error).message}` } };
+      try {
+        await sleep(decision.delayMs, limit.signal);
+      } catch {
+        return { text: null, usage: NO_USAGE, model, attempts, failure: stopped(limit.timedOut(), timeoutMs) };
+      }
+      attempt++;
+      continue;
+    }
+    const answer = decodeProviderResponse({ provider: config.provider, status, body });
+    if (!answer.failure) return { text: answer.text, usage: answer.usage, model: answer.model ?? model, attempts, failure: null };
+    if (answer.failure.schemaRejected && structured) {
+      structured = false; // the model rejects the schema parameter: ask for JSON in the prompt alone
+      continue;
+    }
+    if (answer.failure.code === "http_error") {
+      const decision = retryDecision({ status, headers, body, attempt, maxRetries, nowMs: Date.now(), jitter: Math.random() });
+      if (decision.retry) {
+        try {
+          await sleep(decision.delayMs, limit.signal);
+        } catch {
+          return { text: null, usage: answer.usage, model, attempts, failure: stopped(limit.timedOut(), timeoutMs) };
+        }
+        attempt++;
+        continue;
+      }
+    }
+    return { text: null, usage: answer.usage, model: answer.model ?? model, attempts, failure: { code: answer.failure.code, message: answer.failure.message } };
+  }
+}
+
+/** Runs a caller-supplied selector function under the same deadline and abort rules. */
+export async function queryFunction(fn: SelectorFunction, request: SelectionRequest, timeoutMs = 10_000, signal?: AbortSignal): Promise<SideQueryResult> {
+  const limit = deadline(timeoutMs, signal);
+  const aborted = new Promise<never>((_, reject) => limit.signal.addEventListener("abort", () => reject(limit.signal.reason), { once: true }));
+  try {
+    const out = await Promise.race([fn({ system: request.system, user: request.user, schema: request.schema, maxTokens: request.maxTokens, signal: limit.signal }), aborted]);
+    const text = typeof out === "string" ? out : out?.text;
+    if (typeof text !== "string") return { text: null, usage: NO_USAGE, model: "function", attempts: 1, failure: { code: "no_text", message: "the selector function returned no text" } };
+    const usage = typeof out === "string" ? NO_USAGE : { ...NO_USAGE, ...out.usage };
+    return { text, usage, model: typeof out === "string" ? "function" : (out.model ?? "function"), attempts: 1, failure: null };
+  } catch (error) {
+    if (limit.signal.aborted) return { text: null, usage: NO_USAGE, model: "function", attempts: 1, failure: stopped(limit.timedOut(), timeoutMs) };
+    return { text: null, usage: NO_USAGE, model: "function", attempts: 1, failure: { code: "selector_error", message: (error as Error)?.message ?? String(error) } };
+  }
+}
