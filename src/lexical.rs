@@ -11,9 +11,10 @@ use crate::scan::Memory;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
-/// A memory must score at least this much, and at least this share of the best score.
-const MIN_SCORE: f64 = 1.0;
-const MIN_SHARE_OF_BEST: f64 = 0.4;
+/// A memory must score at least this much, and at least this share of the best score. Tuned
+/// on examples/queries.json (`node bench/selection-eval.mjs`).
+const MIN_SCORE: f64 = 3.0;
+const MIN_SHARE_OF_BEST: f64 = 0.5;
 
 const STOP_WORDS: &[&str] = &[
     "a",

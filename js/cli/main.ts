@@ -1,0 +1,146 @@
+#!/usr/bin/env node
+/**
+ * The `memdir` command: where a project's memory is, its index, its files, and a recall —
+ * the exact blocks an agent would inject this turn, with tokens and cost.
+ *
+ * Exit status: 0 success; 1 a recall or provider failure; 2 bad arguments; 3 a missing memory directory.
+ */
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { memoryAge, openMemory, type RecallResult, type SelectorConfig } from "../entry/node.js";
+
+const HELP = `memdir — long-term memory for AI agents, in plain Markdown files
+
+Usage:
+  memdir path                 where the memory directory is
+  memdir index                MEMORY.md as it goes into the prompt (cut to its limits)
+  memdir scan                 the memories: type, path, age, description (dropped files marked)
+  memdir recall "<query>"     which memories a side query picks, and the blocks to inject
+
+Options:
+  --dir <path>        the memory directory (default: Claude Code's, for --project)
+  --project <path>    the project whose memory to use (default: the current directory)
+  --provider <name>   anthropic | openai | ollama | lexical (default: anthropic when
+                      ANTHROPIC_API_KEY is set, openai when only OPENAI_API_KEY is, else lexical)
+  --model <id>        the side-query model (default: claude-sonnet-5-5, gpt-4o-mini, qwen3:8b)
+  --base-url <url>    the provider's base URL (OpenAI-compatible servers, Ollama, a proxy)
+  --timeout <ms>      deadline of the side query (default 10000)
+  --fallback          when the model call fails, choose with the lexical selector
+  --json              machine-readable output
+  -h, --help          this help
+
+Keys come from ANTHROPIC_API_KEY and OPENAI_API_KEY.`;
+
+class UsageError extends Error {}
+
+function fail(code: number, message: string): never {
+  process.stderr.write(`memdir: ${message}\n`);
+  process.exit(code);
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        dir: { type: "string" },
+        project: { type: "string" },
+        provider: { type: "string" },
+        model: { type: "string" },
+        "base-url": { type: "string" },
+        timeout: { type: "string" },
+        fallback: { type: "boolean" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values: o, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (o.help || command === "help") {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (!command) throw new UsageError("a command is required (path, index, scan or recall); see --help");
+  if (!["path", "index", "scan", "recall"].includes(command)) throw new UsageError(`unknown command "${command}"; see --help`);
+  if (command === "recall" && rest.length !== 1) throw new UsageError('recall takes one query in quotes: memdir recall "how do we deploy?"');
+  if (command !== "recall" && rest.length > 0) throw new UsageError(`${command} takes no arguments`);
+
+  const env = process.env;
+  const provider = o.provider ?? (env.ANTHROPIC_API_KEY ? "anthropic" : env.OPENAI_API_KEY ? "openai" : "lexical");
+  if (!["anthropic", "openai", "ollama", "lexical"].includes(provider)) throw new UsageError(`unknown provider "${provider}" (anthropic, openai, ollama or lexical)`);
+  const timeoutMs = o.timeout === undefined ? undefined : Number(o.timeout);
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new UsageError(`--timeout takes a positive whole number of milliseconds, not "${o.timeout}"`);
+  const apiKey = provider === "anthropic" ? env.ANTHROPIC_API_KEY : provider === "openai" ? env.OPENAI_API_KEY : undefined;
+  if (command === "recall" && provider === "anthropic" && !apiKey) throw new UsageError("--provider anthropic needs ANTHROPIC_API_KEY");
+  if (command === "recall" && provider === "openai" && !apiKey && !o["base-url"]) throw new UsageError("--provider openai needs OPENAI_API_KEY (or --base-url for a local server)");
+
+  const selector: SelectorConfig = { provider: provider as SelectorConfig["provider"] };
+  if (apiKey) selector.apiKey = apiKey;
+  if (o.model) selector.model = o.model;
+  if (o["base-url"]) selector.baseUrl = o["base-url"];
+  if (timeoutMs) selector.timeoutMs = timeoutMs;
+  if (o.fallback) selector.fallback = true;
+
+  const memory = await openMemory(o.dir ? { dir: resolve(o.dir), selector } : { projectRoot: resolve(o.project ?? "."), selector });
+  const root = memory.host.root;
+  const out = (value: unknown, text: () => string) => process.stdout.write(o.json ? `${JSON.stringify(value, null, 2)}\n` : `${text()}\n`);
+
+  if (command === "path") {
+    out({ dir: root }, () => root);
+    return 0;
+  }
+  const exists = await stat(root).then((s) => s.isDirectory(), () => false);
+  if (!exists) fail(3, `no memory directory at ${root}${o.dir ? "" : " (use --dir to point at one)"}`);
+
+  if (command === "index") {
+    const view = await memory.index();
+    out(view, () => view.content || "(MEMORY.md is missing or empty: nothing is injected)");
+    return 0;
+  }
+  if (command === "scan") {
+    const scan = await memory.scan();
+    const now = Date.now();
+    out(scan, () => {
+      const rows = [
+        ...scan.memories.map((m) => [m.type ?? "-", m.path, memoryAge(m.mtimeMs, now), m.description ?? ""]),
+        ...scan.dropped.map((m) => [m.type ?? "-", `${m.path} [dropped: past the ${scan.memories.length}-file cap]`, memoryAge(m.mtimeMs, now), m.description ?? ""]),
+      ];
+      const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["TYPE", "PATH", "AGE"][i]!.length));
+      const line = (r: string[]) => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c)).join("  ").trimEnd();
+      const diagnostics = scan.diagnostics.map((d) => `  ${d.path}${d.line ? `:${d.line}` : ""}: ${d.code}: ${d.message}`);
+      return [line(["TYPE", "PATH", "AGE", "DESCRIPTION"]), ...rows.map(line), "", `${scan.memories.length} memories, ${scan.dropped.length} dropped, ${scan.diagnostics.length} diagnostics`, ...diagnostics].join("\n");
+    });
+    return 0;
+  }
+  const result = await memory.recall(rest[0]!);
+  out(result, () => formatRecall(result));
+  return result.outcome === "failed" ? 1 : 0;
+}
+
+function formatRecall(r: RecallResult): string {
+  const lines = [
+    `selector: ${r.selector ?? "none"}${r.model && r.selector !== "lexical" ? ` (${r.model})` : ""}`,
+    `outcome:  ${r.outcome}${r.error ? ` — ${r.error}` : ""}`,
+    `chosen:   ${r.memories.length ? r.memories.map((m) => `${m.path} (${m.ageDays === 0 ? "today" : m.ageDays === 1 ? "yesterday" : `${m.ageDays} days old`}${m.truncated ? `, cut: ${m.truncated}` : ""})`).join(", ") : "nothing"}`,
+  ];
+  if (r.rejected.length) lines.push(`rejected: ${r.rejected.map((x) => `${JSON.stringify(x.value)} (${x.reason})`).join(", ")}`);
+  const u = r.usage;
+  if (r.selector !== "lexical" && r.selector !== null) {
+    lines.push(`tokens:   ${u.inputTokens} in, ${u.outputTokens} out, ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write`);
+    lines.push(`cost:     ${r.costUsd === null ? "unknown (model not in the price table)" : `$${r.costUsd.toFixed(6)}`}`);
+  }
+  lines.push(`time:     ${r.latencyMs.toFixed(1)} ms (model ${r.modelLatencyMs.toFixed(1)} ms)`);
+  if (r.reminders.length) lines.push("", "# Blocks to inject", "", r.reminders.join("\n\n"));
+  return lines.join("\n");
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => fail(error instanceof UsageError ? 2 : 1, error instanceof UsageError ? `${error.message}` : `${(error as Error)?.stack ?? error}`),
+);
