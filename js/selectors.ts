@@ -65,10 +65,23 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** One deadline signal for the whole query, joined with the caller's. */
-function deadline(timeoutMs: number, signal?: AbortSignal): { signal: AbortSignal; timedOut: () => boolean } {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, timedOut: () => timeout.aborted };
+/**
+ * One deadline for the whole query, joined with the caller's signal. A plain timer rather
+ * than `AbortSignal.timeout`, whose timer does not keep Node alive: a hung selector must
+ * still time out in an otherwise idle process. `done()` clears it.
+ */
+function deadline(timeoutMs: number, signal?: AbortSignal): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`the side query took longer than ${timeoutMs} ms`, "TimeoutError"));
+  }, timeoutMs);
+  return {
+    signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal,
+    timedOut: () => timedOut,
+    done: () => clearTimeout(timer),
+  };
 }
 
 function stopped(timedOut: boolean, timeoutMs: number): { code: string; message: string } {
@@ -78,9 +91,17 @@ function stopped(timedOut: boolean, timeoutMs: number): { code: string; message:
 /** Runs the side query against a provider. */
 export async function queryProvider(config: SelectorConfig & { provider: ProviderName }, request: SelectionRequest, signal?: AbortSignal): Promise<SideQueryResult> {
   const timeoutMs = config.timeoutMs ?? 10_000;
+  const limit = deadline(timeoutMs, signal);
+  try {
+    return await attemptAll(config, request, limit, timeoutMs);
+  } finally {
+    limit.done();
+  }
+}
+
+async function attemptAll(config: SelectorConfig & { provider: ProviderName }, request: SelectionRequest, limit: ReturnType<typeof deadline>, timeoutMs: number): Promise<SideQueryResult> {
   const maxRetries = config.maxRetries ?? 2;
   const doFetch = config.fetch ?? globalThis.fetch;
-  const limit = deadline(timeoutMs, signal);
   let structured = true;
   let attempt = 0;
   let attempts = 0;
@@ -143,7 +164,10 @@ export async function queryProvider(config: SelectorConfig & { provider: Provide
 /** Runs a caller-supplied selector function under the same deadline and abort rules. */
 export async function queryFunction(fn: SelectorFunction, request: SelectionRequest, timeoutMs = 10_000, signal?: AbortSignal): Promise<SideQueryResult> {
   const limit = deadline(timeoutMs, signal);
-  const aborted = new Promise<never>((_, reject) => limit.signal.addEventListener("abort", () => reject(limit.signal.reason), { once: true }));
+  const aborted = new Promise<never>((_, reject) => {
+    if (limit.signal.aborted) reject(limit.signal.reason);
+    limit.signal.addEventListener("abort", () => reject(limit.signal.reason), { once: true });
+  });
   try {
     const out = await Promise.race([fn({ system: request.system, user: request.user, schema: request.schema, maxTokens: request.maxTokens, signal: limit.signal }), aborted]);
     const text = typeof out === "string" ? out : out?.text;
@@ -153,5 +177,7 @@ export async function queryFunction(fn: SelectorFunction, request: SelectionRequ
   } catch (error) {
     if (limit.signal.aborted) return { text: null, usage: NO_USAGE, model: "function", attempts: 1, failure: stopped(limit.timedOut(), timeoutMs) };
     return { text: null, usage: NO_USAGE, model: "function", attempts: 1, failure: { code: "selector_error", message: (error as Error)?.message ?? String(error) } };
+  } finally {
+    limit.done();
   }
 }
