@@ -142,12 +142,14 @@ struct LoadError {
 fn load(yaml: &str) -> Result<Pod, LoadError> {
     vet(yaml)?;
     let wrapped = format!("---\n{yaml}\n---\n");
-    let parsed = Matter::<YAML>::new()
-        .parse::<Pod>(&wrapped)
-        .map_err(|e| LoadError {
+    let parsed = Matter::<YAML>::new().parse::<Pod>(&wrapped).map_err(|e| {
+        // the event walk names the line of a syntax error; gray_matter's message does not
+        let line = walk(yaml).err().and_then(|walked| walked.line);
+        LoadError {
             reason: e.to_string(),
-            line: None,
-        })?;
+            line,
+        }
+    })?;
     Ok(parsed.data.unwrap_or(Pod::Null))
 }
 
@@ -156,6 +158,10 @@ fn vet(yaml: &str) -> Result<(), LoadError> {
     if cannot_be_hostile(yaml) {
         return Ok(());
     }
+    walk(yaml)
+}
+
+fn walk(yaml: &str) -> Result<(), LoadError> {
     let mut parser = Parser::new_from_str(yaml);
     let mut depth = 0usize;
     loop {

@@ -1,0 +1,120 @@
+// The Node host on real temporary directories: symlinks in and out, unreadable files,
+// invalid UTF-8, a directory named *.md, a FIFO, vanished files, 5,000 files.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import * as fsp from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { openMemory } from "memdir";
+import { NodeHost } from "../../pkg/hosts/node.js";
+
+const temps = [];
+function temp() {
+  const d = mkdtempSync(join(tmpdir(), "memdir-node-"));
+  temps.push(d);
+  return d;
+}
+after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const fm = (d) => `---\ndescription: ${d}\ntype: project\n---\nbody\n`;
+
+test("symlinks inside are followed, symlinks out are reported, loops end", async () => {
+  const root = temp();
+  const outside = temp();
+  const dir = join(root, "memory");
+  mkdirSync(join(dir, "team"), { recursive: true });
+  writeFileSync(join(dir, "a.md"), fm("real file"));
+  writeFileSync(join(dir, "team", "b.md"), fm("in a folder"));
+  writeFileSync(join(outside, "secret.md"), fm("outside the memory"));
+  symlinkSync(join(dir, "a.md"), join(dir, "link-in.md"));
+  symlinkSync(join(outside, "secret.md"), join(dir, "link-out.md"));
+  symlinkSync(outside, join(dir, "outdir"));
+  symlinkSync(dir, join(dir, "team", "loop"));
+  symlinkSync(join(dir, "missing.md"), join(dir, "dangling.md"));
+  const memory = await openMemory({ dir, selector: { provider: "lexical" } });
+  const scan = await memory.scan();
+  assert.deepEqual(scan.memories.map((m) => m.path).sort(), ["a.md", "link-in.md", "team/b.md"]);
+  assert.deepEqual(scan.diagnostics.map((d) => [d.path, d.code]).sort(), [["dangling.md", "symlink_escape"], ["link-out.md", "symlink_escape"]]);
+  const listed = (await new NodeHost(dir).list()).map((e) => e.path);
+  assert.ok(!listed.some((p) => p.startsWith("outdir/")), "did not descend into a link out");
+  assert.ok(!listed.some((p) => p.includes("loop/")), "did not follow the loop");
+});
+
+test("invalid UTF-8, a directory named *.md, a FIFO and an unreadable file are diagnostics", async () => {
+  const dir = temp();
+  writeFileSync(join(dir, "latin1.md"), Buffer.from("---\ndescription: caf\xe9\n---\n", "latin1"));
+  mkdirSync(join(dir, "folder.md"));
+  execFileSync("mkfifo", [join(dir, "pipe.md")]);
+  writeFileSync(join(dir, "locked.md"), fm("cannot be read"));
+  writeFileSync(join(dir, "ok.md"), fm("fine"));
+  // root ignores file modes, so the permission error is injected into the real file system
+  const fs = { ...fsp, open: async (p, ...rest) => (String(p).endsWith("locked.md") ? Promise.reject(Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" })) : fsp.open(p, ...rest)) };
+  const memory = await openMemory({ host: new NodeHost(dir, { fs }), selector: { provider: "lexical" } });
+  const scan = await memory.scan();
+  assert.deepEqual(scan.memories.map((m) => [m.path, m.description ?? null]).sort(), [["latin1.md", "caf\ufffd"], ["ok.md", "fine"]]);
+  assert.deepEqual(scan.diagnostics.map((d) => [d.path, d.code]).sort(), [["folder.md", "not_a_file"], ["latin1.md", "invalid_utf8"], ["locked.md", "unreadable"], ["pipe.md", "not_a_file"]]);
+});
+
+test("a file that vanishes between listing and reading is a diagnostic, and the next file takes its place", async () => {
+  const dir = temp();
+  for (let i = 0; i < 4; i++) {
+    writeFileSync(join(dir, `f${i}.md`), fm(`file ${i}`));
+    utimesSync(join(dir, `f${i}.md`), 1000 + i, 1000 + i);
+  }
+  const host = new NodeHost(dir);
+  const readHead = host.readHead.bind(host);
+  host.readHead = async (path, lines) => {
+    if (path === "f3.md") rmSync(join(dir, "f3.md"));
+    return readHead(path, lines);
+  };
+  const memory = await openMemory({ host, limits: { maxFiles: 2 }, selector: { provider: "lexical" } });
+  const scan = await memory.scan();
+  assert.deepEqual(scan.memories.map((m) => m.path), ["f2.md", "f1.md"]);
+  assert.deepEqual(scan.dropped.map((m) => m.path), ["f0.md"]);
+  assert.deepEqual(scan.diagnostics.map((d) => [d.path, d.code]), [["f3.md", "vanished"]]);
+});
+
+test("a missing directory means no memories", async () => {
+  const memory = await openMemory({ dir: join(temp(), "nope"), selector: async () => assert.fail("no model call") });
+  assert.deepEqual(await memory.scan(), { memories: [], dropped: [], diagnostics: [] });
+  assert.equal((await memory.recall("deploy to staging")).outcome, "no_memories");
+  assert.equal((await memory.index()).prompt, "");
+});
+
+test("5,000 files: only the newest 200 heads are read, and only their first lines", async () => {
+  const dir = temp();
+  const body = "x".repeat(100) + "\n";
+  for (let i = 0; i < 5000; i++) {
+    const p = join(dir, `m${String(i).padStart(4, "0")}.md`);
+    writeFileSync(p, fm(`memory ${i}`) + body.repeat(i % 50 === 0 ? 2000 : 5));
+    utimesSync(p, 1_000_000 + i, 1_000_000 + i);
+  }
+  const host = new NodeHost(dir);
+  const read = [];
+  const readHead = host.readHead.bind(host);
+  host.readHead = async (path, lines) => {
+    const bytes = await readHead(path, lines);
+    read.push([path, bytes.length]);
+    return bytes;
+  };
+  const memory = await openMemory({ host, selector: { provider: "lexical" } });
+  const scan = await memory.scan();
+  assert.equal(scan.memories.length, 200);
+  assert.equal(scan.dropped.length, 4800);
+  assert.equal(scan.memories[0].path, "m4999.md");
+  assert.equal(read.length, 200);
+  assert.ok(read.every(([p]) => Number(p.slice(1, 5)) >= 4800));
+  // big files (200 KB) were read only as far as their first 30 lines
+  assert.ok(Math.max(...read.map(([, n]) => n)) <= 8192, `read at most 8 KB of a head, read ${Math.max(...read.map(([, n]) => n))}`);
+});
+
+test("atomic writes leave no temporary file and replace whole files", async () => {
+  const dir = temp();
+  const host = new NodeHost(dir);
+  await host.writeFile("team/x.md", new TextEncoder().encode("one"));
+  await host.writeFile("team/x.md", new TextEncoder().encode("two"));
+  await assert.rejects(host.writeFile("team/x.md", new TextEncoder().encode("three"), { exclusive: true }), { code: "EEXIST" });
+  assert.equal(new TextDecoder().decode(await host.readFile("team/x.md")), "two");
+  assert.deepEqual((await host.list()).map((e) => e.path), ["team", "team/x.md"]);
+});

@@ -1,0 +1,1243 @@
+// A local stand-in for the providers the memory "side query" talks to, faithful to
+// /work/shared/reference/wire.md (§1 Anthropic, §3 OpenAI-compatible flavours, §3.2 / §6.4 Ollama
+// native, §6 "What a faithful mock server must do"). Plain Node 20 ESM, no dependencies.
+//
+//   const mock = await startMockProviders();
+//   mock.script({ kind: "rate_limit" }, { kind: "text", selected: ["a.md"] });
+//   await fetch(`${mock.url}/v1/messages`, ...);
+//   mock.requests(); mock.reset(); await mock.close();
+//
+// Routes: POST /v1/messages (Anthropic), POST [/<flavour>]/v1/chat/completions (flavours openai,
+// ollama, llamacpp, lmstudio, vllm; the bare path is openai), POST /api/chat (Ollama native),
+// OPTIONS * (CORS preflight), and the control plane POST /__mock/script, GET /__mock/requests,
+// POST /__mock/reset for code that cannot call into this process (the browser test).
+import { createServer } from "node:http";
+import { createHash, randomBytes } from "node:crypto";
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic "model": manifest parsing, selection, token estimates
+
+/** A manifest line: `- [type] path (ISO-mtime): description`, tag and description optional. */
+const MANIFEST_LINE =
+  /^- (?:\[([^\]\n]*)\] )?(.+?) \(([+-]?\d{4,6}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\)(?:: (.*))?$/;
+
+/** Words that never count as a match between the query and a memory. */
+export const STOP_WORDS = new Set(
+  ("this that with from have what when where which there their about into does should would could " +
+    "your yours them then than were been will just like some more also only over very make much " +
+    "here they each other these those want need know please tell show give using used sure").split(" "),
+);
+
+/** Lower-cased words of at least 4 letters/digits, stop words removed. */
+export function wordsOf(text) {
+  const out = new Set();
+  for (const w of String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (w.length >= 4 && !STOP_WORDS.has(w)) out.add(w);
+  }
+  return out;
+}
+
+/** Every manifest line in `text`, in order, de-duplicated by path. */
+export function parseManifest(text) {
+  const seen = new Set();
+  const out = [];
+  for (const line of String(text).split(/\r?\n/)) {
+    const m = MANIFEST_LINE.exec(line.trimEnd());
+    if (!m || seen.has(m[2])) continue;
+    seen.add(m[2]);
+    out.push({ type: m[1] ?? null, path: m[2], mtime: m[3], description: m[4] ?? null });
+  }
+  return out;
+}
+
+/** The text after the last line-initial `Query: `, up to the first blank line ("" if none). */
+export function extractQuery(text) {
+  const re = /(?:^|\n)Query: /g;
+  let start = -1;
+  for (let m = re.exec(text); m; m = re.exec(text)) start = m.index + m[0].length;
+  if (start < 0) return "";
+  const rest = text.slice(start);
+  const blank = /\r?\n[ \t]*\r?\n/.exec(rest);
+  return (blank ? rest.slice(0, blank.index) : rest).trim();
+}
+
+/** The default choice: manifest paths whose path or description shares a word with the query, ≤ 5. */
+export function selectMemories(promptText) {
+  const query = wordsOf(extractQuery(promptText));
+  if (query.size === 0) return [];
+  const picked = [];
+  for (const entry of parseManifest(promptText)) {
+    const words = wordsOf(`${entry.path} ${entry.description ?? ""}`);
+    if ([...words].some((w) => query.has(w))) picked.push(entry.path);
+    if (picked.length === 5) break;
+  }
+  return picked;
+}
+
+/** The mock's tokenizer: ceil(chars / 4), chars counted as JavaScript string length. */
+export function estimateTokens(chars) {
+  return Math.ceil((typeof chars === "number" ? chars : String(chars).length) / 4);
+}
+
+const answerJson = (selected) => JSON.stringify({ selected_memories: selected });
+
+/**
+ * Simulated generation under a token limit. `reasoning` tokens are spent first. When
+ * reasoning + answer tokens exceed `limit`, the text is cut to a strict prefix of the answer (at
+ * least one token of text, so it is truncated mid-JSON) and the output count equals `limit`.
+ */
+function generate(answer, limit, reasoning = 0) {
+  const need = reasoning + estimateTokens(answer);
+  if (limit == null || need <= limit) return { text: answer, reasoning, output: need, truncated: false };
+  const spent = Math.min(reasoning, Math.max(0, limit - 1));
+  const cut = Math.max(0, Math.min(answer.length - 1, (limit - spent) * 4));
+  return { text: answer.slice(0, cut), reasoning: spent, output: limit, truncated: true };
+}
+
+const halfCut = (answer) => answer.slice(0, Math.max(1, Math.floor(answer.length / 2)));
+
+// ---------------------------------------------------------------------------------------------
+// Scripted outcomes
+
+export const KINDS = Object.freeze([
+  "rate_limit", "rate_limit_spend_cap", "overloaded", "server_error", "server_error_no_retry",
+  "unavailable", "timeout_error", "text", "thinking_then_text", "refusal", "max_tokens",
+  "invalid_json", "fenced_json", "prose_json",
+]);
+const ERROR_KINDS = new Set(KINDS.slice(0, 7));
+
+function checkOutcome(o, i) {
+  const where = `outcome ${i}`;
+  if (o === null || typeof o !== "object" || Array.isArray(o)) throw new TypeError(`${where}: must be an object`);
+  const known = ["status", "headers", "body", "delayMs", "hang", "drop", "kind", "text", "selected"];
+  for (const k of Object.keys(o)) if (!known.includes(k)) throw new TypeError(`${where}: unknown field ${k}`);
+  if (o.kind !== undefined && !KINDS.includes(o.kind)) throw new TypeError(`${where}: unknown kind ${o.kind}`);
+  if (o.status !== undefined && !(Number.isInteger(o.status) && o.status >= 100 && o.status <= 599))
+    throw new TypeError(`${where}: status must be an HTTP status code`);
+  if (o.headers !== undefined && (o.headers === null || typeof o.headers !== "object"))
+    throw new TypeError(`${where}: headers must be an object`);
+  if (o.delayMs !== undefined && !(typeof o.delayMs === "number" && o.delayMs >= 0))
+    throw new TypeError(`${where}: delayMs must be a non-negative number`);
+  if (o.text !== undefined && typeof o.text !== "string") throw new TypeError(`${where}: text must be a string`);
+  if (o.selected !== undefined && !(Array.isArray(o.selected) && o.selected.every((s) => typeof s === "string")))
+    throw new TypeError(`${where}: selected must be an array of strings`);
+  return structuredClone(o);
+}
+
+/** The answer text a success kind is built from. */
+function scriptedAnswer(outcome, fallbackSelected) {
+  const base = outcome.text ?? answerJson(outcome.selected ?? fallbackSelected);
+  switch (outcome.kind) {
+    case "fenced_json":
+      return "```json\n" + base + "\n```";
+    case "prose_json":
+      return `Here are the memories that will help:\n${base}\nLet me know if you need anything else.`;
+    case "invalid_json":
+      return outcome.text ?? `{"selected_memories": ${JSON.stringify(outcome.selected ?? fallbackSelected).slice(0, -1)},`;
+    default:
+      return base;
+  }
+}
+
+const THINKING_TEXT = "Looking for manifest entries that share words with the query.";
+const REFUSAL_TEXT = "I'm sorry, but I can't help with that request.";
+const signatureOf = (text) => "EqQB" + createHash("sha256").update(text).digest("base64");
+
+// ---------------------------------------------------------------------------------------------
+// Anthropic tables
+
+const ANTHROPIC_MODELS = {
+  "claude-sonnet-5-5": { rules: "sonnet-5-5", gen5: true, cacheMin: 512 },
+  "claude-haiku-5-5": { rules: "haiku-5-5", gen5: true, cacheMin: 512 },
+  "claude-opus-5-5": { rules: "opus-5-5", gen5: true, cacheMin: 512 },
+  "claude-sonnet-5": { rules: "sonnet-5", gen5: true, cacheMin: 1024 },
+  "claude-sonnet-4-6": { rules: "sonnet-4-6", gen5: false, cacheMin: 1024 },
+  "claude-sonnet-4-5": { rules: "4-5", gen5: false, cacheMin: 1024 },
+  "claude-sonnet-4-5-20250929": { rules: "4-5", gen5: false, cacheMin: 1024 },
+  "claude-haiku-4-5": { rules: "4-5", gen5: false, cacheMin: 4096 },
+  "claude-haiku-4-5-20251001": { rules: "4-5", gen5: false, cacheMin: 4096 },
+};
+export const ANTHROPIC_MODEL_IDS = Object.freeze(Object.keys(ANTHROPIC_MODELS));
+
+const ANTHROPIC_FIELDS = new Set([
+  "model", "max_tokens", "messages", "system", "metadata", "stop_sequences", "stream", "temperature",
+  "top_p", "top_k", "thinking", "tools", "tool_choice", "output_config", "output_format", "cache_control",
+  "service_tier", "container", "mcp_servers", "context_management", "inference_geo",
+]);
+const THINKING_TYPES = ["enabled", "disabled", "adaptive", "between_tools"];
+const EFFORTS = ["low", "medium", "high", "xhigh", "max"];
+const SIMULATED_THINKING_TOKENS = 300;
+const SCRIPTED_THINKING_TOKENS = 52;
+
+/** Whether the model thinks up front with this `thinking` setting. */
+function anthropicThinks(spec, thinking) {
+  const t = thinking?.type;
+  switch (spec.rules) {
+    case "sonnet-5-5":
+      return t !== "between_tools";
+    case "haiku-5-5":
+    case "sonnet-5":
+      return t !== "disabled";
+    case "opus-5-5":
+      return t !== "disabled" && t !== "between_tools";
+    default:
+      return t === "enabled" || t === "adaptive";
+  }
+}
+
+/** The first rule of Anthropic's structured-output schema subset that `schema` breaks, or null. */
+function anthropicSchemaError(schema, prefix) {
+  const fail = (m) => `${prefix}: ${m}`;
+  const typesOf = (node) => (Array.isArray(node.type) ? node.type : node.type ? [node.type] : []);
+  const walk = (node) => {
+    if (node === null || typeof node !== "object") return null;
+    if (Array.isArray(node)) {
+      for (const n of node) {
+        const e = walk(n);
+        if (e) return e;
+      }
+      return null;
+    }
+    const types = typesOf(node);
+    if (types.includes("object") || (node.properties && !types.length)) {
+      if (node.additionalProperties === true)
+        return fail("For 'object' type, 'additionalProperties: true' is not supported. Please set 'additionalProperties' to false");
+      if (node.additionalProperties !== false)
+        return fail("For 'object' type, 'additionalProperties' must be explicitly set to false");
+    }
+    if ("maxItems" in node) return fail("For 'array' type, property 'maxItems' is not supported");
+    if ("minItems" in node && node.minItems !== 0 && node.minItems !== 1)
+      return fail("For 'array' type, 'minItems' values other than 0 or 1 are not supported");
+    for (const k of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]) {
+      if (k in node) return fail(`For '${types.find((t) => t === "integer") ?? "number"}' type, property '${k}' is not supported`);
+    }
+    for (const k of ["minLength", "maxLength"]) {
+      if (k in node) return fail(`For 'string' type, property '${k}' is not supported`);
+    }
+    for (const k of ["properties", "$defs", "definitions", "patternProperties"]) {
+      if (node[k] && typeof node[k] === "object") {
+        const e = walk(Object.values(node[k]));
+        if (e) return e;
+      }
+    }
+    for (const k of ["items", "prefixItems", "anyOf", "allOf", "oneOf", "not", "additionalProperties"]) {
+      if (node[k] && typeof node[k] === "object") {
+        const e = walk(node[k]);
+        if (e) return e;
+      }
+    }
+    return null;
+  };
+  return walk(schema);
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI-compatible tables
+
+const FLAVOURS = ["openai", "ollama", "llamacpp", "lmstudio", "vllm"];
+const REASONING_MODEL = /^(o1|o3|o4|gpt-5)/;
+const REASONING_TOKENS = { none: 0, minimal: 0, low: 64, medium: 300, high: 1000, xhigh: 2000 };
+const OPENAI_FIELDS = new Set([
+  "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "n", "stop",
+  "stream", "stream_options", "presence_penalty", "frequency_penalty", "logit_bias", "logprobs",
+  "top_logprobs", "user", "seed", "tools", "tool_choice", "parallel_tool_calls", "response_format",
+  "reasoning_effort", "service_tier", "store", "metadata", "modalities", "audio", "prediction",
+  "web_search_options", "verbosity", "prompt_cache_key", "safety_identifier", "functions", "function_call",
+]);
+const VLLM_REMOVED = ["guided_json", "guided_regex", "guided_choice", "guided_grammar", "guided_decoding_backend"];
+
+/** The first OpenAI strict-mode rule `schema` breaks, or null. */
+function openaiStrictError(schema, name) {
+  const head = `Invalid schema for response_format '${name}': `;
+  if (!schema || typeof schema !== "object" || schema.type !== "object" || schema.anyOf)
+    return `${head}schema must be a JSON Schema of 'type: "object"', got 'type: "${schema?.type ?? "None"}'.`;
+  const walk = (node, ctx) => {
+    if (node === null || typeof node !== "object") return null;
+    const where = `In context=(${ctx.map((c) => `'${c}'`).join(", ")}), `;
+    const types = Array.isArray(node.type) ? node.type : [node.type];
+    if (types.includes("object")) {
+      if (node.additionalProperties !== false)
+        return `${head}${where}'additionalProperties' is required to be supplied and to be false.`;
+      const keys = Object.keys(node.properties ?? {});
+      const required = Array.isArray(node.required) ? node.required : [];
+      const missing = keys.find((k) => !required.includes(k));
+      if (missing !== undefined)
+        return `${head}${where}'required' is required to be supplied and to be an array including every key in properties. Missing '${missing}'.`;
+      for (const k of keys) {
+        const e = walk(node.properties[k], [...ctx, "properties", k]);
+        if (e) return e;
+      }
+    }
+    if (node.items) {
+      const e = walk(node.items, [...ctx, "items"]);
+      if (e) return e;
+    }
+    for (const k of ["anyOf", "$defs", "definitions"]) {
+      if (node[k] && typeof node[k] === "object") {
+        for (const [key, sub] of Object.entries(node[k])) {
+          const e = walk(sub, [...ctx, k, key]);
+          if (e) return e;
+        }
+      }
+    }
+    return null;
+  };
+  return walk(schema, []);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const present = (v) => v !== undefined && v !== null;
+const base62 = (n) => {
+  const abc = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  return [...randomBytes(n)].map((b) => abc[b % 62]).join("");
+};
+const sha256 = (s) => createHash("sha256").update(s).digest("hex");
+
+/** Text of a message `content` (string or blocks; only text blocks count). */
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .filter((b) => isObject(b) && (b.type === "text" || b.type === undefined) && typeof b.text === "string")
+      .map((b) => b.text)
+      .join("\n");
+  }
+  return "";
+}
+
+function parseJson(raw) {
+  if (raw === "") return { ok: false, value: raw, error: "empty body" };
+  try {
+    return { ok: true, value: JSON.parse(raw) };
+  } catch (error) {
+    return { ok: false, value: raw, error: error.message };
+  }
+}
+
+function readBody(req) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    let done = false;
+    const finish = (v) => {
+      if (!done) {
+        done = true;
+        resolve(v);
+      }
+    };
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => finish(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", () => finish(null));
+    req.on("close", () => finish(null));
+  });
+}
+
+/** Wait `ms`, or resolve false early if the client goes away. */
+function waitOrAbort(ms, res) {
+  return new Promise((resolve) => {
+    if (res.destroyed) return resolve(false);
+    const onClose = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off("close", onClose);
+      resolve(!res.destroyed);
+    }, ms);
+    res.once("close", onClose);
+  });
+}
+
+const EXPOSE = "request-id, retry-after, retry-after-ms, x-request-id, x-should-retry";
+const ALLOW_HEADERS =
+  "x-api-key, anthropic-version, anthropic-beta, anthropic-dangerous-direct-browser-access, content-type, authorization";
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Start the mock on a free port.
+ * @param {{apiKey?: string, openaiKey?: string, host?: string, now?: () => number}} [options]
+ *   `now` (default Date.now) is the clock used for cache TTLs and `receivedAt`.
+ */
+export async function startMockProviders(options = {}) {
+  const { apiKey = "sk-ant-test", openaiKey = "sk-openai-test", host = "127.0.0.1", now = Date.now } = options;
+
+  let queue = [];
+  let log = [];
+  const anthropicCache = new Map(); // key -> {expiresAt, ttlMs}
+  let openaiPrompts = []; // [{model, text}] for prompt_tokens_details.cached_tokens
+  const sockets = new Set();
+  let seq = 0;
+
+  // ---- Anthropic -----------------------------------------------------------------------------
+
+  const requestId = () => `req_011C${base62(20)}`;
+
+  function anthropicHeaders(id) {
+    const reset = new Date(now() + 60_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const h = { "request-id": id, "content-type": "application/json" };
+    for (const [name, limit] of [["requests", 50], ["tokens", 100000], ["input-tokens", 80000], ["output-tokens", 20000]]) {
+      h[`anthropic-ratelimit-${name}-limit`] = String(limit);
+      h[`anthropic-ratelimit-${name}-remaining`] = String(name === "requests" ? limit - 1 : limit);
+      h[`anthropic-ratelimit-${name}-reset`] = reset;
+    }
+    return h;
+  }
+
+  function anthropicError(status, type, message, extra = {}) {
+    const id = requestId();
+    const error = { type, message, ...extra };
+    return { status, headers: anthropicHeaders(id), body: { type: "error", error, request_id: id } };
+  }
+
+  /** Blocks of the prompt, in cache-prefix order (system, then messages), with breakpoints. */
+  function anthropicBlocks(body) {
+    const blocks = [];
+    const sys = body.system;
+    if (typeof sys === "string") blocks.push({ role: "system", text: sys, cc: null });
+    else if (Array.isArray(sys)) for (const b of sys) blocks.push({ role: "system", text: b.text ?? "", cc: b.cache_control ?? null });
+    for (const m of body.messages) {
+      if (typeof m.content === "string") blocks.push({ role: m.role, text: m.content, cc: null });
+      else
+        for (const b of m.content) {
+          blocks.push({ role: m.role, text: typeof b.text === "string" ? b.text : "", cc: b.cache_control ?? null });
+        }
+    }
+    return blocks;
+  }
+
+  function validateAnthropic(headers, parsed) {
+    const E = (status, type, message) => anthropicError(status, type, message);
+    const invalid = (m) => E(400, "invalid_request_error", m);
+    if (headers.origin !== undefined && String(headers["anthropic-dangerous-direct-browser-access"]).toLowerCase() !== "true")
+      return E(401, "authentication_error", "CORS requests must set 'anthropic-dangerous-direct-browser-access' header");
+    const key = headers["x-api-key"];
+    const auth = headers.authorization;
+    if (key !== apiKey && auth !== `Bearer ${apiKey}`) {
+      if (key !== undefined) return E(401, "authentication_error", "invalid x-api-key");
+      if (auth !== undefined) return E(401, "authentication_error", "Invalid bearer token");
+      return E(401, "authentication_error", "x-api-key header is required");
+    }
+    const version = headers["anthropic-version"];
+    if (version === undefined) return invalid("anthropic-version: header is required");
+    if (version !== "2023-06-01" && version !== "2023-01-01") return invalid(`anthropic-version: invalid version '${version}'`);
+    if (!parsed.ok) return invalid(`There was an error parsing the body of your request: ${parsed.error}`);
+    const body = parsed.value;
+    if (!isObject(body)) return invalid("Input should be a valid dictionary or object");
+    for (const k of Object.keys(body)) if (!ANTHROPIC_FIELDS.has(k)) return invalid(`${k}: Extra inputs are not permitted`);
+    if (typeof body.model !== "string" || body.model === "") return invalid("model: Field required");
+    if (body.max_tokens === undefined) return invalid("max_tokens: Field required");
+    if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1)
+      return invalid("max_tokens: Input should be a positive integer");
+    if (!Array.isArray(body.messages)) return invalid("messages: Field required");
+    if (body.messages.length === 0) return invalid("messages: at least one message is required");
+    for (const [i, m] of body.messages.entries()) {
+      if (!isObject(m)) return invalid(`messages.${i}: Input should be a valid dictionary`);
+      if (m.role !== "user" && m.role !== "assistant") return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+      if (typeof m.content !== "string" && !Array.isArray(m.content)) return invalid(`messages.${i}.content: Field required`);
+      if (Array.isArray(m.content) && !m.content.every((b) => isObject(b) && typeof b.type === "string"))
+        return invalid(`messages.${i}.content: every content block needs a type`);
+      const finalAssistant = i === body.messages.length - 1 && m.role === "assistant";
+      const empty = contentText(m.content) === "" && !(Array.isArray(m.content) && m.content.some((b) => b.type !== "text"));
+      if (empty && !finalAssistant)
+        return invalid(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+    }
+    const sys = body.system;
+    if (sys !== undefined && typeof sys !== "string") {
+      if (!Array.isArray(sys) || !sys.every((b) => isObject(b) && b.type === "text" && typeof b.text === "string"))
+        return invalid("system: Input should be a valid string or a list of text blocks");
+      if (sys.some((b) => b.text === "")) return invalid("system: text content blocks must be non-empty");
+    }
+    const spec = ANTHROPIC_MODELS[body.model];
+    const gen55 = spec?.rules === "sonnet-5-5" || spec?.rules === "haiku-5-5";
+    if (body.messages.at(-1).role !== "user") {
+      return invalid(
+        gen55
+          ? "This model does not support assistant message prefill. The conversation must end with a user message."
+          : "messages: the final message must have role 'user'",
+      );
+    }
+    if (!spec) return E(404, "not_found_error", `model: ${body.model}`);
+    if (body.stream === true) return invalid("stream: the mock does not implement streaming; send stream:false or omit it");
+
+    const thinking = body.thinking;
+    if (thinking !== undefined) {
+      if (!isObject(thinking) || !THINKING_TYPES.includes(thinking.type))
+        return invalid(`thinking.type: Input should be ${THINKING_TYPES.map((t) => `'${t}'`).join(", ")}`);
+      if (thinking.type === "enabled" && !Number.isInteger(thinking.budget_tokens))
+        return invalid("thinking.enabled.budget_tokens: Field required");
+    }
+    const oc = body.output_config;
+    if (oc !== undefined && oc !== null && !isObject(oc)) return invalid("output_config: Input should be an object");
+    const effort = oc?.effort ?? null;
+    if (effort !== null && !EFFORTS.includes(effort))
+      return invalid(`output_config.effort: Input should be ${EFFORTS.map((e) => `'${e}'`).join(", ")}`);
+    const formats = [];
+    if (present(oc?.format)) formats.push(["output_config.format", oc.format]);
+    if (present(body.output_format)) formats.push(["output_format", body.output_format]);
+    for (const [where, format] of formats) {
+      if (!isObject(format) || format.type !== "json_schema") return invalid(`${where}.type: Input should be 'json_schema'`);
+      if (!isObject(format.schema)) return invalid(`${where}.schema: Field required`);
+    }
+
+    // Per-model rules: wire.md §6.2.
+    const tType = thinking?.type;
+    const sampling = ["temperature", "top_p", "top_k"].find((k) => present(body[k]));
+    switch (spec.rules) {
+      case "sonnet-5-5":
+        if (tType === "disabled") return invalid("thinking.type: 'disabled' is not supported for this model; use 'between_tools'");
+        if (tType === "enabled")
+          return invalid("thinking.type: 'enabled' (thinking budgets) is not supported for this model; use 'adaptive' or 'between_tools'");
+        if (sampling) return invalid(`${sampling}: sampling parameters (temperature, top_p, top_k) are not supported for this model`);
+        if (isObject(body.tool_choice) && (body.tool_choice.type === "any" || body.tool_choice.type === "tool"))
+          return invalid(`tool_choice.type: '${body.tool_choice.type}' (forced tool use) is not supported for this model`);
+        if (tType === "between_tools" && (effort === "xhigh" || effort === "max"))
+          return invalid(`output_config.effort: '${effort}' is not supported with thinking type 'between_tools'; use 'low', 'medium' or 'high'`);
+        break;
+      case "haiku-5-5":
+        if (tType === "enabled")
+          return invalid("thinking.type: 'enabled' (thinking budgets) is not supported for this model; use 'adaptive' or 'disabled'");
+        if (sampling) return invalid(`${sampling}: sampling parameters (temperature, top_p, top_k) are not supported for this model`);
+        if (tType === "disabled" && (effort === "xhigh" || effort === "max"))
+          return invalid(`output_config.effort: '${effort}' is not supported with thinking type 'disabled'; use 'low', 'medium' or 'high'`);
+        break;
+      case "sonnet-5":
+        if (tType === "enabled")
+          return invalid("thinking.type: 'enabled' (thinking budgets) is not supported for this model; use 'adaptive' or 'disabled'");
+        if (sampling) return invalid(`${sampling}: sampling parameters (temperature, top_p, top_k) are not supported for this model`);
+        break;
+      case "4-5":
+        if (effort !== null) return invalid("output_config.effort: effort is not supported for this model");
+        if (present(body.temperature) && present(body.top_p))
+          return invalid("`temperature` and `top_p` cannot both be specified for this model. Please use only one.");
+        break;
+      default:
+        break;
+    }
+
+    for (const [where, format] of formats) {
+      const e = anthropicSchemaError(format.schema, `${where}.schema`);
+      if (e) return invalid(e);
+    }
+
+    // cache_control: at most 4 breakpoints, valid shape, 1h before 5m.
+    const marks = anthropicBlocks(body).filter((b) => b.cc).map((b) => b.cc);
+    if (present(body.cache_control)) marks.push(body.cache_control);
+    for (const cc of marks) {
+      if (!isObject(cc) || cc.type !== "ephemeral") return invalid("cache_control.type: Input should be 'ephemeral'");
+      if (cc.ttl !== undefined && cc.ttl !== "5m" && cc.ttl !== "1h") return invalid("cache_control.ttl: Input should be '5m' or '1h'");
+    }
+    if (marks.length > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${marks.length}.`);
+    const ttls = marks.map((cc) => cc.ttl ?? "5m");
+    const first5m = ttls.indexOf("5m");
+    if (first5m >= 0 && ttls.slice(first5m).includes("1h"))
+      return invalid("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block");
+    return null;
+  }
+
+  /** Cache simulation (wire.md §6.2): counters for this request, updating the cache. */
+  function anthropicCacheUsage(body, spec, totalTokens) {
+    const blocks = anthropicBlocks(body);
+    const breakpoints = [];
+    blocks.forEach((b, i) => b.cc && breakpoints.push({ index: i, ttl: b.cc.ttl ?? "5m" }));
+    if (present(body.cache_control) && blocks.length) {
+      const last = blocks.length - 1;
+      if (!breakpoints.some((b) => b.index === last)) breakpoints.push({ index: last, ttl: body.cache_control.ttl ?? "5m" });
+    }
+    const zero = { read: 0, w5m: 0, w1h: 0 };
+    if (!breakpoints.length) return zero;
+    const prefixChars = [];
+    const prefixKeys = [];
+    let chars = 0;
+    let acc = `${body.model}\u0000`;
+    for (const b of blocks) {
+      chars += b.text.length;
+      acc += `${b.role}\u0001${b.text}\u0002`;
+      prefixChars.push(chars);
+      prefixKeys.push(sha256(acc));
+    }
+    const tokensAt = (i) => Math.min(totalTokens, estimateTokens(prefixChars[i]));
+    const t = now();
+    // Longest still-live cached prefix at any block boundary up to the last breakpoint (lookback).
+    const lastBp = Math.max(...breakpoints.map((b) => b.index));
+    let hit = -1;
+    for (let i = lastBp; i >= 0; i--) {
+      const entry = anthropicCache.get(prefixKeys[i]);
+      if (entry && entry.expiresAt > t) {
+        entry.expiresAt = t + entry.ttlMs; // a read refreshes the entry
+        hit = i;
+        break;
+      }
+    }
+    const read = hit >= 0 ? tokensAt(hit) : 0;
+    let covered = read;
+    const out = { read, w5m: 0, w1h: 0 };
+    for (const bp of breakpoints.sort((a, b) => a.index - b.index)) {
+      if (bp.index <= hit) continue;
+      const tokens = tokensAt(bp.index);
+      if (tokens < spec.cacheMin) continue; // silently not cached
+      const ttlMs = bp.ttl === "1h" ? 3_600_000 : 300_000;
+      anthropicCache.set(prefixKeys[bp.index], { expiresAt: t + ttlMs, ttlMs });
+      const written = Math.max(0, tokens - covered);
+      if (bp.ttl === "1h") out.w1h += written;
+      else out.w5m += written;
+      covered = Math.max(covered, tokens);
+    }
+    return out;
+  }
+
+  function anthropicMessage(body, content, stopReason, outputTokens, thinkingTokens, stopDetails = null) {
+    const spec = ANTHROPIC_MODELS[body.model];
+    const texts = anthropicBlocks(body).map((b) => b.text);
+    const total = estimateTokens(texts.reduce((n, s) => n + s.length, 0));
+    const cache = anthropicCacheUsage(body, spec, total);
+    const created = cache.w5m + cache.w1h;
+    const id = requestId();
+    return {
+      status: 200,
+      headers: anthropicHeaders(id),
+      body: {
+        id: `msg_01${base62(22)}`,
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        content,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        stop_details: stopDetails,
+        container: null,
+        usage: {
+          input_tokens: total - cache.read - created,
+          cache_creation_input_tokens: created,
+          cache_read_input_tokens: cache.read,
+          cache_creation: { ephemeral_5m_input_tokens: cache.w5m, ephemeral_1h_input_tokens: cache.w1h },
+          output_tokens: outputTokens,
+          output_tokens_details: { thinking_tokens: thinkingTokens },
+          service_tier: "standard",
+        },
+      },
+    };
+  }
+
+  function anthropicRoute(ctx) {
+    const { headers, parsed, outcome } = ctx;
+    const failure = validateAnthropic(headers, parsed);
+    if (failure) return failure;
+    const body = parsed.value;
+    const spec = ANTHROPIC_MODELS[body.model];
+    const prompt = anthropicBlocks(body).map((b) => b.text).join("\n\n");
+    const selected = selectMemories(prompt);
+    const thinkingBlock = () => ({ type: "thinking", thinking: THINKING_TEXT, signature: signatureOf(THINKING_TEXT) });
+    const kind = outcome?.kind;
+    if (kind && ERROR_KINDS.has(kind)) {
+      switch (kind) {
+        case "rate_limit": {
+          const r = anthropicError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit");
+          Object.assign(r.headers, { "retry-after": "1", "retry-after-ms": "50" });
+          return r;
+        }
+        case "rate_limit_spend_cap":
+          return anthropicError(429, "rate_limit_error", "You have reached your specified workspace API usage limits. You will regain access on the first of next month.", {
+            details: { error_code: "enforced_spend_limit_reached" },
+          });
+        case "overloaded":
+          return anthropicError(529, "overloaded_error", "Overloaded");
+        case "server_error":
+          return anthropicError(500, "api_error", "Internal server error");
+        case "server_error_no_retry": {
+          const r = anthropicError(500, "api_error", "Internal server error");
+          r.headers["x-should-retry"] = "false";
+          return r;
+        }
+        case "unavailable":
+          return anthropicError(503, "api_error", "Service unavailable");
+        case "timeout_error":
+          return anthropicError(504, "timeout_error", "Request timed out");
+      }
+    }
+    if (kind === "refusal") {
+      return anthropicMessage(body, [], "refusal", 0, 0, { type: "refusal", category: "cyber", explanation: null });
+    }
+    if (kind === "max_tokens") {
+      const text = halfCut(scriptedAnswer(outcome, selected));
+      return anthropicMessage(body, [{ type: "text", text }], "max_tokens", body.max_tokens, 0);
+    }
+    if (kind === "thinking_then_text") {
+      const text = scriptedAnswer(outcome, selected);
+      const out = SCRIPTED_THINKING_TOKENS + estimateTokens(text);
+      return anthropicMessage(body, [thinkingBlock(), { type: "text", text }], "end_turn", out, SCRIPTED_THINKING_TOKENS);
+    }
+    if (kind) {
+      const text = scriptedAnswer(outcome, selected);
+      return anthropicMessage(body, [{ type: "text", text }], "end_turn", estimateTokens(text), 0);
+    }
+    // Default: deterministic selection, with simulated up-front thinking where it is on.
+    const thinks = anthropicThinks(spec, body.thinking);
+    let reasoning = thinks ? SIMULATED_THINKING_TOKENS : 0;
+    if (thinks && body.thinking?.type === "enabled") reasoning = Math.min(reasoning, body.thinking.budget_tokens);
+    const g = generate(answerJson(selected), body.max_tokens, reasoning);
+    const content = thinks ? [thinkingBlock(), { type: "text", text: g.text }] : [{ type: "text", text: g.text }];
+    return anthropicMessage(body, content, g.truncated ? "max_tokens" : "end_turn", g.output, g.reasoning);
+  }
+
+  // ---- OpenAI-compatible -----------------------------------------------------------------------
+
+  function openaiError(flavour, status, message, { type = "invalid_request_error", param = null, code = null } = {}) {
+    const headers = { "content-type": "application/json" };
+    let body;
+    switch (flavour) {
+      case "llamacpp":
+        body = { error: { code: status, message, type } };
+        break;
+      case "vllm":
+        body = { error: { message, type: status >= 500 ? "InternalServerError" : "BadRequestError", param: null, code: status } };
+        break;
+      case "ollama":
+        body = { error: { message, type, param: null, code: null } };
+        break;
+      default:
+        body = { error: { message, type, param, code } };
+        headers["x-request-id"] = `req_${randomBytes(16).toString("hex")}`;
+    }
+    return { status, headers, body };
+  }
+
+  function validateOpenai(flavour, headers, parsed) {
+    const bad = (message, extra = {}) => openaiError(flavour, 400, message, extra);
+    const auth = headers.authorization;
+    const authFailure = () =>
+      flavour === "llamacpp"
+        ? openaiError(flavour, 401, "Invalid API Key", { type: "authentication_error" })
+        : openaiError(flavour, 401, "Incorrect API key provided", { code: "invalid_api_key" });
+    if (flavour === "openai" && auth !== `Bearer ${openaiKey}`) return authFailure();
+    if (["llamacpp", "lmstudio", "vllm"].includes(flavour) && auth !== undefined && auth !== `Bearer ${openaiKey}`) return authFailure();
+    if (!parsed.ok)
+      return bad("We could not parse the JSON body of your request. The API expects a JSON payload, but what was sent was not valid JSON.");
+    const body = parsed.value;
+    if (!isObject(body)) return bad("The request body must be a JSON object.");
+    if (flavour === "openai") {
+      for (const k of Object.keys(body)) if (!OPENAI_FIELDS.has(k)) return bad(`Unrecognized request argument supplied: ${k}`);
+    }
+    if (typeof body.model !== "string" || body.model === "") return bad("you must provide a model parameter", { param: "model" });
+    if (!Array.isArray(body.messages) || body.messages.length === 0)
+      return bad("[] is too short - 'messages'", { param: "messages" });
+    for (const [i, m] of body.messages.entries()) {
+      if (!isObject(m) || typeof m.role !== "string")
+        return bad(`Missing required parameter: 'messages[${i}].role'.`, { param: `messages[${i}].role`, code: "missing_required_parameter" });
+    }
+    if (body.model.startsWith("missing")) {
+      if (flavour === "ollama")
+        return openaiError(flavour, 404, `model "${body.model}" not found, try pulling it first`, { type: "not_found_error" });
+      return openaiError(flavour, 404, `The model \`${body.model}\` does not exist or you do not have access to it.`, { code: "model_not_found" });
+    }
+    if (body.stream === true) return bad("stream: the mock does not implement streaming; send stream:false or omit it", { param: "stream" });
+    for (const k of ["max_tokens", "max_completion_tokens"]) {
+      if (present(body[k]) && !(Number.isInteger(body[k]) && body[k] >= 1))
+        return bad(`Invalid '${k}': integer below minimum value. Expected a value >= 1, but got ${JSON.stringify(body[k])} instead.`, {
+          param: k,
+          code: "integer_below_min_value",
+        });
+    }
+
+    // Structured output per flavour.
+    const rf = body.response_format;
+    if (present(rf) && !isObject(rf)) return bad("Invalid type for 'response_format': expected an object.", { param: "response_format" });
+    const rfType = rf?.type;
+    switch (flavour) {
+      case "openai": {
+        const reasoning = REASONING_MODEL.test(body.model);
+        if (reasoning && present(body.max_tokens))
+          return bad("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", {
+            param: "max_tokens",
+            code: "unsupported_parameter",
+          });
+        if (reasoning && present(body.temperature) && body.temperature !== 1)
+          return bad(`Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`, {
+            param: "temperature",
+            code: "unsupported_value",
+          });
+        if (!reasoning && present(body.reasoning_effort))
+          return bad("Unsupported parameter: 'reasoning_effort' is not supported with this model.", {
+            param: "reasoning_effort",
+            code: "unsupported_parameter",
+          });
+        if (reasoning && present(body.reasoning_effort) && !(body.reasoning_effort in REASONING_TOKENS))
+          return bad(`Invalid value: '${body.reasoning_effort}'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high' and 'xhigh'.`, {
+            param: "reasoning_effort",
+            code: "invalid_value",
+          });
+        if (present(rf)) {
+          if (!["text", "json_object", "json_schema"].includes(rfType))
+            return bad(`Invalid value: '${rfType}'. Supported values are: 'text', 'json_object', and 'json_schema'.`, { param: "response_format.type" });
+          if (rfType === "json_object") {
+            const all = body.messages.map((m) => contentText(m.content)).join("\n");
+            if (!/json/i.test(all))
+              return bad("'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", { param: "messages" });
+          }
+          if (rfType === "json_schema") {
+            const js = rf.json_schema;
+            if (!isObject(js)) return bad("Missing required parameter: 'response_format.json_schema'.", { param: "response_format.json_schema" });
+            if (typeof js.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(js.name))
+              return bad("Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", {
+                param: "response_format.json_schema.name",
+              });
+            if (js.strict === true) {
+              const e = openaiStrictError(js.schema, js.name);
+              if (e) return bad(e, { param: "response_format" });
+            }
+          }
+        }
+        break;
+      }
+      case "ollama":
+        if (present(rf) && !["text", "json_object", "json_schema"].includes(rfType)) return bad(`invalid response format type: ${rfType}`);
+        if (present(body.reasoning_effort) && !["high", "medium", "low", "none"].includes(body.reasoning_effort))
+          return bad(`invalid reasoning value: '${body.reasoning_effort}' (must be "high", "medium", "low", or "none")`);
+        break;
+      case "llamacpp": {
+        if (present(rf) && !["text", "json_object", "json_schema"].includes(rfType))
+          return bad(`response_format type must be one of "text" or "json_object", but got: ${rfType}`);
+        const hasSchema = present(body.json_schema) || rfType === "json_schema" || (rfType === "json_object" && present(rf.schema));
+        if (hasSchema && present(body.grammar)) return bad('Either "json_schema" or "grammar" can be specified, but not both');
+        break;
+      }
+      case "lmstudio":
+        if (rfType === "json_object") return bad("'response_format.type' must be 'json_schema' or 'text'", { param: "response_format" });
+        if (present(rf) && !["text", "json_schema"].includes(rfType)) return bad(`Invalid response_format type: ${rfType}`, { param: "response_format" });
+        break;
+      case "vllm": {
+        const removed = VLLM_REMOVED.find((k) => k in body);
+        if (removed)
+          return bad(`'${removed}' was removed in vLLM v0.12.0; use "structured_outputs": {"json": <schema>} (or response_format) instead`);
+        if (present(body.structured_outputs) && !isObject(body.structured_outputs)) return bad("structured_outputs must be an object");
+        if (present(rf) && !["text", "json_object", "json_schema"].includes(rfType)) return bad(`Invalid response_format type: ${rfType}`);
+        break;
+      }
+    }
+    return null;
+  }
+
+  function openaiLimit(flavour, body) {
+    switch (flavour) {
+      case "openai":
+        return body.max_completion_tokens ?? body.max_tokens ?? null;
+      case "ollama":
+        return body.max_tokens ?? null; // Ollama has no max_completion_tokens field
+      case "llamacpp":
+        return body.max_tokens ?? body.n_predict ?? body.max_completion_tokens ?? null;
+      default:
+        return body.max_tokens ?? body.max_completion_tokens ?? null;
+    }
+  }
+
+  /** OpenAI's automatic prompt caching: ≥ 1024-token shared prefix, in 128-token steps. */
+  function openaiCachedTokens(model, text, promptTokens) {
+    let best = 0;
+    for (const p of openaiPrompts) {
+      if (p.model !== model) continue;
+      const n = Math.min(p.text.length, text.length);
+      let i = 0;
+      while (i < n && p.text.charCodeAt(i) === text.charCodeAt(i)) i++;
+      best = Math.max(best, i);
+    }
+    openaiPrompts.push({ model, text });
+    if (openaiPrompts.length > 64) openaiPrompts = openaiPrompts.slice(-64);
+    const shared = Math.floor(best / 4);
+    if (shared < 1024) return 0;
+    return Math.min(promptTokens, 1024 + Math.floor((shared - 1024) / 128) * 128);
+  }
+
+  function openaiCompletion(flavour, body, { content, refusal = null, finish, completion, reasoning = 0 }) {
+    const texts = body.messages.map((m) => contentText(m.content));
+    const promptTokens = estimateTokens(texts.reduce((n, s) => n + s.length, 0));
+    // Only api.openai.com has a separate refusal field; local servers just answer in prose.
+    const message = { role: "assistant", content: flavour !== "openai" && refusal !== null ? refusal : content };
+    const created = Math.floor(now() / 1000);
+    const usage3 = { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
+    const headers = { "content-type": "application/json" };
+    const res = { id: `chatcmpl-${base62(24)}`, object: "chat.completion", created, model: body.model };
+    switch (flavour) {
+      case "openai": {
+        Object.assign(message, { refusal, annotations: [] });
+        const cached = openaiCachedTokens(body.model, texts.join("\u0000"), promptTokens);
+        Object.assign(res, {
+          choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+          usage: {
+            ...usage3,
+            prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+            completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+          },
+          service_tier: "default",
+          system_fingerprint: "fp_mock",
+        });
+        Object.assign(headers, {
+          "x-request-id": `req_${randomBytes(16).toString("hex")}`,
+          "openai-processing-ms": "42",
+          "x-ratelimit-limit-requests": "500",
+          "x-ratelimit-remaining-requests": "499",
+          "x-ratelimit-reset-requests": "120ms",
+          "x-ratelimit-limit-tokens": "200000",
+          "x-ratelimit-remaining-tokens": String(200000 - promptTokens),
+          "x-ratelimit-reset-tokens": "0s",
+        });
+        break;
+      }
+      case "ollama":
+        res.id = `chatcmpl-${100 + (seq % 900)}`;
+        Object.assign(res, {
+          system_fingerprint: "fp_ollama",
+          choices: [{ index: 0, message, finish_reason: finish }],
+          usage: usage3,
+        });
+        break;
+      case "llamacpp":
+        Object.assign(res, {
+          system_fingerprint: "b6000-mock",
+          choices: [{ index: 0, message, finish_reason: finish }],
+          usage: usage3,
+          timings: {
+            prompt_n: promptTokens,
+            prompt_ms: promptTokens * 0.1,
+            prompt_per_token_ms: 0.1,
+            prompt_per_second: 10000,
+            predicted_n: completion,
+            predicted_ms: completion * 10,
+            predicted_per_token_ms: 10,
+            predicted_per_second: 100,
+          },
+        });
+        break;
+      case "lmstudio":
+        Object.assign(res, { system_fingerprint: body.model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: usage3 });
+        break;
+      case "vllm":
+        Object.assign(message, { refusal: null, reasoning_content: null, tool_calls: [] });
+        Object.assign(res, {
+          choices: [{ index: 0, message, logprobs: null, finish_reason: finish, stop_reason: null }],
+          usage: { ...usage3, prompt_tokens_details: null },
+          prompt_logprobs: null,
+        });
+        break;
+    }
+    return { status: 200, headers, body: res };
+  }
+
+  function openaiRoute(flavour, ctx) {
+    const { headers, parsed, outcome } = ctx;
+    const failure = validateOpenai(flavour, headers, parsed);
+    if (failure) return failure;
+    const body = parsed.value;
+    const prompt = body.messages.map((m) => contentText(m.content)).join("\n\n");
+    const selected = selectMemories(prompt);
+    const limit = openaiLimit(flavour, body);
+    const kind = outcome?.kind;
+    const E = (status, message, extra) => openaiError(flavour, status, message, extra);
+    switch (kind) {
+      case "rate_limit": {
+        const r = E(429, "Rate limit reached for requests. Please try again in 1s.", { type: "requests", code: "rate_limit_exceeded" });
+        Object.assign(r.headers, { "retry-after": "1", "retry-after-ms": "50" });
+        return r;
+      }
+      case "rate_limit_spend_cap":
+        return E(429, "You exceeded your current quota, please check your plan and billing details.", {
+          type: "insufficient_quota",
+          code: "insufficient_quota",
+        });
+      case "overloaded":
+        return E(503, "The engine is currently overloaded, please try again later.", { type: "server_error" });
+      case "server_error":
+        return E(500, "The server had an error while processing your request. Sorry about that!", { type: "server_error" });
+      case "server_error_no_retry": {
+        const r = E(500, "The server had an error while processing your request. Sorry about that!", { type: "server_error" });
+        r.headers["x-should-retry"] = "false";
+        return r;
+      }
+      case "unavailable":
+        if (flavour === "llamacpp") return E(503, "Loading model", { type: "unavailable_error" });
+        if (flavour === "ollama") return E(503, "server busy, please try again.  maximum pending requests exceeded", { type: "api_error" });
+        return E(503, "Service Unavailable", { type: "server_error" });
+      case "timeout_error":
+        return E(504, "Gateway timeout: the request took too long to complete.", { type: "timeout" });
+      case "refusal":
+        return openaiCompletion(flavour, body, { content: null, refusal: REFUSAL_TEXT, finish: "stop", completion: estimateTokens(REFUSAL_TEXT) });
+      case "max_tokens": {
+        const text = halfCut(scriptedAnswer(outcome, selected));
+        return openaiCompletion(flavour, body, { content: text, finish: "length", completion: limit ?? estimateTokens(text) });
+      }
+      case "thinking_then_text": {
+        const answer = scriptedAnswer(outcome, selected);
+        if (flavour === "openai") {
+          const completion = SCRIPTED_THINKING_TOKENS + estimateTokens(answer);
+          return openaiCompletion(flavour, body, { content: answer, finish: "stop", completion, reasoning: SCRIPTED_THINKING_TOKENS });
+        }
+        const text = `<think>\n${THINKING_TEXT}\n</think>\n\n${answer}`;
+        return openaiCompletion(flavour, body, { content: text, finish: "stop", completion: estimateTokens(text) });
+      }
+      case undefined:
+        break;
+      default: {
+        const text = scriptedAnswer(outcome, selected);
+        return openaiCompletion(flavour, body, { content: text, finish: "stop", completion: estimateTokens(text) });
+      }
+    }
+    // Default: reasoning models on api.openai.com spend reasoning tokens inside the limit.
+    let reasoning = 0;
+    if (flavour === "openai" && REASONING_MODEL.test(body.model)) reasoning = REASONING_TOKENS[body.reasoning_effort ?? "medium"];
+    const g = generate(answerJson(selected), limit, reasoning);
+    return openaiCompletion(flavour, body, {
+      content: g.text,
+      finish: g.truncated ? "length" : "stop",
+      completion: g.output,
+      reasoning: g.reasoning,
+    });
+  }
+
+  // ---- Ollama native ------------------------------------------------------------------------
+
+  function ollamaRoute(ctx) {
+    const { parsed, outcome } = ctx;
+    const err = (status, error) => ({ status, headers: { "content-type": "application/json; charset=utf-8" }, body: { error } });
+    if (!parsed.ok) return err(400, `invalid character looking for beginning of value: ${parsed.error}`);
+    const body = parsed.value;
+    if (!isObject(body)) return err(400, "json: cannot unmarshal into Go value of type api.ChatRequest");
+    if (typeof body.model !== "string" || body.model === "") return err(400, "model is required");
+    if (body.model.startsWith("missing")) return err(404, `model "${body.model}" not found, try pulling it first`);
+    const f = body.format;
+    if (present(f) && f !== "" && f !== "json" && !isObject(f)) return err(400, 'invalid format: expected "json" or a valid JSON schema');
+    if (present(body.messages) && !Array.isArray(body.messages)) return err(400, "messages must be an array");
+    if (present(body.options) && !isObject(body.options)) return err(400, "options must be an object");
+    const messages = body.messages ?? [];
+    const streaming = body.stream !== false;
+    const createdAt = new Date(now()).toISOString();
+
+    const kind = outcome?.kind;
+    switch (kind) {
+      case "rate_limit": {
+        const r = err(429, "rate limit exceeded, please try again later");
+        Object.assign(r.headers, { "retry-after": "1", "retry-after-ms": "50" });
+        return r;
+      }
+      case "rate_limit_spend_cap":
+        return err(429, "you have reached your usage limit");
+      case "overloaded":
+      case "unavailable":
+        return err(503, "server busy, please try again.  maximum pending requests exceeded");
+      case "server_error":
+        return err(500, "llama runner process has terminated: exit status 2");
+      case "server_error_no_retry": {
+        const r = err(500, "llama runner process has terminated: exit status 2");
+        r.headers["x-should-retry"] = "false";
+        return r;
+      }
+      case "timeout_error":
+        return err(504, "timed out waiting for llama runner to start");
+    }
+
+    const promptTokens = estimateTokens(messages.reduce((n, m) => n + contentText(m?.content).length, 0));
+    const selected = selectMemories(messages.map((m) => contentText(m?.content)).join("\n\n"));
+    const limit = Number.isInteger(body.options?.num_predict) && body.options.num_predict > 0 ? body.options.num_predict : null;
+    let text;
+    let doneReason = "stop";
+    let evalCount;
+    if (messages.length === 0 && !kind) {
+      text = "";
+      doneReason = "load";
+      evalCount = 0;
+    } else if (kind === "refusal") {
+      text = REFUSAL_TEXT;
+    } else if (kind === "max_tokens") {
+      text = halfCut(scriptedAnswer(outcome, selected));
+      doneReason = "length";
+      evalCount = limit ?? estimateTokens(text);
+    } else if (kind === "thinking_then_text") {
+      text = `<think>\n${THINKING_TEXT}\n</think>\n\n${scriptedAnswer(outcome, selected)}`;
+    } else if (kind) {
+      text = scriptedAnswer(outcome, selected);
+    } else {
+      const g = generate(answerJson(selected), limit);
+      text = g.text;
+      if (g.truncated) doneReason = "length";
+      evalCount = g.output;
+    }
+    evalCount ??= estimateTokens(text);
+    const stats = {
+      total_duration: 1_000_000 + promptTokens * 100_000 + evalCount * 1_000_000 + 500_000,
+      load_duration: 1_000_000,
+      prompt_eval_count: promptTokens,
+      prompt_eval_duration: promptTokens * 100_000,
+      eval_count: evalCount,
+      eval_duration: evalCount * 1_000_000,
+    };
+    const final = { model: body.model, created_at: createdAt, message: { role: "assistant", content: "" }, done_reason: doneReason, done: true, ...stats };
+    if (!streaming) {
+      final.message.content = text;
+      return { status: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: final };
+    }
+    const lines = [];
+    for (let i = 0; i < text.length; i += 8) {
+      lines.push({ model: body.model, created_at: createdAt, message: { role: "assistant", content: text.slice(i, i + 8) }, done: false });
+    }
+    lines.push(final);
+    return { status: 200, headers: { "content-type": "application/x-ndjson" }, body: lines.map((l) => JSON.stringify(l) + "\n").join("") };
+  }
+
+  // ---- HTTP plumbing -----------------------------------------------------------------------
+
+  function routeOf(method, path) {
+    if (method !== "POST") return null;
+    if (path === "/v1/messages") return { name: "anthropic", run: anthropicRoute };
+    if (path === "/api/chat") return { name: "ollama-native", run: ollamaRoute };
+    if (path === "/v1/chat/completions") return { name: "openai", run: (ctx) => openaiRoute("openai", ctx) };
+    const m = /^\/([a-z]+)\/v1\/chat\/completions$/.exec(path);
+    if (m && FLAVOURS.includes(m[1])) return { name: m[1], run: (ctx) => openaiRoute(m[1], ctx) };
+    return null;
+  }
+
+  function send(res, status, headers, body) {
+    if (res.destroyed || res.writableEnded) return false;
+    const h = { ...headers };
+    let payload = "";
+    if (body !== undefined) {
+      payload = typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+      if (!Object.keys(h).some((k) => k.toLowerCase() === "content-type")) h["content-type"] = "application/json";
+    }
+    res.writeHead(status, h);
+    res.end(payload);
+    return true;
+  }
+
+  function control(req, res, path, raw) {
+    if (req.method === "POST" && path === "/__mock/script") {
+      const parsed = parseJson(raw);
+      try {
+        if (!parsed.ok) throw new TypeError(`body is not JSON: ${parsed.error}`);
+        const list = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+        api.script(...list);
+      } catch (error) {
+        return send(res, 400, {}, { error: error.message });
+      }
+      return send(res, 200, {}, { queued: queue.length });
+    }
+    if (req.method === "GET" && path === "/__mock/requests") return send(res, 200, {}, api.requests());
+    if (req.method === "POST" && path === "/__mock/reset") {
+      api.reset();
+      return send(res, 200, {}, { ok: true });
+    }
+    return send(res, 404, {}, { error: `mock: no control route ${req.method} ${path}` });
+  }
+
+  async function handle(req, res) {
+    const path = new URL(req.url, "http://mock").pathname;
+    const origin = req.headers.origin;
+    res.setHeader("access-control-allow-origin", origin ?? "*");
+    res.setHeader("access-control-expose-headers", EXPOSE);
+    if (origin) res.setHeader("vary", "Origin");
+    if (req.method === "OPTIONS") {
+      req.resume();
+      return send(res, 204, {
+        "access-control-allow-headers": ALLOW_HEADERS,
+        "access-control-allow-methods": "POST, OPTIONS",
+        "access-control-max-age": "0",
+      });
+    }
+    const raw = await readBody(req);
+    if (raw === null) return; // client went away while sending
+    if (path.startsWith("/__mock/")) return control(req, res, path, raw);
+
+    const parsed = parseJson(raw);
+    const route = routeOf(req.method, path);
+    const entry = {
+      method: req.method,
+      path,
+      headers: { ...req.headers },
+      body: parsed.value,
+      receivedAt: now(),
+      route: route?.name ?? null,
+      outcome: null,
+      status: null,
+      aborted: false,
+    };
+    log.push(entry);
+    seq++;
+    if (!route) return (entry.status = 404), send(res, 404, {}, { error: `mock: no route for ${req.method} ${path}` });
+
+    const outcome = queue.shift() ?? null;
+    entry.outcome = outcome;
+    res.once("close", () => {
+      if (!res.writableFinished) entry.aborted = true;
+    });
+    if (outcome?.hang) return; // answered never; the socket is destroyed by the client or close()
+    if (outcome?.delayMs > 0 && !(await waitOrAbort(outcome.delayMs, res))) return;
+    if (outcome?.drop) {
+      req.socket.destroy();
+      return;
+    }
+    let r;
+    if (outcome && !outcome.kind && (outcome.status !== undefined || outcome.body !== undefined)) {
+      r = { status: outcome.status ?? 200, headers: outcome.headers ?? {}, body: outcome.body };
+    } else {
+      r = route.run({ headers: req.headers, parsed, outcome });
+      if (outcome) {
+        if (outcome.status !== undefined) r.status = outcome.status;
+        if (outcome.headers) r.headers = { ...r.headers, ...outcome.headers };
+        if (outcome.body !== undefined) r.body = outcome.body;
+      }
+    }
+    if (send(res, r.status, r.headers, r.body)) entry.status = r.status;
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      send(res, 500, {}, { error: `mock internal error: ${error?.stack ?? error}` });
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  server.on("clientError", (_error, socket) => socket.destroy());
+
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address();
+  const hostPart = host.includes(":") ? `[${host}]` : host;
+  let closing = null;
+
+  const api = {
+    url: `http://${hostPart}:${port}`,
+    /** Enqueue outcomes, consumed one per provider request, FIFO. Returns the queue length. */
+    script(...outcomes) {
+      const checked = outcomes.map((o, i) => checkOutcome(o, i));
+      queue.push(...checked);
+      return queue.length;
+    },
+    /** A snapshot of every provider request received so far (control-plane and OPTIONS excluded). */
+    requests() {
+      return structuredClone(log);
+    },
+    /** Clear the script queue, the request log and all cache state. */
+    reset() {
+      queue = [];
+      log = [];
+      anthropicCache.clear();
+      openaiPrompts = [];
+    },
+    /** Stop listening and destroy every open socket, hanging ones included. */
+    close() {
+      closing ??= new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      });
+      return closing;
+    },
+  };
+  return api;
+}
