@@ -27,9 +27,8 @@ console.log(`scan 200 headers given as bytes: memdir ${median(() => memdir.scanM
 const index = "- [Entry](file.md) — a one-line hook for this memory\n".repeat(400);
 console.log(`truncateIndex on a 400-line index: ${median(() => memdir.truncateIndex(index)).toFixed(3)} ms`);
 
-try {
-  const { benchRecall } = await import("./recall.mjs");
-  await benchRecall(memdir);
-} catch (error) {
-  if (error.code !== "ERR_MODULE_NOT_FOUND") throw error;
-}
+const { benchRecall } = await import("./recall.mjs");
+await benchRecall(memdir);
+const { evaluateLexical } = await import("./selection-eval.mjs");
+const quality = await evaluateLexical();
+console.log(`lexical selector on examples/queries.json: precision ${quality.precision.toFixed(2)}, recall ${quality.recall.toFixed(2)}, right to choose nothing ${quality.emptyRight}/${quality.empties}`);

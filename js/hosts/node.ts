@@ -4,6 +4,7 @@
  * (a temporary file in the same folder, then `rename`), so a crash never leaves half a file.
  */
 import { randomBytes } from "node:crypto";
+import type { Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { hostError, type HostEntry, type MemoryHost } from "../host.js";
@@ -12,6 +13,8 @@ import { hostError, type HostEntry, type MemoryHost } from "../host.js";
 export type NodeFs = Pick<typeof fsp, "lstat" | "stat" | "readdir" | "realpath" | "open" | "readFile" | "writeFile" | "rename" | "rm" | "mkdir" | "link" | "unlink">;
 
 const HEAD_CHUNK_BYTES = 4096;
+/** Entries of one directory stat'ed at once. */
+const STAT_BATCH = 64;
 /** A header longer than this is cut: the core reads 30 lines, and a line can be huge. */
 const MAX_HEAD_BYTES = 1 << 20;
 
@@ -51,20 +54,23 @@ export class NodeHost implements MemoryHost {
         entries.push({ path: this.rel(dir), kind: "directory", mtimeMs: 0, size: 0, problem: "unreadable" });
         return;
       }
-      for (const name of names.sort()) {
-        const full = join(dir, name);
-        const path = this.rel(full);
-        let st;
-        try {
-          st = await this.fs.lstat(full);
-        } catch {
-          continue; // vanished between readdir and lstat
-        }
+      // stat a directory's entries in parallel batches, then descend in name order
+      const stats: { full: string; path: string; st: Stats | null }[] = [];
+      const sorted = names.sort();
+      for (let i = 0; i < sorted.length; i += STAT_BATCH) {
+        const batch = sorted.slice(i, i + STAT_BATCH).map(async (name) => {
+          const full = join(dir, name);
+          return { full, path: this.rel(full), st: await this.fs.lstat(full).catch(() => null) };
+        });
+        stats.push(...(await Promise.all(batch)));
+      }
+      for (const { full, path, st } of stats) {
+        if (st === null) continue; // vanished between readdir and lstat
         if (st.isSymbolicLink()) {
           const target = await this.fs.realpath(full).catch(() => null);
           const inside = target !== null && (target === realRoot || target.startsWith(realRoot + sep));
           const tst = target === null ? null : await this.fs.stat(full).catch(() => null);
-          if (!inside || tst === null) {
+          if (!inside || tst === null || target === null) {
             entries.push({ path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "symlink_escape" });
           } else if (tst.isDirectory()) {
             if (visited.has(target)) continue; // a loop, or a second way to the same folder

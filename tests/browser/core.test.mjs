@@ -6,11 +6,13 @@ import { fileURLToPath } from "node:url";
 import { fixtureFiles, expand } from "../js/fixture-runner.mjs";
 import { launchChromium } from "./chromium.mjs";
 import { serveStatic } from "./static-server.mjs";
+import { startMockProviders } from "../mock/providers.mjs";
 
-let server, browser, page;
+let server, browser, page, mock;
 const errors = [];
 
 before(async () => {
+  mock = await startMockProviders();
   server = await serveStatic(fileURLToPath(new URL("../..", import.meta.url)));
   browser = await launchChromium();
   page = await browser.newPage();
@@ -21,6 +23,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  await mock?.close();
 });
 
 test("calls before init() throw NOT_INITIALIZED; init() loads the module", async () => {
@@ -63,4 +66,24 @@ test("every shared fixture case gives the same result in Chromium", async () => 
     for (const [key, want] of Object.entries(c.expectFields ?? {})) assert.deepStrictEqual(r.value[key] ?? null, expand(want), `${label} › ${key}`);
   });
   assert.deepEqual(errors, []);
+});
+
+test("a recall in the browser reaches Anthropic with the direct-browser-access header, across origins", async () => {
+  const result = await page.evaluate(async (baseUrl) => {
+    const m = await import("/pkg/entry/browser.js");
+    await m.init();
+    const host = new m.InMemoryHost({
+      "MEMORY.md": "- [Deploy](project_deploy.md) — staging checklist",
+      "project_deploy.md": "---\ndescription: staging deploy checklist\ntype: project\n---\nRun the smoke tests first.\n",
+      "user_role.md": "---\ndescription: the user is a Go engineer\ntype: user\n---\n",
+    });
+    const memory = await m.openMemory({ host, selector: { provider: "anthropic", apiKey: "sk-ant-test", baseUrl } });
+    const r = await memory.recall("how do we deploy to staging?");
+    return { outcome: r.outcome, error: r.error ?? null, paths: r.memories.map((x) => x.path), origin: location.origin };
+  }, mock.url);
+  assert.deepEqual(result.paths, ["project_deploy.md"], result.error);
+  assert.equal(result.outcome, "selected");
+  const req = mock.requests().find((r) => r.method === "POST" && r.path === "/v1/messages");
+  assert.equal(req.headers.origin, result.origin);
+  assert.equal(req.headers["anthropic-dangerous-direct-browser-access"], "true");
 });

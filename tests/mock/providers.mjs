@@ -624,7 +624,7 @@ export async function startMockProviders(options = {}) {
   function anthropicRoute(ctx) {
     const { headers, parsed, outcome } = ctx;
     const failure = validateAnthropic(headers, parsed);
-    if (failure) return failure;
+    if (failure) return { ...failure, rejected: true };
     const body = parsed.value;
     const spec = ANTHROPIC_MODELS[body.model];
     const prompt = anthropicBlocks(body).map((b) => b.text).join("\n\n");
@@ -927,7 +927,7 @@ export async function startMockProviders(options = {}) {
   function openaiRoute(flavour, ctx) {
     const { headers, parsed, outcome } = ctx;
     const failure = validateOpenai(flavour, headers, parsed);
-    if (failure) return failure;
+    if (failure) return { ...failure, rejected: true };
     const body = parsed.value;
     const prompt = body.messages.map((m) => contentText(m.content)).join("\n\n");
     const selected = selectMemories(prompt);
@@ -998,7 +998,12 @@ export async function startMockProviders(options = {}) {
 
   function ollamaRoute(ctx) {
     const { parsed, outcome } = ctx;
-    const err = (status, error) => ({ status, headers: { "content-type": "application/json; charset=utf-8" }, body: { error } });
+    const err = (status, error, rejected = true) => ({
+      status,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body: { error },
+      rejected,
+    });
     if (!parsed.ok) return err(400, `invalid character looking for beginning of value: ${parsed.error}`);
     const body = parsed.value;
     if (!isObject(body)) return err(400, "json: cannot unmarshal into Go value of type api.ChatRequest");
@@ -1015,24 +1020,24 @@ export async function startMockProviders(options = {}) {
     const kind = outcome?.kind;
     switch (kind) {
       case "rate_limit": {
-        const r = err(429, "rate limit exceeded, please try again later");
+        const r = err(429, "rate limit exceeded, please try again later", false);
         Object.assign(r.headers, { "retry-after": "1", "retry-after-ms": "50" });
         return r;
       }
       case "rate_limit_spend_cap":
-        return err(429, "you have reached your usage limit");
+        return err(429, "you have reached your usage limit", false);
       case "overloaded":
       case "unavailable":
-        return err(503, "server busy, please try again.  maximum pending requests exceeded");
+        return err(503, "server busy, please try again.  maximum pending requests exceeded", false);
       case "server_error":
-        return err(500, "llama runner process has terminated: exit status 2");
+        return err(500, "llama runner process has terminated: exit status 2", false);
       case "server_error_no_retry": {
-        const r = err(500, "llama runner process has terminated: exit status 2");
+        const r = err(500, "llama runner process has terminated: exit status 2", false);
         r.headers["x-should-retry"] = "false";
         return r;
       }
       case "timeout_error":
-        return err(504, "timed out waiting for llama runner to start");
+        return err(504, "timed out waiting for llama runner to start", false);
     }
 
     const promptTokens = estimateTokens(messages.reduce((n, m) => n + contentText(m?.content).length, 0));
@@ -1136,8 +1141,14 @@ export async function startMockProviders(options = {}) {
     if (origin) res.setHeader("vary", "Origin");
     if (req.method === "OPTIONS") {
       req.resume();
+      // The fixed list of wire.md §6.1, plus whatever the browser asks for (the real API lets the
+      // SDK's x-stainless-* headers through).
+      const asked = String(req.headers["access-control-request-headers"] ?? "")
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h && !ALLOW_HEADERS.includes(h));
       return send(res, 204, {
-        "access-control-allow-headers": ALLOW_HEADERS,
+        "access-control-allow-headers": [ALLOW_HEADERS, ...asked].join(", "),
         "access-control-allow-methods": "POST, OPTIONS",
         "access-control-max-age": "0",
       });
@@ -1179,7 +1190,7 @@ export async function startMockProviders(options = {}) {
       r = { status: outcome.status ?? 200, headers: outcome.headers ?? {}, body: outcome.body };
     } else {
       r = route.run({ headers: req.headers, parsed, outcome });
-      if (outcome) {
+      if (outcome && !r.rejected) {
         if (outcome.status !== undefined) r.status = outcome.status;
         if (outcome.headers) r.headers = { ...r.headers, ...outcome.headers };
         if (outcome.body !== undefined) r.body = outcome.body;

@@ -29,7 +29,17 @@ before(async () => {
   mock = await startMockProviders();
 });
 beforeEach(() => mock.reset());
-after(() => mock.close());
+after(() => within(mock.close(), 2000, "close()"));
+
+/** `promise`, or a rejection once `ms` pass: a broken mock fails the test instead of hanging it. */
+function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+const activeTimeouts = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
 
 const clean = (h) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== undefined && v !== null));
 const post = (path, body, headers = {}) =>
@@ -169,7 +179,9 @@ describe("anthropic: validation", () => {
   });
 
   it("400 on a missing anthropic-version", async () => {
-    await anthropicError(await anthropic(abody(), { "anthropic-version": undefined }), 400, "invalid_request_error", /anthropic-version/);
+    const b = await anthropicError(await anthropic(abody(), { "anthropic-version": undefined }), 400, "invalid_request_error");
+    assert.equal(b.error.message, "anthropic-version: header is required");
+    await anthropicError(await anthropic(abody(), { "anthropic-version": "2099-01-01" }), 400, "invalid_request_error", /anthropic-version/);
   });
 
   it("400 on bad bodies", async () => {
@@ -762,6 +774,18 @@ describe("scripted outcomes", () => {
     assert.equal(textOf(after), ANSWER); // the kind outcome was consumed by the failed request
   });
 
+  it("status / headers / body override a kind's response, which is still validated", async () => {
+    mock.script({ kind: "text", text: "x", status: 201 }, { kind: "overloaded", body: { custom: true } });
+    await anthropicError(await post("/v1/messages", abody()), 401, "authentication_error"); // no key: validated
+    const next = await anthropic(abody());
+    assert.equal(next.status, 529);
+    assert.deepEqual(await json(next), { custom: true });
+    mock.script({ kind: "text", text: "x", status: 201 });
+    const ok = await anthropic(abody());
+    assert.equal(ok.status, 201);
+    assert.equal(textOf(await json(ok)), "x");
+  });
+
   it("FIFO across routes, then back to the default", async () => {
     assert.equal(mock.script({ kind: "text", text: "one" }, { kind: "text", text: "two" }), 2);
     assert.equal(textOf(await json(await anthropic(abody()))), "one");
@@ -785,7 +809,8 @@ describe("scripted outcomes", () => {
     assert.equal(textOf(await json(res)), "late");
   });
 
-  it("a client that gives up during delayMs aborts the wait", async () => {
+  it("a client that gives up during delayMs aborts the wait (no timer left behind)", async () => {
+    const before = activeTimeouts();
     mock.script({ delayMs: 10_000 });
     const ctrl = new AbortController();
     setTimeout(() => ctrl.abort(), 50);
@@ -797,11 +822,19 @@ describe("scripted outcomes", () => {
     const [entry] = mock.requests().slice(-1);
     assert.equal(entry.aborted, true);
     assert.equal(entry.status, null);
+    assert.ok(activeTimeouts() <= before, "the delay timer is cleared when the client goes away");
   });
 
   it("drop resets the connection", async () => {
     mock.script({ drop: true });
-    await assert.rejects(anthropic(abody()), TypeError);
+    const dropped = fetch(`${mock.url}/v1/messages`, {
+      method: "POST",
+      headers: AHEADERS,
+      body: JSON.stringify(abody()),
+      signal: AbortSignal.timeout(1000),
+    });
+    await assert.rejects(dropped, (e) => e instanceof TypeError && e.name !== "TimeoutError"); // a reset, not our timeout
+    assert.equal(mock.requests()[0].status, null);
     assert.equal((await anthropic(abody())).status, 200);
   });
 
@@ -813,14 +846,20 @@ describe("scripted outcomes", () => {
     );
     const m2 = await startMockProviders();
     m2.script({ hang: true }, { delayMs: 60_000 });
-    const p1 = fetch(`${m2.url}/api/chat`, { method: "POST", body: "{}" });
-    const p2 = fetch(`${m2.url}/api/chat`, { method: "POST", body: "{}" });
+    const rescue = new AbortController(); // only used if close() fails, so the suite still ends
+    const p1 = fetch(`${m2.url}/api/chat`, { method: "POST", body: "{}", signal: rescue.signal });
+    const p2 = fetch(`${m2.url}/api/chat`, { method: "POST", body: "{}", signal: rescue.signal });
+    p1.catch(() => {});
+    p2.catch(() => {});
     while (m2.requests().length < 2) await new Promise((r) => setTimeout(r, 5));
-    const t0 = performance.now();
-    await m2.close();
-    assert.ok(performance.now() - t0 < 500);
-    await assert.rejects(p1, TypeError);
-    await assert.rejects(p2, TypeError);
+    try {
+      await within(m2.close(), 500, "close() with hanging requests");
+    } catch (error) {
+      rescue.abort();
+      throw error;
+    }
+    await assert.rejects(p1, (e) => e instanceof TypeError);
+    await assert.rejects(p2, (e) => e instanceof TypeError);
     await m2.close(); // idempotent
   });
 });
@@ -829,7 +868,7 @@ describe("CORS, control plane, request log", () => {
   it("answers preflights and exposes headers on every response", async () => {
     const pre = await fetch(`${mock.url}/v1/messages`, {
       method: "OPTIONS",
-      headers: { origin: "http://app.test", "access-control-request-method": "POST", "access-control-request-headers": "x-api-key" },
+      headers: { origin: "http://app.test", "access-control-request-method": "POST", "access-control-request-headers": "x-api-key, X-Stainless-OS" },
     });
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get("access-control-allow-origin"), "http://app.test");
@@ -837,6 +876,7 @@ describe("CORS, control plane, request log", () => {
     const allowed = pre.headers.get("access-control-allow-headers");
     for (const h of ["x-api-key", "anthropic-version", "anthropic-beta", "anthropic-dangerous-direct-browser-access", "content-type", "authorization"])
       assert.ok(allowed.includes(h), h);
+    assert.ok(allowed.includes("x-stainless-os"));
     const err = await anthropic(abody(), { "x-api-key": undefined });
     assert.equal(err.headers.get("access-control-allow-origin"), "*");
     for (const h of ["request-id", "retry-after", "x-request-id"]) assert.ok(err.headers.get("access-control-expose-headers").includes(h), h);
