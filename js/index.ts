@@ -10,3 +10,4 @@ export { openMemory } from "./memory.js";
 export type { Memory as OpenedMemory, MemorySession, OpenMemoryOptions, Prefetch, RecallEvent, RecallOptions, RecallOutcome, RecallResult, RecalledMemory, SelectorConfig, SelectorFunction, SelectorRequest } from "./memory.js";
 export type { HostEntry, HostError, MemoryHost } from "./host.js";
 export { InMemoryHost } from "./hosts/memory.js";
+export { VsCodeHost } from "./hosts/vscode.js";

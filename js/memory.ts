@@ -20,6 +20,7 @@ import type { FileHead, IndexView, Limits, ProviderName, Rejected, RenderedMemor
 import { defaultLimits } from "./core.js";
 import type { MemoryHost } from "./host.js";
 import { queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
+import { bounded } from "./bounded.js";
 
 export type { SelectorConfig, SelectorFunction, SelectorRequest } from "./selectors.js";
 
@@ -166,19 +167,6 @@ async function resolveHost(options: OpenMemoryOptions): Promise<MemoryHost> {
   throw new TypeError("openMemory needs `dir`, `projectRoot` or `host`");
 }
 
-/** Runs `task` over `items` with at most `limit` at once. */
-async function bounded<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await task(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 function errorCode(error: unknown): string {
   return (error as { code?: string })?.code ?? "";

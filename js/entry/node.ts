@@ -9,3 +9,4 @@ import { initSync } from "../core.js";
 initSync(readFileSync(new URL("../wasm/memdir_bg.wasm", import.meta.url)));
 
 export * from "../index.js";
+export { NodeHost } from "../hosts/node.js";

@@ -14,6 +14,15 @@
  *   onto it, so a reader can find the file missing for a moment, but never half written.
  */
 import { hostError, type HostEntry, type HostError, type MemoryHost } from "../host.js";
+import { bounded } from "../bounded.js";
+
+/**
+ * What `workspace.fs` returns: `vscode.Thenable` (older `vscode.d.ts` declare it on its own,
+ * newer ones as `PromiseLike`); anything `await` can unwrap.
+ */
+export interface ThenableLike<T> {
+  then(onfulfilled?: (value: T) => unknown, onrejected?: (reason: unknown) => unknown): unknown;
+}
 
 /** The parts of a `vscode.Uri` the host uses. */
 export interface UriLike {
@@ -36,13 +45,13 @@ export interface FileStatLike {
  * `NoPermissions`, `Unavailable` or `Unknown`.
  */
 export interface FileSystemLike<U extends UriLike = UriLike> {
-  stat(uri: U): PromiseLike<FileStatLike>;
-  readDirectory(uri: U): PromiseLike<[string, number][]>;
-  readFile(uri: U): PromiseLike<Uint8Array>;
-  writeFile(uri: U, content: Uint8Array): PromiseLike<void>;
-  delete(uri: U, options?: { recursive?: boolean; useTrash?: boolean }): PromiseLike<void>;
-  rename(source: U, target: U, options?: { overwrite?: boolean }): PromiseLike<void>;
-  createDirectory(uri: U): PromiseLike<void>;
+  stat(uri: U): ThenableLike<FileStatLike>;
+  readDirectory(uri: U): ThenableLike<[string, number][]>;
+  readFile(uri: U): ThenableLike<Uint8Array>;
+  writeFile(uri: U, content: Uint8Array): ThenableLike<void>;
+  delete(uri: U, options?: { recursive?: boolean; useTrash?: boolean }): ThenableLike<void>;
+  rename(source: U, target: U, options?: { overwrite?: boolean }): ThenableLike<void>;
+  createDirectory(uri: U): ThenableLike<void>;
 }
 
 /** What `VsCodeHost` needs from the `vscode` module: `workspace.fs` and `Uri.joinPath`. */
@@ -170,7 +179,11 @@ export class VsCodeHost<U extends UriLike = UriLike> implements MemoryHost {
       await this.fs.writeFile(tmp, data);
       await this.fs.rename(tmp, target, { overwrite: !options.exclusive });
     } catch (error) {
-      await Promise.resolve(this.fs.delete(tmp, { recursive: false, useTrash: false })).catch(() => {});
+      try {
+        await this.fs.delete(tmp, { recursive: false, useTrash: false });
+      } catch {
+        // never written, or already gone
+      }
       throw toHostError(error, path);
     }
   }
@@ -184,16 +197,18 @@ export class VsCodeHost<U extends UriLike = UriLike> implements MemoryHost {
     }
   }
 
-  /** Renames with `overwrite: false`, after checking the destination is free and creating its folder. */
+  /**
+   * Renames with `overwrite: false`, so an existing destination fails with `EEXIST`; creates the
+   * destination's folder first (once the source is known to exist).
+   */
   async rename(from: string, to: string): Promise<void> {
     const toSegments = to.split("/");
-    if ((await this.statOrNull(toSegments, to)) !== null) throw hostError("EEXIST", `${to} already exists`);
     if ((await this.statOrNull(from.split("/"), from)) === null) throw hostError("ENOENT", `${from} does not exist`);
     if (toSegments.length > 1) await this.mkdirp(toSegments.slice(0, -1), to);
     try {
       await this.fs.rename(this.uri(from.split("/")), this.uri(toSegments), { overwrite: false });
     } catch (error) {
-      throw toHostError(error, from);
+      throw toHostError(error, `${from} -> ${to}`);
     }
   }
 
@@ -205,6 +220,14 @@ export class VsCodeHost<U extends UriLike = UriLike> implements MemoryHost {
       const code = fsCode(error);
       if (code === "FileNotFound" || code === "FileNotADirectory") return null;
       throw toHostError(error, path);
+    }
+  }
+
+  private async isDirectory(uri: U): Promise<boolean> {
+    try {
+      return ((await this.fs.stat(uri)).type & DIRECTORY) !== 0;
+    } catch {
+      return false;
     }
   }
 
@@ -235,8 +258,7 @@ export class VsCodeHost<U extends UriLike = UriLike> implements MemoryHost {
         const code = fsCode(error);
         if (code === "FileNotFound") return "parent_missing";
         if (code !== "FileExists") throw toHostError(error, path);
-        const st = await Promise.resolve(this.fs.stat(uri)).catch(() => null);
-        if (st !== null && st.type & DIRECTORY) return "done";
+        if (await this.isDirectory(uri)) return "done";
         throw hostError("ENOTDIR", `${path}: a parent folder is a file`);
       }
     };
@@ -287,16 +309,3 @@ function randomHex(bytes: number): string {
   return Array.from(buffer, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Runs `task` over `items` with at most `limit` at once, keeping the order. */
-async function bounded<T, R>(items: T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await task(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}

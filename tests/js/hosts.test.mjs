@@ -1,0 +1,481 @@
+// One conformance suite for every MemoryHost: the same cases run against InMemoryHost,
+// VsCodeHost over the fake `workspace.fs` (with VS Code's mkdirp semantics, and as a bare
+// FileSystemProvider without them) and NodeHost on a real temporary directory. Then the
+// VS Code specifics: symbolic links, the temporary-file protocol, error mapping, the fake itself.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import * as fsp from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { InMemoryHost } from "../../pkg/hosts/memory.js";
+import { VsCodeHost } from "../../pkg/hosts/vscode.js";
+import { createFakeVsCode, FileSystemError, FileType, Uri } from "./vscode-fake.mjs";
+
+// NodeHost is loaded dynamically: while pkg/hosts/node.js does not exist its cases are skipped
+// (and say so); once it exists, a module that fails to load or lacks NodeHost fails this file.
+const nodeHostUrl = new URL("../../pkg/hosts/node.js", import.meta.url);
+const NodeHost = existsSync(fileURLToPath(nodeHostUrl)) ? (await import(nodeHostUrl.href)).NodeHost : null;
+if (NodeHost !== null) assert.equal(typeof NodeHost, "function", "pkg/hosts/node.js must export the class NodeHost");
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const bytes = (content) => (typeof content === "string" ? encoder.encode(content) : content);
+const text = (data) => decoder.decode(data);
+const byPath = (entries) => [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+const paths = (entries) => byPath(entries).map((e) => e.path);
+const kinds = (entries) => byPath(entries).map((e) => [e.path, e.kind]);
+const NOW = 1772714096789;
+const ticking = () => {
+  let t = NOW;
+  return () => (t += 1000);
+};
+
+const VS_ROOT = "/work/mem";
+
+/** Seeds the fake without the host: every folder level, then the file (works in raw mode too). */
+async function seed(vs, path, content) {
+  const parts = path.split("/").filter(Boolean);
+  for (let i = 1; i < (content === undefined ? parts.length + 1 : parts.length); i++) {
+    await vs.fs.createDirectory(Uri.file(`/${parts.slice(0, i).join("/")}`)).catch((error) => {
+      if (error.code !== "FileExists") throw error;
+    });
+  }
+  if (content !== undefined) await vs.fs.writeFile(Uri.file(path), bytes(content));
+}
+
+const vscodeBackend = (raw) => async (files, { missing }) => {
+  const vs = createFakeVsCode({ now: ticking(), raw });
+  await seed(vs, "/work"); // the root's parent always exists, so a bare provider can create the root
+  if (!missing) await seed(vs, VS_ROOT);
+  for (const [path, content] of Object.entries(files)) await seed(vs, `${VS_ROOT}/${path}`, content);
+  const host = new VsCodeHost({ fs: vs.fs, joinPath: Uri.joinPath }, Uri.file(VS_ROOT));
+  return { host, root: `file://${VS_ROOT}`, absolute: (path) => `file://${VS_ROOT}/${path}` };
+};
+
+const tempDirs = [];
+after(async () => {
+  await Promise.all(tempDirs.map((dir) => fsp.rm(dir, { recursive: true, force: true })));
+});
+
+/** Each backend's `make(files, { missing })` gives `{ host, root, absolute(path) }` over exactly `files`. */
+const backends = [
+  {
+    name: "InMemoryHost",
+    async make(files, { missing }) {
+      void missing; // no files is the same as no directory
+      const host = new InMemoryHost(Object.fromEntries(Object.entries(files).map(([p, c]) => [p, bytes(c)])), { root: "memory:/", now: ticking() });
+      return { host, root: "memory:/", absolute: (path) => `memory:/${path}` };
+    },
+  },
+  { name: "VsCodeHost over workspace.fs", make: vscodeBackend(false) },
+  { name: "VsCodeHost over a bare FileSystemProvider", make: vscodeBackend(true) },
+  {
+    name: "NodeHost",
+    skip: NodeHost === null && "pkg/hosts/node.js does not exist (js/hosts/node.ts not written or not built)",
+    async make(files, { missing }) {
+      const base = await fsp.mkdtemp(join(tmpdir(), "memdir-hosts-"));
+      tempDirs.push(base);
+      const dir = missing ? join(base, "missing") : base;
+      for (const [path, content] of Object.entries(files)) {
+        await fsp.mkdir(dirname(join(dir, path)), { recursive: true });
+        await fsp.writeFile(join(dir, path), bytes(content));
+      }
+      return { host: new NodeHost(dir), root: dir, absolute: (path) => `${dir}/${path}` };
+    },
+  },
+];
+
+for (const backend of backends) {
+  describe(backend.name, { skip: backend.skip }, () => {
+    const make = (files = {}, options = {}) => backend.make(files, { missing: false, ...options });
+
+    test("list: files and nested folders, recursively", async () => {
+      const { host } = await make({ "a.md": "alpha", "notes/b.md": "bravo!", "notes/deep/c.md": "c", "z.txt": "" });
+      const entries = await host.list();
+      assert.deepEqual(kinds(entries), [
+        ["a.md", "file"],
+        ["notes", "directory"],
+        ["notes/b.md", "file"],
+        ["notes/deep", "directory"],
+        ["notes/deep/c.md", "file"],
+        ["z.txt", "file"],
+      ]);
+      const sizes = Object.fromEntries(entries.filter((e) => e.kind === "file").map((e) => [e.path, e.size]));
+      assert.deepEqual(sizes, { "a.md": 5, "notes/b.md": 6, "notes/deep/c.md": 1, "z.txt": 0 });
+      for (const e of entries) {
+        assert.equal(e.problem, undefined, e.path);
+        assert.ok(Number.isFinite(e.mtimeMs), e.path);
+        if (e.kind === "file") assert.ok(e.mtimeMs > 0, e.path);
+      }
+    });
+
+    test("list: an empty root gives []", async () => {
+      const { host } = await make({});
+      assert.deepEqual(await host.list(), []);
+    });
+
+    test("list: a missing root gives []", async () => {
+      const { host } = await make({}, { missing: true });
+      assert.deepEqual(await host.list(), []);
+    });
+
+    test("stat: a file, a folder, null when missing", async () => {
+      const { host } = await make({ "notes/b.md": "bravo!" });
+      const file = await host.stat("notes/b.md");
+      assert.equal(file.path, "notes/b.md");
+      assert.equal(file.kind, "file");
+      assert.equal(file.size, 6);
+      assert.equal(file.problem, undefined);
+      assert.ok(file.mtimeMs > 0);
+      assert.equal(file.mtimeMs, (await host.list()).find((e) => e.path === "notes/b.md").mtimeMs, "stat and list agree");
+      const dir = await host.stat("notes");
+      assert.equal(dir.path, "notes");
+      assert.equal(dir.kind, "directory");
+      assert.equal(await host.stat("nope.md"), null);
+      assert.equal(await host.stat("nope/x.md"), null);
+      assert.equal(await host.stat("notes/b.md/x.md"), null, "below a file");
+    });
+
+    test("readHead: at least the first N lines", async () => {
+      const lines = Array.from({ length: 10 }, (_, i) => `line ${i}`);
+      const { host } = await make({ "h.md": `${lines.join("\n")}\n`, "short.md": "one\ntwo" });
+      assert.deepEqual(text(await host.readHead("h.md", 3)).split("\n").slice(0, 3), lines.slice(0, 3));
+      assert.equal(text(await host.readHead("short.md", 30)), "one\ntwo", "fewer lines than asked: all of it");
+    });
+
+    test("readHead: not the whole of a 1 MB file", async () => {
+      const body = `---\ndescription: big\n---\n${`${"x".repeat(99)}\n`.repeat(10_500)}`;
+      assert.ok(body.length > 1_000_000);
+      const { host } = await make({ "big.md": body });
+      const head = await host.readHead("big.md", 30);
+      assert.ok(head.length < body.length / 10, `${head.length} bytes of ${body.length}`);
+      assert.deepEqual(text(head).split("\n").slice(0, 30), body.split("\n").slice(0, 30));
+    });
+
+    test("readHead: ENOENT when missing, EISDIR for a folder", async () => {
+      const { host } = await make({ "notes/b.md": "b" });
+      await assert.rejects(host.readHead("nope.md", 3), { code: "ENOENT" });
+      await assert.rejects(host.readHead("notes", 3), { code: "EISDIR" });
+    });
+
+    test("readFile: all bytes, or the first maxBytes", async () => {
+      const data = Uint8Array.from([0, 1, 2, 0xff, 0xfe, 10, 13, 200]);
+      const { host } = await make({ "bin.md": data, "notes/b.md": "b" });
+      const all = await host.readFile("bin.md");
+      assert.ok(all instanceof Uint8Array);
+      assert.deepEqual([...all], [...data]);
+      assert.deepEqual([...(await host.readFile("bin.md", 3))], [0, 1, 2]);
+      assert.deepEqual([...(await host.readFile("bin.md", 0))], []);
+      assert.deepEqual([...(await host.readFile("bin.md", 100))], [...data]);
+      await assert.rejects(host.readFile("nope.md"), { code: "ENOENT" });
+      await assert.rejects(host.readFile("notes"), { code: "EISDIR" });
+    });
+
+    test("writeFile: creates, then overwrites", async () => {
+      const { host } = await make({ "keep.md": "keep" });
+      const input = bytes("first version, the longer one");
+      await host.writeFile("a.md", input);
+      input.fill(0); // the host must not hold on to the caller's buffer
+      assert.equal(text(await host.readFile("a.md")), "first version, the longer one");
+      await host.writeFile("a.md", bytes("second"));
+      assert.equal(text(await host.readFile("a.md")), "second");
+      assert.equal((await host.stat("a.md")).size, 6);
+      assert.equal(text(await host.readFile("keep.md")), "keep");
+    });
+
+    test("writeFile: exclusive fails with EEXIST and keeps the file", async () => {
+      const { host } = await make({ "a.md": "old" });
+      await assert.rejects(host.writeFile("a.md", bytes("new"), { exclusive: true }), { code: "EEXIST" });
+      assert.equal(text(await host.readFile("a.md")), "old");
+      await host.writeFile("b.md", bytes("fresh"), { exclusive: true });
+      assert.equal(text(await host.readFile("b.md")), "fresh");
+    });
+
+    test("writeFile: creates parent folders, the root included", async () => {
+      const { host } = await make({}, { missing: true });
+      await host.writeFile("x/y/z.md", bytes("deep"));
+      assert.equal(text(await host.readFile("x/y/z.md")), "deep");
+      assert.deepEqual(kinds(await host.list()), [
+        ["x", "directory"],
+        ["x/y", "directory"],
+        ["x/y/z.md", "file"],
+      ]);
+    });
+
+    test("writeFile: EISDIR over a folder, which survives", async () => {
+      const { host } = await make({ "notes/b.md": "b" });
+      await assert.rejects(host.writeFile("notes", bytes("x")), { code: "EISDIR" });
+      assert.equal((await host.stat("notes")).kind, "directory");
+      assert.equal(text(await host.readFile("notes/b.md")), "b");
+    });
+
+    test("writeFile: atomic, no temporary file left behind", async () => {
+      const { host } = await make({ "old.md": "o" });
+      await host.writeFile("a.md", bytes("1"));
+      await host.writeFile("a.md", bytes("2"));
+      await host.writeFile("notes/n.md", bytes("n"), { exclusive: true });
+      await assert.rejects(host.writeFile("old.md", bytes("x"), { exclusive: true }), { code: "EEXIST" });
+      await assert.rejects(host.writeFile("notes", bytes("x")), { code: "EISDIR" });
+      assert.deepEqual(paths(await host.list()), ["a.md", "notes", "notes/n.md", "old.md"]);
+    });
+
+    test("remove: a file, a folder with everything in it, ENOENT when missing", async () => {
+      const { host } = await make({ "a.md": "a", "notes/b.md": "b", "notes/deep/c.md": "c", "other.md": "o" });
+      await host.remove("a.md");
+      assert.equal(await host.stat("a.md"), null);
+      await host.remove("notes");
+      assert.equal(await host.stat("notes"), null);
+      assert.equal(await host.stat("notes/deep/c.md"), null);
+      assert.deepEqual(paths(await host.list()), ["other.md"]);
+      await assert.rejects(host.remove("a.md"), { code: "ENOENT" });
+      await assert.rejects(host.remove("nope/x.md"), { code: "ENOENT" });
+      assert.deepEqual(paths(await host.list()), ["other.md"]);
+    });
+
+    test("rename: a file and a folder", async () => {
+      const { host } = await make({ "a.md": "alpha", "notes/b.md": "b", "notes/deep/c.md": "c" });
+      await host.rename("a.md", "moved.md");
+      assert.equal(await host.stat("a.md"), null);
+      assert.equal(text(await host.readFile("moved.md")), "alpha");
+      await host.rename("notes", "archive");
+      assert.deepEqual(paths(await host.list()), ["archive", "archive/b.md", "archive/deep", "archive/deep/c.md", "moved.md"]);
+      assert.equal(text(await host.readFile("archive/deep/c.md")), "c");
+    });
+
+    test("rename: EEXIST onto an existing file or folder, ENOENT from a missing source", async () => {
+      const { host } = await make({ "a.md": "alpha", "taken.md": "taken", "notes/b.md": "b" });
+      await assert.rejects(host.rename("a.md", "taken.md"), { code: "EEXIST" });
+      await assert.rejects(host.rename("a.md", "notes"), { code: "EEXIST" });
+      await assert.rejects(host.rename("notes", "taken.md"), { code: "EEXIST" });
+      assert.equal(text(await host.readFile("a.md")), "alpha");
+      assert.equal(text(await host.readFile("taken.md")), "taken");
+      assert.equal(text(await host.readFile("notes/b.md")), "b");
+      await assert.rejects(host.rename("nope.md", "x.md"), { code: "ENOENT" });
+      assert.equal(await host.stat("x.md"), null);
+      assert.deepEqual(paths(await host.list()), ["a.md", "notes", "notes/b.md", "taken.md"]);
+    });
+
+    test("root and absolutePath", async () => {
+      const { host, root, absolute } = await make({});
+      assert.equal(host.root, root);
+      assert.equal(host.absolutePath("MEMORY.md"), absolute("MEMORY.md"));
+      assert.equal(host.absolutePath("notes/a.md"), absolute("notes/a.md"));
+    });
+  });
+}
+
+// ---- VsCodeHost specifics --------------------------------------------------------------------
+
+const vsRoot = Uri.file(VS_ROOT);
+const at = (path) => Uri.file(`${VS_ROOT}/${path}`);
+const TMP = /^\.(.+)\.tmp-[0-9a-f]{12}$/;
+
+async function vscodeHost(files = {}, options = {}) {
+  const vs = createFakeVsCode({ now: ticking(), ...options });
+  await seed(vs, VS_ROOT);
+  for (const [path, content] of Object.entries(files)) await seed(vs, `${VS_ROOT}/${path}`, content);
+  vs.calls.length = 0;
+  return { vs, host: new VsCodeHost({ fs: vs.fs, joinPath: Uri.joinPath }, vsRoot) };
+}
+
+describe("VsCodeHost", () => {
+  test("list reports every symbolic link as symlink_escape and never follows one", async () => {
+    const { vs, host } = await vscodeHost({ "a.md": "a", "notes/n.md": "n" });
+    await seed(vs, "/work/outside/secret.md", "secret");
+    await seed(vs, "/work/outside/dir/x.md", "x");
+    vs.symlink(at("linked"), "/work/outside/dir");
+    vs.symlink(at("inner"), `${VS_ROOT}/notes`); // inside, but workspace.fs cannot tell
+    vs.symlink(at("secret.md"), "/work/outside/secret.md");
+    vs.symlink(at("dangling.md"), "/work/nowhere.md");
+    vs.special(at("fifo.md"));
+    vs.calls.length = 0;
+    const entries = byPath(await host.list());
+    assert.deepEqual(
+      entries.map((e) => [e.path, e.kind, e.problem]),
+      [
+        ["a.md", "file", undefined],
+        ["dangling.md", "other", "symlink_escape"],
+        ["fifo.md", "other", "not_a_file"],
+        ["inner", "other", "symlink_escape"],
+        ["linked", "other", "symlink_escape"],
+        ["notes", "directory", undefined],
+        ["notes/n.md", "file", undefined],
+        ["secret.md", "other", "symlink_escape"],
+      ],
+    );
+    const listed = vs.calls.filter((c) => c.op === "readDirectory").map((c) => c.uri);
+    assert.deepEqual(listed.sort(), [vsRoot.toString(), at("notes").toString()]);
+    assert.equal((await host.stat("linked")).problem, "symlink_escape");
+    assert.equal((await host.stat("secret.md")).problem, "symlink_escape");
+    await assert.rejects(host.readFile("fifo.md"), { code: "EINVAL" });
+    assert.equal(vs.calls.filter((c) => c.op === "readFile").length, 0, "a FIFO is never opened");
+  });
+
+  test("list takes mtimes from stat, and sizes", async () => {
+    const vs = createFakeVsCode({ now: () => 1234567890123 });
+    await seed(vs, `${VS_ROOT}/a.md`, "abc");
+    const host = new VsCodeHost({ fs: vs.fs, joinPath: Uri.joinPath }, vsRoot);
+    assert.deepEqual(await host.list(), [{ path: "a.md", kind: "file", mtimeMs: 1234567890123, size: 3 }]);
+  });
+
+  test("writeFile goes through .<name>.tmp-<random> and rename", async () => {
+    const { vs, host } = await vscodeHost();
+    await host.writeFile("notes/a.md", bytes("a"));
+    const ops = vs.calls.filter((c) => c.op !== "stat");
+    assert.deepEqual(ops.map((c) => c.op), ["createDirectory", "writeFile", "rename"]);
+    assert.equal(ops[0].uri, at("notes").toString());
+    const tmp = ops[1].uri;
+    assert.equal(dirname(tmp), at("notes").toString());
+    assert.match(tmp.split("/").pop(), TMP);
+    assert.equal(tmp.split("/").pop().match(TMP)[1], "a.md");
+    assert.deepEqual(ops[2], { op: "rename", uri: tmp, target: at("notes/a.md").toString(), options: { overwrite: true } });
+    vs.calls.length = 0;
+    await host.writeFile("notes/b.md", bytes("b"), { exclusive: true });
+    const rename = vs.calls.find((c) => c.op === "rename");
+    assert.deepEqual(rename.options, { overwrite: false });
+    assert.equal(rename.target, at("notes/b.md").toString());
+    vs.calls.length = 0;
+    await host.writeFile("notes/a.md", bytes("again"));
+    assert.equal(vs.calls.some((c) => c.op === "createDirectory"), false, "overwriting: the folder is known to exist");
+  });
+
+  test("exclusive writeFile refuses a file that appears after the check", async () => {
+    const { vs, host } = await vscodeHost();
+    const fs = {
+      ...vs.fs,
+      async writeFile(uri, content) {
+        await vs.fs.writeFile(at("race.md"), bytes("theirs")); // someone else wins the race
+        return vs.fs.writeFile(uri, content);
+      },
+    };
+    const racy = new VsCodeHost({ fs, joinPath: Uri.joinPath }, vsRoot);
+    await assert.rejects(racy.writeFile("race.md", bytes("mine"), { exclusive: true }), { code: "EEXIST" });
+    assert.equal(text(await host.readFile("race.md")), "theirs");
+    assert.deepEqual(paths(await host.list()), ["race.md"]);
+  });
+
+  test("a failed write removes its temporary file and maps the error", async () => {
+    const { vs } = await vscodeHost({ "a.md": "old" });
+    const fs = {
+      ...vs.fs,
+      rename: async () => {
+        throw FileSystemError.NoPermissions(at("a.md"));
+      },
+    };
+    const host = new VsCodeHost({ fs, joinPath: Uri.joinPath }, vsRoot);
+    const error = await host.writeFile("a.md", bytes("new")).then(
+      () => assert.fail("writeFile should fail"),
+      (e) => e,
+    );
+    assert.equal(error.code, "EACCES");
+    assert.ok(error.cause instanceof FileSystemError);
+    assert.match(error.message, /^a\.md: /);
+    const removed = vs.calls.filter((c) => c.op === "delete");
+    assert.equal(removed.length, 1);
+    assert.match(removed[0].uri.split("/").pop(), TMP);
+    assert.deepEqual(paths(await host.list()), ["a.md"]);
+    assert.equal(text(await host.readFile("a.md")), "old");
+  });
+
+  test("FileSystemError codes become POSIX codes; other errors pass through", async () => {
+    const { vs } = await vscodeHost({ "a.md": "a" });
+    const failing = (error) => new VsCodeHost({ fs: { ...vs.fs, stat: async () => Promise.reject(error) }, joinPath: Uri.joinPath }, vsRoot);
+    const cases = [
+      [FileSystemError.NoPermissions(at("a.md")), "EACCES"],
+      [FileSystemError.Unavailable(at("a.md")), "EAGAIN"],
+      [FileSystemError.FileIsADirectory(at("a.md")), "EISDIR"],
+      [FileSystemError.FileExists(at("a.md")), "EEXIST"],
+      [new FileSystemError("disk on fire"), "EIO"],
+    ];
+    for (const [error, code] of cases) {
+      await assert.rejects(failing(error).stat("a.md"), (e) => e.code === code && e.cause === error, code);
+    }
+    const bug = new TypeError("not a file-system error");
+    await assert.rejects(failing(bug).stat("a.md"), (e) => e === bug);
+    const posix = Object.assign(new Error("from a Node-backed fs"), { code: "ENOSPC" });
+    await assert.rejects(failing(posix).stat("a.md"), (e) => e === posix);
+    const { host } = await vscodeHost({ "a.md": "a" });
+    await assert.rejects(host.readFile("a.md/b.md"), { code: "ENOTDIR" });
+  });
+
+  test("list: an unreadable subfolder is flagged, an unreadable root throws", async () => {
+    const { vs } = await vscodeHost({ "locked/a.md": "a", "b.md": "b" });
+    const deny = (path) => ({
+      ...vs.fs,
+      readDirectory: async (uri) => (uri.path === path ? Promise.reject(FileSystemError.NoPermissions(uri)) : vs.fs.readDirectory(uri)),
+    });
+    const host = new VsCodeHost({ fs: deny(`${VS_ROOT}/locked`), joinPath: Uri.joinPath }, vsRoot);
+    assert.deepEqual(
+      byPath(await host.list()).map((e) => [e.path, e.problem]),
+      [
+        ["b.md", undefined],
+        ["locked", "unreadable"],
+      ],
+    );
+    const rootless = new VsCodeHost({ fs: deny(VS_ROOT), joinPath: Uri.joinPath }, vsRoot);
+    await assert.rejects(rootless.list(), { code: "EACCES" });
+  });
+
+  test("readHead keeps the Nth newline and caps a huge line at 1 MiB", async () => {
+    const { host } = await vscodeHost({ "a.md": "a\nb\nc\n", "long.md": `${"y".repeat(3 << 20)}\nz\n` });
+    assert.equal(text(await host.readHead("a.md", 2)), "a\nb\n");
+    assert.equal(text(await host.readHead("a.md", 3)), "a\nb\nc\n");
+    assert.equal((await host.readHead("a.md", 0)).length, 0);
+    assert.equal((await host.readHead("long.md", 30)).length, 1 << 20);
+  });
+});
+
+describe("the fake workspace.fs", () => {
+  test("errors are shaped like VS Code's FileSystemError", async () => {
+    const { fs } = createFakeVsCode();
+    const error = await fs.stat(Uri.file("/nope.md")).then(assert.fail, (e) => e);
+    assert.ok(error instanceof FileSystemError);
+    assert.equal(error.code, "FileNotFound");
+    assert.equal(error.name, "EntryNotFound (FileSystemError)");
+    assert.equal(String(error), "EntryNotFound (FileSystemError): file:///nope.md");
+    await assert.rejects(fs.stat(new Uri("vscode-remote", "host", "/x")), { code: "Unavailable" });
+  });
+
+  test("workspace.fs creates parents; a bare provider does not", async () => {
+    const vs = createFakeVsCode();
+    await vs.fs.writeFile(Uri.file("/a/b/c.md"), bytes("c"));
+    assert.equal((await vs.fs.stat(Uri.file("/a/b"))).type, FileType.Directory);
+    await vs.fs.createDirectory(Uri.file("/a/b")); // an existing folder is fine
+    await vs.fs.rename(Uri.file("/a/b/c.md"), Uri.file("/x/y/c.md"));
+    assert.equal(text(await vs.fs.readFile(Uri.file("/x/y/c.md"))), "c");
+    const bare = createFakeVsCode({ raw: true });
+    await assert.rejects(bare.fs.writeFile(Uri.file("/a/c.md"), bytes("c")), { code: "FileNotFound" });
+    await assert.rejects(bare.fs.createDirectory(Uri.file("/a/b")), { code: "FileNotFound" });
+    await bare.fs.createDirectory(Uri.file("/a"));
+    await assert.rejects(bare.fs.createDirectory(Uri.file("/a")), { code: "FileExists" });
+  });
+
+  test("delete, rename and readDirectory follow VS Code's rules", async () => {
+    const vs = createFakeVsCode();
+    const { fs } = vs;
+    await fs.writeFile(Uri.file("/d/a.md"), bytes("a"));
+    await fs.writeFile(Uri.file("/d/b.md"), bytes("b"));
+    await assert.rejects(fs.delete(Uri.file("/d")), (e) => e.code === "Unknown" && /non-empty/.test(e.message));
+    await assert.rejects(fs.rename(Uri.file("/d/a.md"), Uri.file("/d/b.md")), { code: "FileExists" });
+    await fs.rename(Uri.file("/d/a.md"), Uri.file("/d/b.md"), { overwrite: true });
+    assert.equal(text(await fs.readFile(Uri.file("/d/b.md"))), "a");
+    await assert.rejects(fs.rename(Uri.file("/d"), Uri.file("/d/sub")), { code: "Unknown" });
+    vs.symlink(Uri.file("/d/link"), "/d");
+    vs.symlink(Uri.file("/d/file-link"), "/d/b.md");
+    assert.deepEqual(await fs.readDirectory(Uri.file("/d")), [
+      ["b.md", FileType.File],
+      ["link", FileType.Directory | FileType.SymbolicLink],
+      ["file-link", FileType.File | FileType.SymbolicLink],
+    ]);
+    await fs.delete(Uri.file("/d/link"));
+    assert.equal((await fs.stat(Uri.file("/d"))).type, FileType.Directory, "deleting a link keeps its target");
+    await assert.rejects(fs.readFile(Uri.file("/d")), { code: "FileIsADirectory" });
+    await assert.rejects(fs.readDirectory(Uri.file("/d/b.md")), { code: "FileNotADirectory" });
+    await fs.delete(Uri.file("/d"), { recursive: true });
+    await assert.rejects(fs.stat(Uri.file("/d/b.md")), { code: "FileNotFound" });
+    assert.equal(Uri.joinPath(Uri.file("/m"), "a b", "../c.md").toString(), "file:///m/c.md");
+    assert.equal(Uri.joinPath(Uri.file("/m"), "a b.md").toString(), "file:///m/a%20b.md");
+  });
+});
