@@ -19,7 +19,7 @@ import {
 import type { FileHead, IndexView, Limits, ProviderName, Rejected, RenderedMemory, ScanResult, SelectionRequest, Usage } from "./core.js";
 import { defaultLimits } from "./core.js";
 import type { MemoryHost } from "./host.js";
-import { queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
+import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
 import { bounded } from "./bounded.js";
 
 export type { SelectorConfig, SelectorFunction, SelectorRequest } from "./selectors.js";
@@ -146,7 +146,6 @@ export interface MemorySession {
   reset(): void;
 }
 
-const NO_USAGE: Required<Usage> = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, cacheCreation1hInputTokens: 0 };
 const decoder = new TextDecoder();
 
 function envKey(name: string): string | undefined {
@@ -198,7 +197,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
           file.head = await host.readHead(path, limits.maxHeaderLines);
           return true;
         } catch (error) {
-          file.problem = errorCode(error) === "ENOENT" ? "vanished" : errorCode(error) === "EISDIR" || errorCode(error) === "EINVAL" ? "not_a_file" : "unreadable";
+          file.problem = errorCode(error) || "unreadable"; // the core names it (ENOENT → vanished, …)
           return false;
         }
       });
@@ -227,7 +226,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     return { name, selected: [], rejected: [], side, error: failure };
   }
 
-  async function recall(query: string, options: RecallOptions = {}): Promise<RecallResult> {
+  async function recall(query: string, turn: RecallOptions = {}): Promise<RecallResult> {
     const started = performance.now();
     const result: RecallResult = { outcome: "failed", selector: null, model: null, memories: [], reminders: [], rejected: [], usage: NO_USAGE, costUsd: null, latencyMs: 0, modelLatencyMs: 0 };
     let candidates = 0;
@@ -236,9 +235,9 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
       const request = buildSelectionRequest({
         query,
         memories: scanned.memories,
-        alreadySurfaced: options.alreadySurfaced ?? [],
-        recentTools: options.recentTools ?? [],
-        surfacedUtf16: options.surfacedUtf16 ?? 0,
+        alreadySurfaced: turn.alreadySurfaced ?? [],
+        recentTools: turn.recentTools ?? [],
+        surfacedUtf16: turn.surfacedUtf16 ?? 0,
         limits,
       });
       candidates = request.candidates.length;
@@ -247,7 +246,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
         result.error = request.skip;
       } else {
         const modelStarted = performance.now();
-        const chosen = await select(request, query, scanned, options);
+        const chosen = await select(request, query, scanned, turn);
         result.modelLatencyMs = performance.now() - modelStarted;
         result.selector = chosen.name;
         result.rejected = chosen.rejected;
@@ -283,20 +282,14 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
       result.error = `recall failed: ${(error as Error)?.message ?? String(error)}`;
     }
     result.latencyMs = performance.now() - started;
-    try {
-      options.signal?.throwIfAborted?.();
-    } catch {
-      result.outcome = result.outcome === "selected" ? result.outcome : "failed";
-    }
     const event: RecallEvent = { type: "recall", outcome: result.outcome, selector: result.selector, candidates, selected: result.memories.length, ages: result.memories.map((m) => m.ageDays), latencyMs: result.latencyMs, usage: result.usage, costUsd: result.costUsd, ...(result.error ? { error: result.error } : {}) };
     try {
-      optionsOnEvent?.(event);
+      options.onEvent?.(event);
     } catch {
       // a logging callback must not break recall
     }
     return result;
   }
-  const optionsOnEvent = options.onEvent;
 
   function session(): MemorySession {
     let surfaced: string[] = [];

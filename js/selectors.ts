@@ -46,7 +46,8 @@ export interface SideQueryResult {
   failure: { code: string; message: string } | null;
 }
 
-const NO_USAGE: Required<Usage> = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, cacheCreation1hInputTokens: 0 };
+/** Usage of a call that reported none. */
+export const NO_USAGE: Required<Usage> = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, cacheCreation1hInputTokens: 0 };
 
 const isBrowser = typeof (globalThis as { window?: unknown }).window !== "undefined" && typeof (globalThis as { document?: unknown }).document !== "undefined";
 

@@ -34,7 +34,8 @@ pub struct FileHead {
     #[serde(default)]
     pub kind: Option<String>,
     /// A problem the host met with this entry: `not_a_file`, `symlink_escape`,
-    /// `unreadable` or `vanished`. The file is left out, with a diagnostic.
+    /// `unreadable` or `vanished`, or the raw error code of a failed read (`ENOENT`,
+    /// `EISDIR`, `EACCES`, …). The file is left out, with a diagnostic.
     #[serde(default)]
     pub problem: Option<String>,
 }
@@ -50,6 +51,13 @@ const HOST_PROBLEMS: &[(&str, &str)] = &[
     ),
     ("unreadable", "the file could not be read"),
     ("vanished", "the file disappeared while it was being read"),
+];
+
+/// A host may pass the raw error code of a failed read; these are what they mean here.
+const ERROR_CODES: &[(&str, &str)] = &[
+    ("ENOENT", "vanished"),
+    ("EISDIR", "not_a_file"),
+    ("EINVAL", "not_a_file"),
 ];
 
 /// A file head: text, or bytes that the core decodes as UTF-8 (reporting invalid bytes).
@@ -172,6 +180,10 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
         let is_dir = file.kind.as_deref() == Some("directory");
         let problem = file.problem.as_deref().or(is_dir.then_some("not_a_file"));
         if let Some(problem) = problem {
+            let problem = ERROR_CODES
+                .iter()
+                .find(|(errno, _)| *errno == problem)
+                .map_or(problem, |(_, code)| code);
             let (code, message) = HOST_PROBLEMS
                 .iter()
                 .find(|(code, _)| *code == problem)

@@ -127,7 +127,7 @@ function formatRecall(r: RecallResult): string {
   const lines = [
     `selector: ${r.selector ?? "none"}${r.model && r.selector !== "lexical" ? ` (${r.model})` : ""}`,
     `outcome:  ${r.outcome}${r.error ? ` — ${r.error}` : ""}`,
-    `chosen:   ${r.memories.length ? r.memories.map((m) => `${m.path} (${m.ageDays === 0 ? "today" : m.ageDays === 1 ? "yesterday" : `${m.ageDays} days old`}${m.truncated ? `, cut: ${m.truncated}` : ""})`).join(", ") : "nothing"}`,
+    `chosen:   ${r.memories.length ? r.memories.map((m) => `${m.path} (${memoryAge(m.mtimeMs, Date.now())}${m.truncated ? `, cut: ${m.truncated}` : ""})`).join(", ") : "nothing"}`,
   ];
   if (r.rejected.length) lines.push(`rejected: ${r.rejected.map((x) => `${JSON.stringify(x.value)} (${x.reason})`).join(", ")}`);
   const u = r.usage;

@@ -174,10 +174,7 @@ export class NodeHost implements MemoryHost {
   }
 
   async remove(path: string): Promise<void> {
-    if ((await this.stat(path)) === null) {
-      // lstat: a dangling link is still something to remove
-      await this.fs.lstat(this.abs(path));
-    }
+    // without `force`, rm fails with ENOENT for a missing path; it removes a dangling link itself
     await this.fs.rm(this.abs(path), { recursive: true });
   }
 
