@@ -4,17 +4,10 @@
 // be in a memory directory that has lived a while. The side query goes to Anthropic when
 // ANTHROPIC_API_KEY is set, otherwise to the offline lexical selector; the output says which.
 import { spawnSync } from "node:child_process";
-import { readFileSync, utimesSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { applyAges, exampleDir as dir } from "../examples/ages.mjs";
 
-const dir = fileURLToPath(new URL("../examples/memory/", import.meta.url));
-const ages = JSON.parse(readFileSync(new URL("../examples/ages.json", import.meta.url), "utf8"));
-const now = Date.now();
-for (const [path, days] of Object.entries(ages)) {
-  const when = new Date(now - days * 86_400_000 - 60_000);
-  utimesSync(join(dir, path), when, when);
-}
+applyAges(dir);
 
 const query = "a customer says their invoice total is a few cents off on a multi-leg shipment — where do I start?";
 const provider = process.env.ANTHROPIC_API_KEY ? "anthropic" : "lexical";

@@ -7,10 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
+import { copyExampleMemory } from "../../examples/ages.mjs";
 
 const bin = fileURLToPath(new URL("../../pkg/cli/main.js", import.meta.url));
-const examples = fileURLToPath(new URL("../../examples/memory/", import.meta.url));
-const temps = [];
+const examples = copyExampleMemory(); // ages from examples/ages.json, as the demo sees them
+const temps = [join(examples, "..")];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function memdir(args, env = {}) {

@@ -4,14 +4,21 @@
 // the schema fallback and prompt caching.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { copyExampleMemory } from "../../examples/ages.mjs";
 import { openMemory } from "memdir";
 import { startMockProviders } from "../mock/providers.mjs";
 
-const examples = fileURLToPath(new URL("../../examples/memory/", import.meta.url));
-let mock;
-before(async () => (mock = await startMockProviders()));
-after(() => mock.close());
+let mock, examples;
+before(async () => {
+  mock = await startMockProviders();
+  examples = copyExampleMemory(); // ages from examples/ages.json, so the manifest order is the demo's
+});
+after(async () => {
+  await mock.close();
+  rmSync(join(examples, ".."), { recursive: true, force: true });
+});
 beforeEach(() => mock.reset());
 
 const QUERY = "can we deploy the new dispatch screen to production on December 18?";
