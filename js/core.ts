@@ -30,6 +30,16 @@ import type {
   Selection,
   SelectionInput,
   SelectionRequest,
+  DoctorInput,
+  DoctorReport,
+  FixPlan,
+  MemoryToolCommand,
+  RememberInput,
+  SecretFinding,
+  Snapshot,
+  ToolPlan,
+  ToolResult,
+  WritePlan,
 } from "./wasm/memdir.js";
 import { MemdirError, toMemdirError } from "./errors.js";
 
@@ -62,6 +72,19 @@ export type {
   SelectionRequest,
   SkipReason,
   Usage,
+  DoctorInput,
+  DoctorReport,
+  Effect,
+  Finding,
+  FixPlan,
+  MemoryToolCommand,
+  RememberInput,
+  SecretFinding,
+  Snapshot,
+  SnapshotEntry,
+  ToolPlan,
+  ToolResult,
+  WritePlan,
 } from "./wasm/memdir.js";
 
 let state: "uninitialized" | "ready" | "poisoned" = "uninitialized";
@@ -220,4 +243,44 @@ export function lexicalSelect(input: LexicalInput): LexicalSelection {
 /** The system-prompt section that teaches the main model how to keep the memory in `dir`. */
 export function memoryInstructions(dir: string): string {
   return guard(() => wasm.memoryInstructions(dir));
+}
+
+/** Step 1 of a memory-tool command: the paths to resolve and read (or the answer, for a bad command). */
+export function planToolCommand(command: MemoryToolCommand): ToolPlan {
+  return guard(() => wasm.planToolCommand(command));
+}
+
+/** Step 2 of a memory-tool command: the result text and the effects to apply. */
+export function runToolCommand(command: MemoryToolCommand, snapshot: Snapshot, limits?: Partial<Limits> | null): ToolResult {
+  return guard(() => wasm.runToolCommand(command, snapshot, limits ?? null));
+}
+
+/** Plans `remember`, or throws a `MemdirError` saying why it is refused (nothing is written). */
+export function planRemember(input: RememberInput, snapshot: Snapshot, limits?: Partial<Limits> | null): WritePlan {
+  return guard(() => wasm.planRemember(input, snapshot, limits ?? null));
+}
+
+/** Plans `forget`, or throws `NOT_FOUND`. */
+export function planForget(file: string, snapshot: Snapshot): WritePlan {
+  return guard(() => wasm.planForget(file, snapshot));
+}
+
+/** Every doctor check (SPEC §5). */
+export function runDoctor(input: DoctorInput): DoctorReport {
+  return guard(() => wasm.runDoctor(input));
+}
+
+/** The safe fixes as effects and a diff, with the report before and after. */
+export function planDoctorFixes(input: DoctorInput): FixPlan {
+  return guard(() => wasm.planDoctorFixes(input));
+}
+
+/** High-confidence credentials in a text (kind, line, redacted preview). */
+export function findSecrets(text: string): SecretFinding[] {
+  return guard(() => wasm.findSecrets(text));
+}
+
+/** A unified diff of two texts; empty when equal. */
+export function unifiedDiff(path: string, old: string, updated: string): string {
+  return guard(() => wasm.unifiedDiff(path, old, updated));
 }

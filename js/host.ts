@@ -40,6 +40,12 @@ export interface MemoryHost {
   remove(path: string): Promise<void>;
   /** Renames a file or directory; fails with `EEXIST` if the destination exists. */
   rename(from: string, to: string): Promise<void>;
+  /**
+   * Where `path` really is, following symbolic links: the relative path from the root's real
+   * location (the part that does not exist yet kept as given), or `null` when it leads out of
+   * the memory directory. Hosts without links leave it out; the core checks what comes back.
+   */
+  resolve?(path: string): Promise<string | null>;
   /** Joins the root and a relative path for display (`absolutePath` of a memory). */
   absolutePath(path: string): string;
 }

@@ -11,3 +11,9 @@ export type { Memory as OpenedMemory, MemorySession, OpenMemoryOptions, Prefetch
 export type { HostEntry, HostError, MemoryHost } from "./host.js";
 export { InMemoryHost } from "./hosts/memory.js";
 export { VsCodeHost } from "./hosts/vscode.js";
+export { MemoryToolError, memoryTool, runMemoryCommand } from "./tool.js";
+export type { MemoryTool, MemoryToolHandlers } from "./tool.js";
+export type { WriteResult } from "./memory.js";
+export type { DoctorOptions } from "./doctor.js";
+export { withLock, LOCK_FILE } from "./lock.js";
+export type { LockOptions } from "./lock.js";

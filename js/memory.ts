@@ -21,6 +21,12 @@ import { defaultLimits } from "./core.js";
 import type { MemoryHost } from "./host.js";
 import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
 import { bounded } from "./bounded.js";
+import { planForget, planRemember } from "./core.js";
+import type { DoctorReport, FixPlan, RememberInput, WritePlan } from "./core.js";
+import { applyDoctorFixes, doctorFixPlan, doctorReport, type DoctorOptions } from "./doctor.js";
+import { withLock, type LockOptions } from "./lock.js";
+import { applyEffects, takeSnapshot } from "./snapshot.js";
+import { memoryTool, type MemoryTool } from "./tool.js";
 
 export type { SelectorConfig, SelectorFunction, SelectorRequest } from "./selectors.js";
 
@@ -41,6 +47,18 @@ export interface OpenMemoryOptions {
   onEvent?: (event: RecallEvent) => void;
   /** Files read at once. Default 16. */
   concurrency?: number;
+  /** How long a write waits for another writer's lock, and when a lock counts as abandoned. */
+  lock?: LockOptions;
+}
+
+/** What `remember` / `forget` did. */
+export interface WriteResult {
+  /** The topic file, relative. */
+  file: string;
+  absolutePath: string;
+  action: "created" | "updated" | "forgotten";
+  /** The index line written (`null` for forget). */
+  indexLine: string | null;
 }
 
 /** One recalled memory. */
@@ -120,6 +138,23 @@ export interface Memory {
   scan(): Promise<ScanResult>;
   recall(query: string, options?: RecallOptions): Promise<RecallResult>;
   session(): MemorySession;
+  /**
+   * Writes a topic file with valid frontmatter and its one line in MEMORY.md (added, or
+   * updated in place). Throws a `MemdirError` — `INVALID_MEMORY`, `SECRET_DETECTED`,
+   * `LIMIT_EXCEEDED`, `DUPLICATE_MEMORY`, `INDEX_ONLY`, `UNSAFE_PATH` — and writes nothing
+   * when a rule refuses it.
+   */
+  remember(input: RememberInput): Promise<WriteResult>;
+  /** Removes a topic file and every index line linking to it; `NOT_FOUND` when neither exists. */
+  forget(file: string): Promise<WriteResult>;
+  /** Handlers for Anthropic's `memory_20250818` memory tool, over this directory. */
+  tool(): MemoryTool;
+  /** Every doctor check (SPEC §5). */
+  doctor(options?: DoctorOptions): Promise<DoctorReport>;
+  /** The safe fixes doctor can make: effects, a unified diff, and the report before and after. */
+  planFixes(options?: DoctorOptions): Promise<FixPlan>;
+  /** Applies a plan from `planFixes` if nothing changed since; returns the report after. */
+  applyFixes(plan: FixPlan, options?: DoctorOptions): Promise<DoctorReport>;
 }
 
 /** A prefetched recall: started at the start of a turn, taken later without waiting. */
@@ -347,8 +382,35 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     };
   }
 
+  async function write(plan: () => Promise<WritePlan>): Promise<WriteResult> {
+    return withLock(
+      host,
+      async () => {
+        const planned = await plan();
+        await applyEffects(host, planned.effects);
+        return { file: planned.file, absolutePath: host.absolutePath(planned.file), action: planned.action, indexLine: planned.indexLine };
+      },
+      options.lock,
+    );
+  }
+
   return {
     host,
+    remember: (input) =>
+      write(async () => {
+        const resolve = ["MEMORY.md", ...(typeof input?.file === "string" ? [input.file] : [])];
+        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], heads: limits.maxHeaderLines, resolve }, concurrency);
+        return planRemember(input, snapshot, limits);
+      }),
+    forget: (file) =>
+      write(async () => {
+        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], resolve: ["MEMORY.md", file] }, concurrency);
+        return planForget(file, snapshot);
+      }),
+    tool: () => memoryTool(host, limits, options.lock),
+    doctor: (opts) => doctorReport(host, limits, now(), opts),
+    planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
+    applyFixes: (plan, opts) => applyDoctorFixes(host, plan, limits, now(), opts, options.lock),
     async index() {
       let text = "";
       try {

@@ -11,6 +11,38 @@ pub enum Error {
     InvalidArgument(String),
     /// A path that is not a safe, relative path inside the memory directory.
     UnsafePath { path: String, reason: String },
+    /// A write the rules refuse; nothing was written. The message says why and what to do.
+    Refused { refusal: Refusal, message: String },
+}
+
+/// Why a write was refused; each has its own stable code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The memory itself is malformed: unknown type, empty or multi-line description, …
+    InvalidMemory,
+    /// The text holds what looks like a credential.
+    SecretDetected,
+    /// The write would push the index or the directory past a limit.
+    LimitExceeded,
+    /// An existing memory has the same name or almost the same description.
+    DuplicateMemory,
+    /// Content (not index entries) written into `MEMORY.md`.
+    IndexOnly,
+    /// Nothing to forget: no such file and no index entry.
+    NotFound,
+}
+
+impl Refusal {
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::InvalidMemory => "INVALID_MEMORY",
+            Self::SecretDetected => "SECRET_DETECTED",
+            Self::LimitExceeded => "LIMIT_EXCEEDED",
+            Self::DuplicateMemory => "DUPLICATE_MEMORY",
+            Self::IndexOnly => "INDEX_ONLY",
+            Self::NotFound => "NOT_FOUND",
+        }
+    }
 }
 
 impl Error {
@@ -19,6 +51,14 @@ impl Error {
         match self {
             Self::InvalidArgument(_) => "INVALID_ARGUMENT",
             Self::UnsafePath { .. } => "UNSAFE_PATH",
+            Self::Refused { refusal, .. } => refusal.code(),
+        }
+    }
+
+    pub(crate) fn refused(refusal: Refusal, message: impl Into<String>) -> Self {
+        Self::Refused {
+            refusal,
+            message: message.into(),
         }
     }
 
@@ -32,6 +72,7 @@ impl fmt::Display for Error {
         match self {
             Self::InvalidArgument(message) => write!(f, "invalid argument: {message}"),
             Self::UnsafePath { path, reason } => write!(f, "unsafe path {path:?}: {reason}"),
+            Self::Refused { message, .. } => f.write_str(message),
         }
     }
 }

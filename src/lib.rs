@@ -10,6 +10,8 @@
 
 pub mod answer;
 pub mod cost;
+pub mod diff;
+pub mod doctor;
 pub mod error;
 pub mod freshness;
 pub mod frontmatter;
@@ -22,8 +24,11 @@ pub mod paths;
 pub mod provider;
 pub mod render;
 pub mod scan;
+pub mod secrets;
 pub mod selection;
 pub mod text;
+pub mod tool;
+pub mod write;
 
 pub use error::Error;
 pub use limits::Limits;

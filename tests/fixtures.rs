@@ -13,7 +13,8 @@ use std::fs;
 use std::path::Path;
 
 use memdir::{
-    answer, cost, freshness, index, manifest, paths, render, scan, selection, Error, Limits,
+    answer, cost, diff, doctor, freshness, index, manifest, paths, render, scan, secrets, selection,
+    tool, write, Error, Limits,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -129,6 +130,29 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         "checkRelativePath" => {
             paths::check_relative_path(&arg::<String>(a, 0, "path")?).map(|()| Value::Null)
         }
+        "planToolCommand" => out(tool::plan_tool_command(&arg::<Value>(a, 0, "command")?)),
+        "runToolCommand" => out(tool::run_tool_command(
+            &arg::<Value>(a, 0, "command")?,
+            &arg::<write::Snapshot>(a, 1, "snapshot")?,
+            &limits(a, 2)?,
+        )),
+        "planRemember" => out(write::remember::plan_remember(
+            &arg(a, 0, "input")?,
+            &arg(a, 1, "snapshot")?,
+            &limits(a, 2)?,
+        )?),
+        "planForget" => out(write::forget::plan_forget(
+            &arg::<String>(a, 0, "file")?,
+            &arg(a, 1, "snapshot")?,
+        )?),
+        "runDoctor" => out(doctor::doctor(&arg(a, 0, "input")?)),
+        "planDoctorFixes" => out(doctor::fix::plan_doctor_fixes(&arg(a, 0, "input")?)),
+        "findSecrets" => out(secrets::find_secrets(&arg::<String>(a, 0, "text")?)),
+        "unifiedDiff" => out(diff::unified_diff(
+            &arg::<String>(a, 0, "path")?,
+            &arg::<String>(a, 1, "old")?,
+            &arg::<String>(a, 2, "new")?,
+        )),
         "estimateCost" => out(cost::estimate_cost(&arg(a, 0, "input")?)),
         "defaultLimits" => out(Limits::default()),
         other => panic!("fixture calls unknown function {other}"),
@@ -162,6 +186,20 @@ fn short(v: &Value) -> String {
     }
 }
 
+/// `[code, file, line]` of every finding of a doctor report, sorted.
+fn finding_codes(report: &Value) -> Vec<Value> {
+    let mut codes: Vec<Value> = report["findings"]
+        .as_array()
+        .map(|fs| {
+            fs.iter()
+                .map(|f| json!([f["code"], f["file"], f["line"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    codes.sort_by_key(|v| v.to_string());
+    codes
+}
+
 fn check_case(file: &str, case: &Value) -> Result<(), String> {
     let name = case["name"].as_str().unwrap_or("?");
     let func = case["call"].as_str().expect("call");
@@ -190,6 +228,20 @@ fn check_case(file: &str, case: &Value) -> Result<(), String> {
                 short(&expect),
                 short(&got)
             ));
+        }
+    }
+    for (key, report) in [("expectCodes", Some(&got)), ("expectAfterCodes", got.get("after"))] {
+        if let Some(want) = case.get(key) {
+            let have = finding_codes(report.unwrap_or(&Value::Null));
+            let mut want: Vec<Value> = want.as_array().cloned().unwrap_or_default();
+            want.sort_by_key(|v| v.to_string());
+            if have != want {
+                return fail(format!(
+                    "{key}:\n  expected {}\n  got      {}",
+                    Value::Array(want),
+                    Value::Array(have)
+                ));
+            }
         }
     }
     if let Some(fields) = case.get("expectFields").and_then(Value::as_object) {

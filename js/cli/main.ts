@@ -3,12 +3,13 @@
  * The `memdir` command: where a project's memory is, its index, its files, and a recall —
  * the exact blocks an agent would inject this turn, with tokens and cost.
  *
- * Exit status: 0 success; 1 a recall or provider failure; 2 bad arguments; 3 a missing memory directory.
+ * Exit status: 0 success; 1 a recall or provider failure, a refused write, or doctor errors that
+ * remain; 2 bad arguments; 3 a missing memory directory.
  */
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { memoryAge, openMemory, type RecallResult, type SelectorConfig } from "../entry/node.js";
+import { MemdirError, memoryAge, openMemory, type DoctorReport, type OpenedMemory, type RecallResult, type SelectorConfig } from "../entry/node.js";
 
 const HELP = `memdir — long-term memory for AI agents, in plain Markdown files
 
@@ -17,6 +18,11 @@ Usage:
   memdir index                MEMORY.md as it goes into the prompt (cut to its limits)
   memdir scan                 the memories: type, path, age, description (dropped files marked)
   memdir recall "<query>"     which memories a side query picks, and the blocks to inject
+  memdir remember --type <t> --name <n> --description <d> [--file <f>] [--body <text>]
+                              write a memory and its MEMORY.md line (body from stdin if no --body)
+  memdir forget <file>        remove a memory and its MEMORY.md line
+  memdir doctor [--fix]       check the memory against its rules; --fix shows the diff of the
+                              safe fixes, then applies them
 
 Options:
   --dir <path>        the memory directory (default: Claude Code's, for --project)
@@ -27,6 +33,7 @@ Options:
   --base-url <url>    the provider's base URL (OpenAI-compatible servers, Ollama, a proxy)
   --timeout <ms>      deadline of the side query (default 10000)
   --fallback          when the model call fails, choose with the lexical selector
+  --stale-days <n>    doctor: user/feedback memories older than this are reported (default 90)
   --json              machine-readable output
   -h, --help          this help
 
@@ -53,6 +60,13 @@ async function main(argv: string[]): Promise<number> {
         "base-url": { type: "string" },
         timeout: { type: "string" },
         fallback: { type: "boolean" },
+        type: { type: "string" },
+        name: { type: "string" },
+        description: { type: "string" },
+        file: { type: "string" },
+        body: { type: "string" },
+        fix: { type: "boolean" },
+        "stale-days": { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -66,10 +80,14 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  if (!command) throw new UsageError("a command is required (path, index, scan or recall); see --help");
-  if (!["path", "index", "scan", "recall"].includes(command)) throw new UsageError(`unknown command "${command}"; see --help`);
+  if (!command) throw new UsageError("a command is required (path, index, scan, recall, remember, forget or doctor); see --help");
+  if (!["path", "index", "scan", "recall", "remember", "forget", "doctor"].includes(command)) throw new UsageError(`unknown command "${command}"; see --help`);
   if (command === "recall" && rest.length !== 1) throw new UsageError('recall takes one query in quotes: memdir recall "how do we deploy?"');
-  if (command !== "recall" && rest.length > 0) throw new UsageError(`${command} takes no arguments`);
+  if (command === "forget" && rest.length !== 1) throw new UsageError("forget takes one file: memdir forget feedback_testing.md");
+  if (command !== "recall" && command !== "forget" && rest.length > 0) throw new UsageError(`${command} takes no arguments`);
+  if (command === "remember") for (const k of ["type", "name", "description"] as const) if (!o[k]) throw new UsageError(`remember needs --${k}`);
+  const staleCoreDays = o["stale-days"] === undefined ? undefined : Number(o["stale-days"]);
+  if (staleCoreDays !== undefined && !(Number.isInteger(staleCoreDays) && staleCoreDays >= 0)) throw new UsageError(`--stale-days takes a whole number of days, not "${o["stale-days"]}"`);
 
   const env = process.env;
   const provider = o.provider ?? (env.ANTHROPIC_API_KEY ? "anthropic" : env.OPENAI_API_KEY ? "openai" : "lexical");
@@ -95,6 +113,22 @@ async function main(argv: string[]): Promise<number> {
     out({ dir: root }, () => root);
     return 0;
   }
+  if (command === "remember" || command === "forget") {
+    try {
+      const done =
+        command === "remember"
+          ? await memory.remember({ type: o.type!, name: o.name!, description: o.description!, body: o.body ?? (await readStdin()), ...(o.file ? { file: o.file } : {}) })
+          : await memory.forget(rest[0]!);
+      out(done, () => (done.action === "forgotten" ? `forgot ${done.file}` : `${done.action} ${done.absolutePath}\nindex: ${done.indexLine}`));
+      return 0;
+    } catch (error) {
+      const e = error as { code?: string; message?: string };
+      if (!(error instanceof MemdirError)) throw error;
+      if (o.json) process.stdout.write(`${JSON.stringify({ error: { code: e.code, message: e.message } }, null, 2)}\n`);
+      process.stderr.write(`memdir: ${command} refused (${e.code}): ${e.message}\n`);
+      return 1;
+    }
+  }
   const exists = await stat(root).then((s) => s.isDirectory(), () => false);
   if (!exists) fail(3, `no memory directory at ${root}${o.dir ? "" : " (use --dir to point at one)"}`);
 
@@ -118,9 +152,38 @@ async function main(argv: string[]): Promise<number> {
     });
     return 0;
   }
+  if (command === "doctor") return doctor(memory, { staleCoreDays, fix: Boolean(o.fix), json: Boolean(o.json) });
   const result = await memory.recall(rest[0]!);
   out(result, () => formatRecall(result));
   return result.outcome === "failed" ? 1 : 0;
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError("remember needs --body, or the body on stdin");
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function formatFindings(report: DoctorReport): string {
+  const lines = report.findings.map((f) => `${f.file}${f.line ? `:${f.line}` : ""}: ${f.severity} ${f.code}: ${f.message}${f.fix ? ` [fix: ${f.fix}]` : ""}`);
+  lines.push(`${report.errors} errors, ${report.warnings} warnings, ${report.infos} notes; ${report.fixable} fixable${report.fixable ? " (memdir doctor --fix)" : ""}`);
+  return lines.join("\n");
+}
+
+async function doctor(memory: OpenedMemory, o: { staleCoreDays: number | undefined; fix: boolean; json: boolean }): Promise<number> {
+  const opts = o.staleCoreDays === undefined ? {} : { staleCoreDays: o.staleCoreDays };
+  if (!o.fix) {
+    const report = await memory.doctor(opts);
+    process.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatFindings(report)}\n`);
+    return report.errors > 0 ? 1 : 0;
+  }
+  const plan = await memory.planFixes(opts);
+  if (!o.json) process.stdout.write(plan.diff ? `${plan.diff}\n` : "nothing to fix\n");
+  const after = plan.effects.length > 0 ? await memory.applyFixes(plan, opts) : plan.before;
+  if (o.json) process.stdout.write(`${JSON.stringify({ diff: plan.diff, fixed: plan.fixed, before: plan.before, after }, null, 2)}\n`);
+  else process.stdout.write(`fixed ${plan.fixed}; remaining:\n${formatFindings(after)}\n`);
+  return after.errors > 0 ? 1 : 0;
 }
 
 function formatRecall(r: RecallResult): string {

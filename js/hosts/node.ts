@@ -35,6 +35,33 @@ export class NodeHost implements MemoryHost {
     return this.abs(path);
   }
 
+  async resolve(path: string): Promise<string | null> {
+    let realRoot: string;
+    try {
+      realRoot = await this.fs.realpath(this.root);
+    } catch (error) {
+      if (isCode(error, "ENOENT", "ENOTDIR")) return path; // nothing exists yet: nothing to follow
+      throw error;
+    }
+    const segments = path.split("/").filter(Boolean);
+    const tail: string[] = [];
+    // the deepest part that exists decides where the rest would be written
+    while (segments.length > 0) {
+      try {
+        const real = await this.fs.realpath(join(this.root, ...segments));
+        if (real !== realRoot && !real.startsWith(realRoot + sep)) return null;
+        return [...relative(realRoot, real).split(sep).filter(Boolean), ...tail].join("/");
+      } catch (error) {
+        if (!isCode(error, "ENOENT")) throw error;
+        // a dangling link still points somewhere: refuse one that points outside
+        const link = await this.fs.lstat(join(this.root, ...segments)).catch(() => null);
+        if (link?.isSymbolicLink()) return null;
+        tail.unshift(segments.pop()!);
+      }
+    }
+    return tail.join("/");
+  }
+
   async list(): Promise<HostEntry[]> {
     let realRoot: string;
     try {

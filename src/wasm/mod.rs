@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 
 use self::convert::{from_js, from_js_opt, number_arg, string_arg, to_js, to_js_error};
 use crate::{
-    answer, cost, freshness, index, instructions, lexical, manifest, paths, provider, render, scan,
-    selection, Limits,
+    answer, cost, diff, doctor, freshness, index, instructions, lexical, manifest, paths, provider,
+    render, scan, secrets, selection, tool, write, Limits,
 };
 
 type JsResult = Result<JsValue, JsValue>;
@@ -236,4 +236,90 @@ pub fn memory_instructions(
     #[wasm_bindgen(unchecked_param_type = "string")] dir: JsValue,
 ) -> Result<String, JsValue> {
     Ok(instructions::memory_instructions(&string_arg(&dir, "dir")?))
+}
+
+/// Step 1 of a memory-tool command: the paths to resolve and the files to read. `result`
+/// is set when the command is answered already (malformed, or a path outside `/memories`).
+#[wasm_bindgen(js_name = planToolCommand, unchecked_return_type = "ToolPlan")]
+pub fn plan_tool_command(
+    #[wasm_bindgen(unchecked_param_type = "MemoryToolCommand")] command: JsValue,
+) -> JsResult {
+    let command: serde_json::Value = from_js(command, "command")?;
+    to_js(&tool::plan_tool_command(&command))
+}
+
+/// Step 2 of a memory-tool command: the result text and the effects to apply, from what the
+/// host found. Never throws for a bad command: that is an error result.
+#[wasm_bindgen(js_name = runToolCommand, unchecked_return_type = "ToolResult")]
+pub fn run_tool_command(
+    #[wasm_bindgen(unchecked_param_type = "MemoryToolCommand")] command: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Snapshot")] snapshot: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    let command: serde_json::Value = from_js(command, "command")?;
+    let snapshot: write::Snapshot = from_js(snapshot, "snapshot")?;
+    to_js(&tool::run_tool_command(&command, &snapshot, &limits_arg(limits)?))
+}
+
+/// Plans `remember`: the topic file and its index line, or a typed refusal
+/// (`INVALID_MEMORY`, `SECRET_DETECTED`, `LIMIT_EXCEEDED`, `DUPLICATE_MEMORY`, `INDEX_ONLY`, `UNSAFE_PATH`).
+#[wasm_bindgen(js_name = planRemember, unchecked_return_type = "WritePlan")]
+pub fn plan_remember(
+    #[wasm_bindgen(unchecked_param_type = "RememberInput")] input: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Snapshot")] snapshot: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    let input: write::remember::RememberInput = from_js(input, "input")?;
+    let snapshot: write::Snapshot = from_js(snapshot, "snapshot")?;
+    let plan = write::remember::plan_remember(&input, &snapshot, &limits_arg(limits)?);
+    to_js(&plan.map_err(|e| to_js_error(&e))?)
+}
+
+/// Plans `forget`: the index entries and the file removed, or `NOT_FOUND`.
+#[wasm_bindgen(js_name = planForget, unchecked_return_type = "WritePlan")]
+pub fn plan_forget(
+    #[wasm_bindgen(unchecked_param_type = "string")] file: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Snapshot")] snapshot: JsValue,
+) -> JsResult {
+    let snapshot: write::Snapshot = from_js(snapshot, "snapshot")?;
+    let plan = write::forget::plan_forget(&string_arg(&file, "file")?, &snapshot);
+    to_js(&plan.map_err(|e| to_js_error(&e))?)
+}
+
+/// Every doctor check over a directory (SPEC §5).
+#[wasm_bindgen(js_name = runDoctor, unchecked_return_type = "DoctorReport")]
+pub fn run_doctor(
+    #[wasm_bindgen(unchecked_param_type = "DoctorInput")] input: JsValue,
+) -> JsResult {
+    let input: doctor::DoctorInput = from_js(input, "input")?;
+    to_js(&doctor::doctor(&input))
+}
+
+/// The safe fixes, as effects and a unified diff, with the report before and after.
+#[wasm_bindgen(js_name = planDoctorFixes, unchecked_return_type = "FixPlan")]
+pub fn plan_doctor_fixes(
+    #[wasm_bindgen(unchecked_param_type = "DoctorInput")] input: JsValue,
+) -> JsResult {
+    let input: doctor::DoctorInput = from_js(input, "input")?;
+    to_js(&doctor::fix::plan_doctor_fixes(&input))
+}
+
+/// High-confidence credentials in a text: kind, line and a redacted preview, never the secret.
+#[wasm_bindgen(js_name = findSecrets, unchecked_return_type = "SecretFinding[]")]
+pub fn find_secrets(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> JsResult {
+    to_js(&secrets::find_secrets(&string_arg(&text, "text")?))
+}
+
+/// A unified diff of two texts (`--- a/path` / `+++ b/path`), empty when equal.
+#[wasm_bindgen(js_name = unifiedDiff)]
+pub fn unified_diff(
+    #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] old: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] new: JsValue,
+) -> Result<String, JsValue> {
+    Ok(diff::unified_diff(
+        &string_arg(&path, "path")?,
+        &string_arg(&old, "old")?,
+        &string_arg(&new, "new")?,
+    ))
 }

@@ -271,4 +271,115 @@ export interface LexicalSelection {
   selected: string[];
   scores: { path: string; score: number }[];
 }
+/** A command of Anthropic's `memory_20250818` tool, as the model sends it. Paths are under `/memories`. */
+export type MemoryToolCommand =
+  | { command: "view"; path: string; view_range?: [number, number] | null }
+  | { command: "create"; path: string; file_text: string }
+  | { command: "str_replace"; path: string; old_str: string; new_str: string }
+  | { command: "insert"; path: string; insert_line: number; insert_text: string }
+  | { command: "delete"; path: string }
+  | { command: "rename"; old_path: string; new_path: string };
+
+/** One change for the host to make, in order. */
+export type Effect =
+  | { op: "write"; path: string; text: string; exclusive: boolean }
+  | { op: "remove"; path: string }
+  | { op: "rename"; from: string; to: string };
+
+/** One entry of a host listing. */
+export interface SnapshotEntry {
+  path: string;
+  kind: "file" | "directory" | "other";
+  size?: number;
+  mtimeMs?: number;
+  problem?: string | null;
+}
+
+/** What a host read before a write. */
+export interface Snapshot {
+  entries?: SnapshotEntry[];
+  /** Whole contents of the files a plan asked for, by relative path. */
+  contents?: Record<string, string | Uint8Array>;
+  /** `MemoryHost.resolve` of each path: the real relative path, or null when it leaves the directory. */
+  resolved?: Record<string, string | null>;
+}
+
+/** What `planToolCommand` asks the host for. */
+export interface ToolPlan {
+  resolve: string[];
+  read: string[];
+  /** Set when the command is already answered (malformed, or a bad path). */
+  result: ToolResult | null;
+}
+
+/** The answer to one memory-tool command. */
+export interface ToolResult {
+  text: string;
+  isError: boolean;
+  effects: Effect[];
+}
+
+/** Input of `remember`. */
+export interface RememberInput {
+  type: MemoryType | string;
+  name: string;
+  /** One line: what the selector reads. Also the index entry's hook. */
+  description: string;
+  body: string;
+  /** Default `{type}_{slug of name}.md`; pass an existing file to update it. */
+  file?: string | null;
+}
+
+/** What `remember` / `forget` will write. */
+export interface WritePlan {
+  file: string;
+  action: "created" | "updated" | "forgotten";
+  indexLine: string | null;
+  effects: Effect[];
+}
+
+/** A credential found in a text: never the secret itself. */
+export interface SecretFinding {
+  code: string;
+  kind: string;
+  line: number;
+  /** First 4 characters, `…`, and the length. */
+  preview: string;
+}
+
+/** Input of `runDoctor` / `planDoctorFixes`. */
+export interface DoctorInput {
+  entries: SnapshotEntry[];
+  contents?: Record<string, string | Uint8Array>;
+  nowMs: number;
+  limits?: Partial<Limits> | null;
+  /** Days after which a user or feedback memory is reported. Default 90. */
+  staleCoreDays?: number | null;
+}
+
+export interface Finding {
+  code: string;
+  severity: "error" | "warning" | "info";
+  file: string;
+  line: number | null;
+  message: string;
+  /** What `--fix` would do; null when no fix is safe. */
+  fix: string | null;
+}
+
+export interface DoctorReport {
+  findings: Finding[];
+  errors: number;
+  warnings: number;
+  infos: number;
+  fixable: number;
+}
+
+export interface FixPlan {
+  effects: Effect[];
+  diff: string;
+  fixed: number;
+  before: DoctorReport;
+  after: DoctorReport;
+}
 "#;

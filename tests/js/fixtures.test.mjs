@@ -17,6 +17,10 @@ for (const { file, about, cases } of fixtureFiles()) {
         }
         const got = fn(...args);
         if ("expect" in c) assert.deepStrictEqual(got ?? null, expand(c.expect));
+        const codes = (report) => report.findings.map((f) => [f.code, f.file, f.line ?? null]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+        const sorted = (list) => [...list].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+        if (c.expectCodes) assert.deepStrictEqual(codes(got), sorted(c.expectCodes), "finding codes");
+        if (c.expectAfterCodes) assert.deepStrictEqual(codes(got.after), sorted(c.expectAfterCodes), "finding codes after the fixes");
         for (const [key, want] of Object.entries(c.expectFields ?? {})) {
           assert.deepStrictEqual(got[key] ?? null, expand(want), `field ${key}`);
         }

@@ -102,14 +102,14 @@ const halfCut = (answer) => answer.slice(0, Math.max(1, Math.floor(answer.length
 export const KINDS = Object.freeze([
   "rate_limit", "rate_limit_spend_cap", "overloaded", "server_error", "server_error_no_retry",
   "unavailable", "timeout_error", "text", "thinking_then_text", "refusal", "max_tokens",
-  "invalid_json", "fenced_json", "prose_json",
+  "invalid_json", "fenced_json", "prose_json", "tool_use",
 ]);
 const ERROR_KINDS = new Set(KINDS.slice(0, 7));
 
 function checkOutcome(o, i) {
   const where = `outcome ${i}`;
   if (o === null || typeof o !== "object" || Array.isArray(o)) throw new TypeError(`${where}: must be an object`);
-  const known = ["status", "headers", "body", "delayMs", "hang", "drop", "kind", "text", "selected"];
+  const known = ["status", "headers", "body", "delayMs", "hang", "drop", "kind", "text", "selected", "calls"];
   for (const k of Object.keys(o)) if (!known.includes(k)) throw new TypeError(`${where}: unknown field ${k}`);
   if (o.kind !== undefined && !KINDS.includes(o.kind)) throw new TypeError(`${where}: unknown kind ${o.kind}`);
   if (o.status !== undefined && !(Number.isInteger(o.status) && o.status >= 100 && o.status <= 599))
@@ -452,6 +452,28 @@ export async function startMockProviders(options = {}) {
     }
     const spec = ANTHROPIC_MODELS[body.model];
     const gen55 = spec?.rules === "sonnet-5-5" || spec?.rules === "haiku-5-5";
+    // tools: the memory tool's definition, and every tool_use answered right after (wire.md §4)
+    if (body.tools !== undefined) {
+      if (!Array.isArray(body.tools)) return invalid("tools: Input should be a valid list");
+      for (const [i, t] of body.tools.entries()) {
+        if (!isObject(t)) return invalid(`tools.${i}: Input should be a valid dictionary`);
+        if (t.type === "memory_20250818" && t.name !== "memory") return invalid(`tools.${i}.name: Input should be 'memory'`);
+      }
+    }
+    for (const [i, m] of body.messages.entries()) {
+      if (m.role !== "assistant" || !Array.isArray(m.content)) continue;
+      const ids = m.content.filter((b) => b.type === "tool_use").map((b) => b.id);
+      if (ids.length === 0) continue;
+      const next = body.messages[i + 1];
+      const answered = new Set(Array.isArray(next?.content) ? next.content.filter((b) => b.type === "tool_result").map((b) => b.tool_use_id) : []);
+      const missing = ids.filter((id) => !answered.has(id));
+      if (missing.length)
+        return invalid(`messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`);
+      for (const b of next.content.filter((b) => b.type === "tool_result")) {
+        if (b.is_error !== undefined && typeof b.is_error !== "boolean") return invalid(`messages.${i + 1}.content: tool_result.is_error: Input should be a valid boolean`);
+        if (b.content !== undefined && typeof b.content !== "string" && !Array.isArray(b.content)) return invalid(`messages.${i + 1}.content: tool_result.content: Input should be a valid string or list`);
+      }
+    }
     if (body.messages.at(-1).role !== "user") {
       return invalid(
         gen55
@@ -659,6 +681,12 @@ export async function startMockProviders(options = {}) {
     }
     if (kind === "refusal") {
       return anthropicMessage(body, [], "refusal", 0, 0, { type: "refusal", category: "cyber", explanation: null });
+    }
+    if (kind === "tool_use") {
+      // { kind: "tool_use", text?, calls: [{ name, input }] }: the model asks for tools
+      const content = outcome.text ? [{ type: "text", text: outcome.text }] : [];
+      for (const call of outcome.calls ?? []) content.push({ type: "tool_use", id: `toolu_01${base62(22)}`, name: call.name, input: call.input });
+      return anthropicMessage(body, content, "tool_use", 20 * content.length, 0);
     }
     if (kind === "max_tokens") {
       const text = halfCut(scriptedAnswer(outcome, selected));

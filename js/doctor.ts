@@ -1,0 +1,49 @@
+/**
+ * `doctor`: read every file, let the core check them, and — for `--fix` — apply only the
+ * safe fixes the core planned, after showing their diff. Fixes are re-planned under the
+ * write lock and applied only if nothing changed since the diff was shown.
+ */
+import { planDoctorFixes, runDoctor } from "./core.js";
+import type { DoctorInput, DoctorReport, FixPlan, Limits } from "./core.js";
+import type { MemoryHost } from "./host.js";
+import { withLock, type LockOptions } from "./lock.js";
+import { applyEffects, takeSnapshot } from "./snapshot.js";
+
+export interface DoctorOptions {
+  /** Days after which a user or feedback memory is reported. Default 90. */
+  staleCoreDays?: number;
+}
+
+async function input(host: MemoryHost, limits: Limits, nowMs: number, options: DoctorOptions): Promise<DoctorInput> {
+  const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], allTopics: true });
+  return { entries: snapshot.entries, contents: snapshot.contents, nowMs, limits, staleCoreDays: options.staleCoreDays ?? null };
+}
+
+export async function doctorReport(host: MemoryHost, limits: Limits, nowMs: number, options: DoctorOptions = {}): Promise<DoctorReport> {
+  return runDoctor(await input(host, limits, nowMs, options));
+}
+
+export async function doctorFixPlan(host: MemoryHost, limits: Limits, nowMs: number, options: DoctorOptions = {}): Promise<FixPlan> {
+  return planDoctorFixes(await input(host, limits, nowMs, options));
+}
+
+/**
+ * Applies `plan` if the directory still gives the same plan; returns the report after.
+ * Throws `ECHANGED` when something changed since the plan was made (nothing is written).
+ */
+export async function applyDoctorFixes(host: MemoryHost, plan: FixPlan, limits: Limits, nowMs: number, options: DoctorOptions = {}, lock: LockOptions = {}): Promise<DoctorReport> {
+  return withLock(
+    host,
+    async () => {
+      const again = await doctorFixPlan(host, limits, nowMs, options);
+      if (again.diff !== plan.diff) {
+        const error = new Error("the memory directory changed since the fixes were planned; nothing was written — run doctor again") as Error & { code: string };
+        error.code = "ECHANGED";
+        throw error;
+      }
+      await applyEffects(host, again.effects);
+      return doctorReport(host, limits, nowMs, options);
+    },
+    lock,
+  );
+}

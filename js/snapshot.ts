@@ -1,0 +1,65 @@
+/**
+ * The host side of every write: read what the core's plan asks for, then apply the effects
+ * it decided. Nothing here decides whether a write is allowed.
+ */
+import type { Effect, Snapshot } from "./core.js";
+import type { MemoryHost } from "./host.js";
+import { bounded } from "./bounded.js";
+
+const encoder = new TextEncoder();
+
+/** Whole files read for a write or for doctor are capped here (a memory is small). */
+export const MAX_READ_BYTES = 1 << 20;
+
+export interface SnapshotRequest {
+  /** Whole files to read, when they exist. */
+  read?: string[];
+  /** Paths to resolve through symbolic links. */
+  resolve?: string[];
+  /** Also read the first `heads` lines of every topic file (for duplicate checks). */
+  heads?: number;
+  /** Read every topic file whole (doctor). */
+  allTopics?: boolean;
+}
+
+function isTopic(path: string): boolean {
+  const name = path.split("/").pop() ?? "";
+  return name.endsWith(".md") && name !== "MEMORY.md";
+}
+
+/** Lists the directory and reads what was asked, concurrently. Unreadable files are left out. */
+export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, concurrency = 16): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
+  const listed = await host.list();
+  const entries = listed.map((e) => ({ path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem ?? null }));
+  const files = new Set(listed.filter((e) => e.kind === "file" && !e.problem).map((e) => e.path));
+  const contents: Record<string, Uint8Array> = {};
+  const whole = new Set((request.read ?? []).filter((p) => files.has(p)));
+  if (request.allTopics) for (const p of files) if (isTopic(p) || p === "MEMORY.md") whole.add(p);
+  const heads = request.heads ? [...files].filter((p) => isTopic(p) && !whole.has(p)) : [];
+  await bounded([...whole], concurrency, async (p) => {
+    try {
+      contents[p] = await host.readFile(p, MAX_READ_BYTES);
+    } catch {
+      // vanished or unreadable: the core treats it as not read
+    }
+  });
+  await bounded(heads, concurrency, async (p) => {
+    try {
+      contents[p] = await host.readHead(p, request.heads!);
+    } catch {
+      // as above
+    }
+  });
+  const resolved: Record<string, string | null> = {};
+  if (host.resolve) for (const p of request.resolve ?? []) if (p !== "") resolved[p] = await host.resolve(p);
+  return { entries, contents, resolved };
+}
+
+/** Applies the core's effects in order; each write is atomic on the host. */
+export async function applyEffects(host: MemoryHost, effects: Effect[]): Promise<void> {
+  for (const effect of effects) {
+    if (effect.op === "write") await host.writeFile(effect.path, encoder.encode(effect.text), { exclusive: effect.exclusive });
+    else if (effect.op === "remove") await host.remove(effect.path);
+    else await host.rename(effect.from, effect.to);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * memdir as the backend of Anthropic's `memory_20250818` memory tool. `memory.tool()` gives
+ * one async function per command, shaped like the SDK's `MemoryToolHandlers`, so
+ * `betaMemoryTool(memory.tool())` plugs it into the SDK's tool runner — and `execute()` serves
+ * any other tool loop. memdir does not depend on the SDK.
+ */
+import { planToolCommand, runToolCommand } from "./core.js";
+import type { Limits, MemoryToolCommand, ToolResult } from "./core.js";
+import type { MemoryHost } from "./host.js";
+import { withLock, type LockOptions } from "./lock.js";
+import { applyEffects, takeSnapshot } from "./snapshot.js";
+
+/** Thrown by a handler for an error result: the SDK's tool runner sends `Error: <message>` with `is_error: true`. */
+export class MemoryToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MemoryToolError";
+  }
+}
+
+type Command<K extends MemoryToolCommand["command"]> = Extract<MemoryToolCommand, { command: K }>;
+
+/** One async function per command (the SDK's `MemoryToolHandlers`), plus `execute` and the tool definition. */
+export interface MemoryToolHandlers {
+  view(command: Command<"view">): Promise<string>;
+  create(command: Command<"create">): Promise<string>;
+  str_replace(command: Command<"str_replace">): Promise<string>;
+  insert(command: Command<"insert">): Promise<string>;
+  delete(command: Command<"delete">): Promise<string>;
+  rename(command: Command<"rename">): Promise<string>;
+}
+
+export interface MemoryTool extends MemoryToolHandlers {
+  /** What goes in the request's `tools`: `{type: "memory_20250818", name: "memory"}`. */
+  readonly definition: { type: "memory_20250818"; name: "memory" };
+  /** Runs any command (the `input` of a `tool_use` block); never throws for the model's mistakes. */
+  execute(input: unknown): Promise<{ content: string; isError: boolean }>;
+}
+
+const HOST_RETRY = new Set(["EEXIST", "ENOENT", "ENOTDIR"]);
+
+/** Runs one command through the core: plan, read, decide, write. */
+export async function runMemoryCommand(host: MemoryHost, input: unknown, limits: Limits, lock: LockOptions = {}): Promise<ToolResult> {
+  const command = input as MemoryToolCommand;
+  let plan;
+  try {
+    plan = planToolCommand(command);
+  } catch (error) {
+    return { text: `Invalid memory command: ${(error as Error).message}`, isError: true, effects: [] };
+  }
+  if (plan.result) return plan.result;
+  const once = async (): Promise<ToolResult> => {
+    for (let attempt = 0; ; attempt++) {
+      const snapshot = await takeSnapshot(host, { read: plan.read, resolve: plan.resolve });
+      const result = runToolCommand(command, snapshot, limits);
+      if (result.isError || result.effects.length === 0) return result;
+      try {
+        await applyEffects(host, result.effects);
+        return result;
+      } catch (error) {
+        // something changed between the read and the write: decide again on a fresh read
+        const code = (error as { code?: string }).code ?? "";
+        if (attempt === 0 && HOST_RETRY.has(code)) continue;
+        return { text: `The memory tool could not finish the ${command.command}: ${(error as Error).message}`, isError: true, effects: [] };
+      }
+    }
+  };
+  if (command.command === "view") return once();
+  try {
+    return await withLock(host, once, lock);
+  } catch (error) {
+    return { text: `The memory tool could not finish the ${command.command}: ${(error as Error).message}`, isError: true, effects: [] };
+  }
+}
+
+/** The memory tool over a host. */
+export function memoryTool(host: MemoryHost, limits: Limits, lock: LockOptions = {}): MemoryTool {
+  const handler = async (command: MemoryToolCommand): Promise<string> => {
+    const result = await runMemoryCommand(host, command, limits, lock);
+    if (result.isError) throw new MemoryToolError(result.text);
+    return result.text;
+  };
+  return {
+    definition: { type: "memory_20250818", name: "memory" },
+    view: (c) => handler({ ...c, command: "view" }),
+    create: (c) => handler({ ...c, command: "create" }),
+    str_replace: (c) => handler({ ...c, command: "str_replace" }),
+    insert: (c) => handler({ ...c, command: "insert" }),
+    delete: (c) => handler({ ...c, command: "delete" }),
+    rename: (c) => handler({ ...c, command: "rename" }),
+    async execute(input) {
+      const result = await runMemoryCommand(host, input, limits, lock);
+      return { content: result.text, isError: result.isError };
+    },
+  };
+}

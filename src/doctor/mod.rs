@@ -1,0 +1,89 @@
+//! `memdir doctor` (SPEC §5): the article's usage rules, checked and explained. Each finding
+//! has a code, a file, a line, a severity, a message and, where it is safe, a fix; the fixes
+//! are planned in [`fix`] and shown as a diff before anything is written.
+
+mod checks;
+pub mod fix;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::limits::Limits;
+use crate::scan::Head;
+use crate::write::snapshot::Entry;
+use crate::write::Snapshot;
+
+/// Days after which a `user` or `feedback` memory is reported as possibly stale.
+pub const DEFAULT_STALE_CORE_DAYS: u32 = 90;
+
+/// What doctor looks at: the listing and the whole text of `MEMORY.md` and every topic file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DoctorInput {
+    pub entries: Vec<Entry>,
+    /// `MEMORY.md` and the topic files, by relative path (a file that could not be read is absent).
+    #[serde(default)]
+    pub contents: BTreeMap<String, Head>,
+    pub now_ms: f64,
+    #[serde(default)]
+    pub limits: Option<Limits>,
+    /// Default 90.
+    #[serde(default)]
+    pub stale_core_days: Option<u32>,
+}
+
+impl DoctorInput {
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        Snapshot { entries: self.entries.clone(), contents: self.contents.clone(), resolved: BTreeMap::new() }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+/// One problem found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// Stable: `index_content`, `dead_link`, `not_indexed`, …
+    pub code: &'static str,
+    pub severity: Severity,
+    /// Relative path of the file the finding is about.
+    pub file: String,
+    /// 1-based, where it applies.
+    pub line: Option<u32>,
+    pub message: String,
+    /// What `--fix` would do; `null` when there is no safe fix.
+    pub fix: Option<String>,
+}
+
+/// Everything doctor found, with counts by severity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DoctorReport {
+    pub findings: Vec<Finding>,
+    pub errors: u32,
+    pub warnings: u32,
+    pub infos: u32,
+    /// Findings `--fix` can repair.
+    pub fixable: u32,
+}
+
+impl DoctorReport {
+    fn from(findings: Vec<Finding>) -> Self {
+        let count = |s: Severity| u32::try_from(findings.iter().filter(|f| f.severity == s).count()).unwrap_or(u32::MAX);
+        let fixable = u32::try_from(findings.iter().filter(|f| f.fix.is_some()).count()).unwrap_or(u32::MAX);
+        Self { errors: count(Severity::Error), warnings: count(Severity::Warning), infos: count(Severity::Info), fixable, findings }
+    }
+}
+
+/// Runs every check.
+pub fn doctor(input: &DoctorInput) -> DoctorReport {
+    DoctorReport::from(checks::run(input))
+}

@@ -1,0 +1,94 @@
+//! `delete` and `rename`, which also keep `MEMORY.md`'s entries true: a deleted memory's
+//! entry goes with it and a renamed one's follows it (the reference leaves dead links).
+
+use super::ToolResult;
+use crate::limits::Limits;
+use crate::scan::INDEX_FILE_NAME;
+use crate::write::entry::{classify, remove_entries, retarget_entries, under, Line};
+use crate::write::guard::room_for_topic;
+use crate::write::snapshot::is_topic_path;
+use crate::write::{Effect, Snapshot};
+
+fn entries(n: usize) -> String {
+    if n == 1 {
+        "1 entry".to_owned()
+    } else {
+        format!("{n} entries")
+    }
+}
+
+pub fn delete(given: &str, rel: &str, snapshot: &Snapshot) -> ToolResult {
+    if rel.is_empty() {
+        return ToolResult::error("Cannot delete the /memories directory itself");
+    }
+    if snapshot.entry(rel).is_none() {
+        return ToolResult::error(format!("The path {given} does not exist"));
+    }
+    let index = snapshot.index_text();
+    let mut new_index = index.clone();
+    let mut removed = 0;
+    if rel != INDEX_FILE_NAME {
+        let targets: Vec<String> = index
+            .split('\n')
+            .filter_map(|l| match classify(l) {
+                Line::Entry(e) if under(e.target, rel) => Some(e.target.to_owned()),
+                _ => None,
+            })
+            .collect();
+        for target in targets {
+            let (text, n) = remove_entries(&new_index, &target);
+            new_index = text;
+            removed += n;
+        }
+    }
+    let mut effects = Vec::new();
+    let mut text = format!("Successfully deleted {given}");
+    if removed > 0 {
+        effects.push(Effect::Write { path: INDEX_FILE_NAME.to_owned(), text: new_index, exclusive: false });
+        text.push_str(&format!("\nAlso removed {} linking to it from /memories/{INDEX_FILE_NAME}.", entries(removed)));
+    }
+    effects.push(Effect::Remove { path: rel.to_owned() });
+    ToolResult::ok(text, effects)
+}
+
+pub fn rename(old_given: &str, new_given: &str, from: &str, to: &str, snapshot: &Snapshot, limits: &Limits) -> ToolResult {
+    if from.is_empty() {
+        return ToolResult::error("Cannot rename the /memories directory itself");
+    }
+    if to.is_empty() || snapshot.entry(to).is_some() {
+        return ToolResult::error(format!("The destination {new_given} already exists"));
+    }
+    let Some(source) = snapshot.entry(from) else {
+        return ToolResult::error(format!("The path {old_given} does not exist"));
+    };
+    if to == from || under(to, from) {
+        return ToolResult::error(format!("Cannot rename {old_given} into itself ({new_given})"));
+    }
+    if to == INDEX_FILE_NAME {
+        return ToolResult::error(format!(
+            "Refused: /memories/{INDEX_FILE_NAME} is the index; write it with entries (create), not by renaming {old_given} onto it. Nothing was written."
+        ));
+    }
+    let mut ancestor = to;
+    while let Some((parent, _)) = ancestor.rsplit_once('/') {
+        if snapshot.entry(parent).is_some_and(|e| e.kind != "directory") {
+            return ToolResult::error(format!("Cannot rename to {new_given}: /memories/{parent} is a file, not a directory"));
+        }
+        ancestor = parent;
+    }
+    if source.kind == "file" && !is_topic_path(from) && is_topic_path(to) {
+        if let Err(e) = room_for_topic(snapshot.topic_files().count(), limits) {
+            return ToolResult::error(format!("Refused: {e}. Nothing was written."));
+        }
+    }
+    let mut effects = vec![Effect::Rename { from: from.to_owned(), to: to.to_owned() }];
+    let mut text = format!("Successfully renamed {old_given} to {new_given}");
+    if from != INDEX_FILE_NAME {
+        let (new_index, changed) = retarget_entries(&snapshot.index_text(), from, to);
+        if changed > 0 {
+            effects.push(Effect::Write { path: INDEX_FILE_NAME.to_owned(), text: new_index, exclusive: false });
+            text.push_str(&format!("\nUpdated {} in /memories/{INDEX_FILE_NAME} to the new path.", entries(changed)));
+        }
+    }
+    ToolResult::ok(text, effects)
+}

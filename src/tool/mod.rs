@@ -1,0 +1,171 @@
+//! The backend of Anthropic's `memory_20250818` memory tool over the memory directory: the
+//! six commands, with the result and error texts of the SDK's reference implementation, and
+//! memdir's write rules on top (credentials, the index-only rule, the file cap, and index
+//! entries that follow a deleted or renamed file).
+//!
+//! Two steps, so the core decides and the host only reads and writes:
+//! [`plan_tool_command`] says which paths to resolve and read; [`run_tool_command`] takes
+//! what the host found and returns the result text and the effects to apply.
+
+mod edit;
+mod manage;
+mod path;
+mod view;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::limits::Limits;
+use crate::scan::INDEX_FILE_NAME;
+use crate::write::{Effect, Snapshot};
+
+pub use path::{display_path, to_relative, MEMORIES_ROOT};
+
+/// One command, as the model sends it (`input` of the `tool_use` block).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum Command {
+    View {
+        path: String,
+        #[serde(default)]
+        view_range: Option<Vec<i64>>,
+    },
+    Create {
+        path: String,
+        file_text: String,
+    },
+    StrReplace {
+        path: String,
+        old_str: String,
+        #[serde(default)]
+        new_str: String,
+    },
+    Insert {
+        path: String,
+        insert_line: i64,
+        insert_text: String,
+    },
+    Delete {
+        path: String,
+    },
+    Rename {
+        old_path: String,
+        new_path: String,
+    },
+}
+
+/// What the host must look up before [`run_tool_command`].
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolPlan {
+    /// Relative paths to resolve through symbolic links (`MemoryHost.resolve`).
+    pub resolve: Vec<String>,
+    /// Relative paths whose whole content is needed, if they are files.
+    pub read: Vec<String>,
+    /// Set when the command is already answered (a malformed command or a bad path).
+    pub result: Option<ToolResult>,
+}
+
+/// The answer to one command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    /// The text for the `tool_result` block.
+    pub text: String,
+    /// `true` for an error result (`is_error` on the wire).
+    pub is_error: bool,
+    /// What the host must do, in order, before reporting `text`.
+    pub effects: Vec<Effect>,
+}
+
+impl ToolResult {
+    pub(crate) fn ok(text: impl Into<String>, effects: Vec<Effect>) -> Self {
+        Self { text: text.into(), is_error: false, effects }
+    }
+
+    pub(crate) fn error(text: impl Into<String>) -> Self {
+        Self { text: text.into(), is_error: true, effects: Vec::new() }
+    }
+}
+
+/// Reads a command from the model's JSON; a malformed one is an error *result*, not an error.
+pub fn decode_command(input: &Value) -> Result<Command, ToolResult> {
+    let name = input.get("command").and_then(Value::as_str).unwrap_or("");
+    if !["view", "create", "str_replace", "insert", "delete", "rename"].contains(&name) {
+        return Err(ToolResult::error(format!(
+            "Unknown memory command {name:?}: expected one of view, create, str_replace, insert, delete, rename"
+        )));
+    }
+    Command::deserialize(input).map_err(|e| ToolResult::error(format!("Invalid `{name}` command: {e}")))
+}
+
+/// The paths a command names, as given.
+fn named_paths(command: &Command) -> Vec<&str> {
+    match command {
+        Command::View { path, .. }
+        | Command::Create { path, .. }
+        | Command::StrReplace { path, .. }
+        | Command::Insert { path, .. }
+        | Command::Delete { path } => vec![path],
+        Command::Rename { old_path, new_path } => vec![old_path, new_path],
+    }
+}
+
+/// Step 1: which paths the host must resolve and read.
+pub fn plan_tool_command(input: &Value) -> ToolPlan {
+    let command = match decode_command(input) {
+        Ok(c) => c,
+        Err(result) => return ToolPlan { result: Some(result), ..ToolPlan::default() },
+    };
+    let mut plan = ToolPlan::default();
+    for given in named_paths(&command) {
+        match to_relative(given) {
+            Ok(rel) => plan.resolve.push(rel),
+            Err(text) => {
+                plan.result = Some(ToolResult::error(text));
+                return plan;
+            }
+        }
+    }
+    plan.read = match &command {
+        Command::View { .. } | Command::StrReplace { .. } | Command::Insert { .. } | Command::Create { .. } => {
+            plan.resolve.clone()
+        }
+        Command::Delete { .. } | Command::Rename { .. } => Vec::new(),
+    };
+    // edits of the index are checked against it; deletes and renames keep its entries true
+    if !plan.read.iter().any(|p| p == INDEX_FILE_NAME) {
+        plan.read.push(INDEX_FILE_NAME.to_owned());
+    }
+    plan.read.retain(|p| !p.is_empty());
+    plan
+}
+
+/// Step 2: the result text and effects, from what the host found.
+pub fn run_tool_command(input: &Value, snapshot: &Snapshot, limits: &Limits) -> ToolResult {
+    let plan = plan_tool_command(input);
+    if let Some(result) = plan.result {
+        return result;
+    }
+    let Ok(command) = decode_command(input) else {
+        return ToolResult::error("Invalid command");
+    };
+    for (given, rel) in named_paths(&command).into_iter().zip(&plan.resolve) {
+        if let Err(text) = path::check_resolved(given, rel, snapshot) {
+            return ToolResult::error(text);
+        }
+    }
+    let rel = |i: usize| plan.resolve.get(i).cloned().unwrap_or_default();
+    match &command {
+        Command::View { path, view_range } => view::view(path, &rel(0), view_range.as_deref(), snapshot),
+        Command::Create { path, file_text } => edit::create(path, &rel(0), file_text, snapshot, limits),
+        Command::StrReplace { path, old_str, new_str } => {
+            edit::str_replace(path, &rel(0), old_str, new_str, snapshot, limits)
+        }
+        Command::Insert { path, insert_line, insert_text } => {
+            edit::insert(path, &rel(0), *insert_line, insert_text, snapshot, limits)
+        }
+        Command::Delete { path } => manage::delete(path, &rel(0), snapshot),
+        Command::Rename { old_path, new_path } => manage::rename(old_path, new_path, &rel(0), &rel(1), snapshot, limits),
+    }
+}

@@ -1,0 +1,178 @@
+//! `remember`: one topic file with valid frontmatter, plus its one line in `MEMORY.md`.
+
+use serde::{Deserialize, Serialize};
+
+use super::entry::{format_entry, upsert_entry};
+use super::guard::{index_rules, no_secrets, resolved_inside, room_for_topic};
+use super::similar::{name_key, similar_descriptions};
+use super::snapshot::is_topic_path;
+use super::yaml::topic_file;
+use super::{Effect, Snapshot};
+use crate::error::{Error, Refusal};
+use crate::frontmatter::{parse_header, Header, MemoryType};
+use crate::limits::{to_usize, Limits};
+use crate::paths::{check_relative_path, djb2};
+use crate::scan::INDEX_FILE_NAME;
+use crate::text::first_lines;
+
+/// What to remember.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RememberInput {
+    /// `user`, `feedback`, `project` or `reference`.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// A short title; also the index entry's link text.
+    pub name: String,
+    /// One line: what the selector reads to decide. Also the index entry's hook.
+    pub description: String,
+    /// The memory. For feedback and project: the rule or fact, then `**Why:**` and `**How to apply:**` lines.
+    pub body: String,
+    /// The topic file to write or update; default `{type}_{slug of name}.md`.
+    #[serde(default)]
+    pub file: Option<String>,
+}
+
+/// The plan for one `remember`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WritePlan {
+    /// The topic file written (or removed, for `forget`).
+    pub file: String,
+    /// `created`, `updated` or `forgotten`.
+    pub action: &'static str,
+    /// The index line written, or `null` for `forget`.
+    pub index_line: Option<String>,
+    /// What the host must do, in order.
+    pub effects: Vec<Effect>,
+}
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::refused(Refusal::InvalidMemory, message)
+}
+
+/// Checks `input` against the snapshot and plans the writes, or says why not.
+pub fn plan_remember(input: &RememberInput, snapshot: &Snapshot, limits: &Limits) -> Result<WritePlan, Error> {
+    let memory_type = MemoryType::parse(input.memory_type.trim()).ok_or_else(|| {
+        invalid(format!("unknown type {:?}: a memory is one of user, feedback, project, reference", input.memory_type))
+    })?;
+    let name = input.name.trim();
+    let description = input.description.trim();
+    if name.is_empty() || name.contains(['\n', '\r']) {
+        return Err(invalid("the name must be one non-empty line"));
+    }
+    if description.is_empty() {
+        return Err(invalid("the description is empty: the selector decides from it, so say in one line when this memory helps"));
+    }
+    if description.contains(['\n', '\r']) {
+        return Err(invalid("the description must be one line: the selector sees one line a file; put the detail in the body"));
+    }
+    if input.body.trim().is_empty() {
+        return Err(invalid("the body is empty: nothing to remember"));
+    }
+    for (what, text) in [("the name", name), ("the description", description), ("the body", input.body.as_str())] {
+        no_secrets(what, text)?;
+    }
+
+    let existing: Vec<&str> = snapshot.topic_files().map(|e| e.path.as_str()).collect();
+    let file = match &input.file {
+        Some(file) => {
+            check_relative_path(file)?;
+            if file.rsplit('/').next() == Some(INDEX_FILE_NAME) {
+                return Err(Error::refused(Refusal::IndexOnly, "MEMORY.md is the index, not a memory: remember writes a topic file and one index line for it"));
+            }
+            if !is_topic_path(file) {
+                return Err(invalid(format!("{file:?} is not a topic file: memories are `*.md` files")));
+            }
+            file.clone()
+        }
+        None => free_name(memory_type, name, &existing, snapshot, limits),
+    };
+    resolved_inside(snapshot, &file)?;
+    resolved_inside(snapshot, INDEX_FILE_NAME)?;
+    let updating = existing.contains(&file.as_str());
+    if updating && !snapshot.is_file(&file) {
+        return Err(invalid(format!("{file} exists but is not a regular file")));
+    }
+
+    for other in existing.iter().filter(|p| **p != file) {
+        let Some(fields) = header_of(snapshot, other, limits) else { continue };
+        if fields.0.as_deref().is_some_and(|n| name_key(n) == name_key(name)) {
+            return Err(Error::refused(
+                Refusal::DuplicateMemory,
+                format!("a memory named {name:?} already exists in {other}: update it (pass file: {other:?}) instead of adding a second"),
+            ));
+        }
+        if let Some(d) = fields.1.as_deref().filter(|d| similar_descriptions(d, description)) {
+            return Err(Error::refused(
+                Refusal::DuplicateMemory,
+                format!("{other} already has almost the same description ({d:?}): update it (pass file: {other:?}) or say how this one differs"),
+            ));
+        }
+    }
+    if !updating {
+        room_for_topic(existing.len(), limits)?;
+    }
+
+    let index = snapshot.index_text();
+    let line = format_entry(name, &file, description);
+    let (new_index, _) = upsert_entry(&index, &file, &line);
+    index_rules(&index, &new_index, limits)?;
+    let text = topic_file(name, description, memory_type, &input.body);
+    let mut effects = vec![Effect::Write { path: file.clone(), text, exclusive: !updating }];
+    if new_index != index {
+        effects.push(Effect::Write { path: INDEX_FILE_NAME.to_owned(), text: new_index, exclusive: false });
+    }
+    Ok(WritePlan { file, action: if updating { "updated" } else { "created" }, index_line: Some(line), effects })
+}
+
+/// The `name` and `description` in a file's frontmatter, if it was read and parses.
+pub(crate) fn header_of(snapshot: &Snapshot, path: &str, limits: &Limits) -> Option<(Option<String>, Option<String>)> {
+    let text = snapshot.text(path)?;
+    let max = to_usize(limits.max_header_lines);
+    match parse_header(first_lines(&text, max), max) {
+        Header::Parsed(f) => Some((f.name, f.description)),
+        _ => None,
+    }
+}
+
+/// `{type}_{slug}.md`, with `_2`, `_3`… when a file by another name already has it.
+fn free_name(memory_type: MemoryType, name: &str, existing: &[&str], snapshot: &Snapshot, limits: &Limits) -> String {
+    let prefix = memory_type.as_str();
+    let slug = slug(name);
+    let slug = slug.strip_prefix(&format!("{prefix}_")).filter(|s| !s.is_empty()).unwrap_or(&slug);
+    let base = format!("{prefix}_{slug}");
+    let same_name = |path: &str| {
+        header_of(snapshot, path, limits).and_then(|h| h.0).is_some_and(|n| name_key(&n) == name_key(name))
+    };
+    for n in 1..1000 {
+        let candidate = if n == 1 { format!("{base}.md") } else { format!("{base}_{n}.md") };
+        // a file with the same name is this memory: the duplicate check reports it
+        if !existing.contains(&candidate.as_str()) || same_name(&candidate) {
+            return candidate;
+        }
+    }
+    format!("{base}_{}.md", djb2(&name.encode_utf16().collect::<Vec<_>>()).unsigned_abs())
+}
+
+/// Lower-case ASCII letters and digits, `_` between words, at most 48 bytes.
+pub fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let mut slug = out.trim_end_matches('_').to_owned();
+    if slug.len() > 48 {
+        let cut = slug.get(..48).unwrap_or(&slug);
+        slug = cut.rfind('_').filter(|&i| i >= 24).map_or(cut, |i| cut.get(..i).unwrap_or(cut)).to_owned();
+    }
+    if slug.is_empty() {
+        let hash = djb2(&name.encode_utf16().collect::<Vec<_>>()).unsigned_abs();
+        slug = format!("memory_{hash}");
+    }
+    slug
+}
