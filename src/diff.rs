@@ -182,7 +182,8 @@ fn identical_ends(x: &Buffer, y: &Buffer) -> (usize, usize, usize) {
                 break;
             }
         }
-        let at_line_start = (s0 == 0 || x.at(s0 - 1) == b'\n') && (s1 == 0 || y.at(s1 - 1) == b'\n');
+        let at_line_start =
+            (s0 == 0 || x.at(s0 - 1) == b'\n') && (s1 == 0 || y.at(s1 - 1) == b'\n');
         let mut skip = CONTEXT + usize::from(!at_line_start);
         while skip > 0 && s0 != n0 {
             skip -= 1;
@@ -196,7 +197,11 @@ fn identical_ends(x: &Buffer, y: &Buffer) -> (usize, usize, usize) {
         }
         s1 += s0 - beg0;
     }
-    (x.lines_before(prefix_end), x.lines_before(s0), y.lines_before(s1))
+    (
+        x.lines_before(prefix_end),
+        x.lines_before(s0),
+        y.lines_before(s1),
+    )
 }
 
 /// GNU diff's `discard_confusing_lines`: a line with no match in the other text is set aside
@@ -485,7 +490,14 @@ impl<'a> Search<'a> {
     }
 
     /// `diag`: the midpoint of a shortest edit script of the part, searching from both ends.
-    fn diag(&mut self, xoff: isize, xlim: isize, yoff: isize, ylim: isize, minimal: bool) -> Partition {
+    fn diag(
+        &mut self,
+        xoff: isize,
+        xlim: isize,
+        yoff: isize,
+        ylim: isize,
+        minimal: bool,
+    ) -> Partition {
         let dmin = xoff - ylim;
         let dmax = xlim - yoff;
         let fmid = xoff - yoff;
@@ -820,8 +832,101 @@ fn push_line(out: &mut String, mark: char, line: Option<&&str>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests {
     use super::*;
+
+    /// Applies `diff` to `old`, checking every context and removed line and every hunk's
+    /// counts on the way.
+    fn apply(old: &str, diff: &str) -> String {
+        let a: Vec<&str> = old.split_inclusive('\n').collect();
+        let mut out = String::new();
+        let mut next = 0;
+        let mut counts = [0usize; 2];
+        let mut lines = diff.split_inclusive('\n').skip(2).peekable();
+        while let Some(line) = lines.next() {
+            if let Some(header) = line.strip_prefix("@@ -") {
+                assert_eq!(counts, [0, 0], "short hunk before {line}");
+                let (old_range, rest) = header.split_once(" +").unwrap();
+                let new_range = rest.strip_suffix(" @@\n").unwrap();
+                let parse = |r: &str| -> (usize, usize) {
+                    match r.split_once(',') {
+                        Some((l, s)) => (l.parse().unwrap(), s.parse().unwrap()),
+                        None => (r.parse().unwrap(), 1),
+                    }
+                };
+                let (start, len) = parse(old_range);
+                counts = [len, parse(new_range).1];
+                let from = if len == 0 { start } else { start - 1 };
+                assert!(from >= next, "hunks out of order");
+                a[next..from].iter().for_each(|l| out.push_str(l));
+                next = from;
+                continue;
+            }
+            let (mark, text) = line.split_at(1);
+            let mut text = text.to_owned();
+            if lines.peek() == Some(&"\\ No newline at end of file\n") {
+                lines.next();
+                assert_eq!(text.pop(), Some('\n'));
+            }
+            match mark {
+                " " | "-" => {
+                    assert_eq!(a[next], text);
+                    next += 1;
+                    counts[0] -= 1;
+                    if mark == " " {
+                        out.push_str(&text);
+                        counts[1] -= 1;
+                    }
+                }
+                "+" => {
+                    out.push_str(&text);
+                    counts[1] -= 1;
+                }
+                _ => panic!("unexpected line {line:?}"),
+            }
+        }
+        assert_eq!(counts, [0, 0]);
+        a[next..].iter().for_each(|l| out.push_str(l));
+        out
+    }
+
+    /// Small texts over a few distinct lines, so that matches are plentiful and ambiguous.
+    fn random_text(seed: &mut u64) -> String {
+        let mut next = |n: u64| {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed % n
+        };
+        let lines = [0, 1, 2, 3, 5, 8, 13, 30][next(8) as usize];
+        let alphabet = 1 + next(6);
+        let mut text: String = (0..lines)
+            .map(|_| match next(alphabet + 1) {
+                0 => "\n".to_owned(),
+                k => format!("line {k}\n"),
+            })
+            .collect();
+        if next(4) == 0 {
+            text.pop();
+        }
+        text
+    }
+
+    #[test]
+    fn applying_the_diff_gives_the_new_text() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..5000 {
+            let old = random_text(&mut seed);
+            let new = random_text(&mut seed);
+            let diff = unified_diff("f.md", &old, &new);
+            assert_eq!(diff.is_empty(), old == new);
+            if !diff.is_empty() {
+                assert!(diff.ends_with('\n'));
+                assert_eq!(apply(&old, &diff), new, "{old:?} -> {new:?}\n{diff}");
+            }
+        }
+    }
 
     #[test]
     fn equal_texts_give_nothing() {
@@ -868,15 +973,17 @@ mod tests {
 
     #[test]
     fn large_inputs_stay_bounded() {
-        // 3000 × 3000 distinct lines, all different: past the pair limit after discards? No —
-        // every line is discarded (nothing matches), so the search is trivial.
+        // 3000 × 3000 lines, none matching: all are discarded before the search, which is
+        // then trivial (9M pairs, but none left to compare)
         let old: String = (0..3000).map(|i| format!("old {i}\n")).collect();
         let new: String = (0..3000).map(|i| format!("new {i}\n")).collect();
         let d = unified_diff("x", &old, &new);
         assert!(d.starts_with("--- a/x\n+++ b/x\n@@ -1,3000 +1,3000 @@\n-old 0\n"));
         // many lines that all match something on the other side, shuffled: over the limit
         let old: String = (0..2500).map(|i| format!("{}\n", i % 50)).collect();
-        let new: String = (0..2500).map(|i| format!("{}\n", (i * 7 + 3) % 50)).collect();
+        let new: String = (0..2500)
+            .map(|i| format!("{}\n", (i * 7 + 3) % 50))
+            .collect();
         let d = unified_diff("x", &old, &new);
         assert!(d.contains("@@ -1,2500 +1,2500 @@\n"));
         // one edit in a long file: the identical ends are not searched

@@ -211,7 +211,10 @@ mod tests {
             }]
         );
         for prefix in ["ASIA", "ABIA", "ACCA"] {
-            assert_eq!(codes(&format!("{prefix}IOSFODNN7EXAMPLE")), ["aws_access_key_id"]);
+            assert_eq!(
+                codes(&format!("{prefix}IOSFODNN7EXAMPLE")),
+                ["aws_access_key_id"]
+            );
         }
     }
 
@@ -246,8 +249,14 @@ mod tests {
         let cases = [
             (ghp(), "github_token"),
             (format!("gho_{}", "a".repeat(36)), "github_token"),
-            (format!("github_pat_{}", "A1_".repeat(27) + "x"), "github_token"),
-            (format!("sk-ant-api03-{}", "a-b_".repeat(10)), "anthropic_api_key"),
+            (
+                format!("github_pat_{}", "A1_".repeat(27) + "x"),
+                "github_token",
+            ),
+            (
+                format!("sk-ant-api03-{}", "a-b_".repeat(10)),
+                "anthropic_api_key",
+            ),
             (format!("sk-{}", "a".repeat(48)), "openai_api_key"),
             (format!("sk-proj-{}", "Ab0_".repeat(8)), "openai_api_key"),
             ("xoxb-1234567890-abcdef".to_owned(), "slack_token"),
@@ -303,7 +312,12 @@ mod tests {
             let n = label.len() + 16;
             assert_eq!(found[0].preview, format!("----… ({n} chars)"));
         }
-        for label in ["PUBLIC KEY", "RSA PUBLIC KEY", "CERTIFICATE", "PGP PUBLIC KEY BLOCK"] {
+        for label in [
+            "PUBLIC KEY",
+            "RSA PUBLIC KEY",
+            "CERTIFICATE",
+            "PGP PUBLIC KEY BLOCK",
+        ] {
             let text = format!("-----BEGIN {label}-----\nMIIB\n-----END {label}-----\n");
             assert!(codes(&text).is_empty(), "{label}");
         }

@@ -13,8 +13,8 @@ use std::fs;
 use std::path::Path;
 
 use memdir::{
-    answer, cost, diff, doctor, freshness, index, manifest, paths, render, scan, secrets, selection,
-    tool, write, Error, Limits,
+    answer, cost, diff, doctor, freshness, index, manifest, paths, render, scan, secrets,
+    selection, tool, write, Error, Limits,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -230,7 +230,10 @@ fn check_case(file: &str, case: &Value) -> Result<(), String> {
             ));
         }
     }
-    for (key, report) in [("expectCodes", Some(&got)), ("expectAfterCodes", got.get("after"))] {
+    for (key, report) in [
+        ("expectCodes", Some(&got)),
+        ("expectAfterCodes", got.get("after")),
+    ] {
         if let Some(want) = case.get(key) {
             let have = finding_codes(report.unwrap_or(&Value::Null));
             let mut want: Vec<Value> = want.as_array().cloned().unwrap_or_default();

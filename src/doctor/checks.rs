@@ -19,10 +19,36 @@ use crate::write::Snapshot;
 const MAX_COMPARED_FILES: usize = 1_000;
 /// Fewer words than this, and a description cannot tell the selector much.
 const MIN_DESCRIPTION_WORDS: usize = 4;
-const VAGUE: &[&str] = &["notes", "misc", "stuff", "todo", "info", "memory", "various", "things", "general", "important", "see file"];
+const VAGUE: &[&str] = &[
+    "notes",
+    "misc",
+    "stuff",
+    "todo",
+    "info",
+    "memory",
+    "various",
+    "things",
+    "general",
+    "important",
+    "see file",
+];
 
-fn finding(code: &'static str, severity: Severity, file: &str, line: Option<usize>, message: String, fix: Option<String>) -> Finding {
-    Finding { code, severity, file: file.to_owned(), line: line.and_then(|l| u32::try_from(l).ok()), message, fix }
+fn finding(
+    code: &'static str,
+    severity: Severity,
+    file: &str,
+    line: Option<usize>,
+    message: String,
+    fix: Option<String>,
+) -> Finding {
+    Finding {
+        code,
+        severity,
+        file: file.to_owned(),
+        line: line.and_then(|l| u32::try_from(l).ok()),
+        message,
+        fix,
+    }
 }
 
 pub(super) fn run(input: &DoctorInput) -> Vec<Finding> {
@@ -41,7 +67,14 @@ fn index_checks(snapshot: &Snapshot, limits: &Limits, out: &mut Vec<Finding>) ->
     let text = snapshot.index_text();
     if !exists {
         if snapshot.topic_files().next().is_some() {
-            out.push(finding("index_missing", Severity::Warning, INDEX_FILE_NAME, None, "there is no MEMORY.md: no memory is listed in the prompt".into(), None));
+            out.push(finding(
+                "index_missing",
+                Severity::Warning,
+                INDEX_FILE_NAME,
+                None,
+                "there is no MEMORY.md: no memory is listed in the prompt".into(),
+                None,
+            ));
         }
         return targets;
     }
@@ -51,14 +84,27 @@ fn index_checks(snapshot: &Snapshot, limits: &Limits, out: &mut Vec<Finding>) ->
             format!("MEMORY.md has {lines} lines; only the first {} are loaded, the rest are silently cut", limits.max_index_lines), None));
     }
     if units > to_usize(limits.max_index_utf16) {
-        out.push(finding("index_over_size", Severity::Error, INDEX_FILE_NAME, None,
-            format!("MEMORY.md is {units} UTF-16 units; only the first {} are loaded", limits.max_index_utf16), None));
+        out.push(finding(
+            "index_over_size",
+            Severity::Error,
+            INDEX_FILE_NAME,
+            None,
+            format!(
+                "MEMORY.md is {units} UTF-16 units; only the first {} are loaded",
+                limits.max_index_utf16
+            ),
+            None,
+        ));
     }
     let mut run_start: Option<usize> = None;
     let all: Vec<&str> = text.split('\n').collect();
     let flush = |start: &mut Option<usize>, end: usize, out: &mut Vec<Finding>| {
         if let Some(s) = start.take() {
-            let span = if end == s { format!("line {s} is") } else { format!("lines {s}–{end} are") };
+            let span = if end == s {
+                format!("line {s} is")
+            } else {
+                format!("lines {s}–{end} are")
+            };
             out.push(finding("index_content", Severity::Error, INDEX_FILE_NAME, Some(s),
                 format!("{span} content, not index entries: MEMORY.md should hold only `- [Title](file.md) — hook` lines; move the content into a topic file"), None));
         }
@@ -74,17 +120,31 @@ fn index_checks(snapshot: &Snapshot, limits: &Limits, out: &mut Vec<Finding>) ->
                 flush(&mut run_start, n - 1, out);
                 let target = e.target.to_owned();
                 if !snapshot.is_file(&target) {
-                    out.push(finding("dead_link", Severity::Error, INDEX_FILE_NAME, Some(n),
-                        format!("the entry links to {target}, which does not exist"), Some(format!("remove line {n}"))));
+                    out.push(finding(
+                        "dead_link",
+                        Severity::Error,
+                        INDEX_FILE_NAME,
+                        Some(n),
+                        format!("the entry links to {target}, which does not exist"),
+                        Some(format!("remove line {n}")),
+                    ));
                 } else if !targets.insert(target.clone()) {
-                    out.push(finding("duplicate_entry", Severity::Warning, INDEX_FILE_NAME, Some(n),
-                        format!("a second entry for {target}"), Some(format!("remove line {n}"))));
+                    out.push(finding(
+                        "duplicate_entry",
+                        Severity::Warning,
+                        INDEX_FILE_NAME,
+                        Some(n),
+                        format!("a second entry for {target}"),
+                        Some(format!("remove line {n}")),
+                    ));
                     continue;
                 }
                 targets.insert(target.clone());
                 let length = utf16_len(line);
                 if length > MAX_ENTRY_UTF16 {
-                    let fix = shorter_entry(line).map(|_| format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters"));
+                    let fix = shorter_entry(line).map(|_| {
+                        format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters")
+                    });
                     out.push(finding("entry_too_long", Severity::Warning, INDEX_FILE_NAME, Some(n),
                         format!("the entry is {length} characters; entries should be one short line (under {MAX_ENTRY_UTF16}) with the detail in {target}"), fix));
                 }
@@ -101,7 +161,9 @@ fn index_checks(snapshot: &Snapshot, limits: &Limits, out: &mut Vec<Finding>) ->
 
 /// The entry with its hook shortened to fit, when that is possible.
 pub(super) fn shorter_entry(line: &str) -> Option<String> {
-    let Line::Entry(e) = classify(line) else { return None };
+    let Line::Entry(e) = classify(line) else {
+        return None;
+    };
     if e.hook.is_empty() {
         return None;
     }
@@ -111,11 +173,26 @@ pub(super) fn shorter_entry(line: &str) -> Option<String> {
 }
 
 fn secret_finding(file: &str, found: &crate::secrets::SecretFinding) -> Finding {
-    finding("secret", Severity::Error, file, usize::try_from(found.line).ok(),
-        format!("line {} holds what looks like {} ({}); credentials do not belong in memory", found.line, found.kind, found.preview), None)
+    finding(
+        "secret",
+        Severity::Error,
+        file,
+        usize::try_from(found.line).ok(),
+        format!(
+            "line {} holds what looks like {} ({}); credentials do not belong in memory",
+            found.line, found.kind, found.preview
+        ),
+        None,
+    )
 }
 
-fn file_checks(input: &DoctorInput, snapshot: &Snapshot, limits: &Limits, indexed: &BTreeSet<String>, out: &mut Vec<Finding>) {
+fn file_checks(
+    input: &DoctorInput,
+    snapshot: &Snapshot,
+    limits: &Limits,
+    indexed: &BTreeSet<String>,
+    out: &mut Vec<Finding>,
+) {
     let scanned = scan_all(snapshot, limits);
     let mut by_file: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
     let mut push = |f: Finding| by_file.entry(f.file.clone()).or_default().push(f);
@@ -143,33 +220,56 @@ fn file_checks(input: &DoctorInput, snapshot: &Snapshot, limits: &Limits, indexe
         push(finding(code, severity, &d.path, line, message, None));
     }
     for m in &scanned.dropped {
-        push(finding("beyond_cap", Severity::Warning, &m.path, None,
-            format!("one of {} topic files beyond the newest {}: recall never considers it", scanned.memories.len() + scanned.dropped.len(), limits.max_files), None));
+        push(finding(
+            "beyond_cap",
+            Severity::Warning,
+            &m.path,
+            None,
+            format!(
+                "one of {} topic files beyond the newest {}: recall never considers it",
+                scanned.memories.len() + scanned.dropped.len(),
+                limits.max_files
+            ),
+            None,
+        ));
     }
     let stale_days = input.stale_core_days.unwrap_or(DEFAULT_STALE_CORE_DAYS);
     let all: Vec<_> = scanned.memories.iter().chain(&scanned.dropped).collect();
     for m in &all {
         let text = snapshot.text(&m.path);
         if !indexed.contains(&m.path) {
-            push(finding("not_indexed", Severity::Warning, &m.path, None,
-                "no MEMORY.md entry links to this file, so the index does not list it".into(), Some("add an entry to MEMORY.md".into())));
+            push(finding(
+                "not_indexed",
+                Severity::Warning,
+                &m.path,
+                None,
+                "no MEMORY.md entry links to this file, so the index does not list it".into(),
+                Some("add an entry to MEMORY.md".into()),
+            ));
         }
-        match &m.description {
-            Some(d) => {
-                let words = d.split_whitespace().count();
-                let lower = d.to_lowercase();
-                if words < MIN_DESCRIPTION_WORDS || VAGUE.contains(&lower.trim_end_matches('.')) {
-                    push(finding("description_vague", Severity::Warning, &m.path, None,
-                        format!("the description {d:?} is too vague for the selector to judge when this memory helps; say what it covers and when it applies"), None));
-                }
+        if let Some(d) = &m.description {
+            let words = d.split_whitespace().count();
+            let lower = d.to_lowercase();
+            if words < MIN_DESCRIPTION_WORDS || VAGUE.contains(&lower.trim_end_matches('.')) {
+                push(finding("description_vague", Severity::Warning, &m.path, None,
+                    format!("the description {d:?} is too vague for the selector to judge when this memory helps; say what it covers and when it applies"), None));
             }
-            None => {}
         }
         if let Some(text) = &text {
             if let Some((start, end)) = description_region(text, limits) {
                 if end > start && folded_description_file(text, limits).is_some() {
-                    push(finding("description_multiline", Severity::Warning, &m.path, Some(start + 1),
-                        format!("the description spans lines {}–{}; the selector reads one line a file", start + 1, end + 1), Some("fold the description onto one line".into())));
+                    push(finding(
+                        "description_multiline",
+                        Severity::Warning,
+                        &m.path,
+                        Some(start + 1),
+                        format!(
+                            "the description spans lines {}–{}; the selector reads one line a file",
+                            start + 1,
+                            end + 1
+                        ),
+                        Some("fold the description onto one line".into()),
+                    ));
                 }
             }
             for found in find_secrets(text) {
@@ -191,7 +291,14 @@ fn file_checks(input: &DoctorInput, snapshot: &Snapshot, limits: &Limits, indexe
     for (i, m) in sorted.iter().enumerate() {
         if let Some(name) = &m.name {
             if let Some(first) = names.get(&name_key(name)) {
-                push(finding("duplicate_topic", Severity::Warning, &m.path, None, format!("{first} has the same name ({name:?}): merge the two"), None));
+                push(finding(
+                    "duplicate_topic",
+                    Severity::Warning,
+                    &m.path,
+                    None,
+                    format!("{first} has the same name ({name:?}): merge the two"),
+                    None,
+                ));
                 continue;
             }
             names.insert(name_key(name), &m.path);
@@ -200,14 +307,36 @@ fn file_checks(input: &DoctorInput, snapshot: &Snapshot, limits: &Limits, indexe
             continue;
         }
         let Some(d) = &m.description else { continue };
-        if let Some(other) = sorted.iter().take(i).find(|o| o.description.as_deref().is_some_and(|od| similar_descriptions(od, d))) {
-            push(finding("duplicate_topic", Severity::Warning, &m.path, None, format!("{} has almost the same description: merge the two", other.path), None));
+        if let Some(other) = sorted.iter().take(i).find(|o| {
+            o.description
+                .as_deref()
+                .is_some_and(|od| similar_descriptions(od, d))
+        }) {
+            push(finding(
+                "duplicate_topic",
+                Severity::Warning,
+                &m.path,
+                None,
+                format!(
+                    "{} has almost the same description: merge the two",
+                    other.path
+                ),
+                None,
+            ));
         }
     }
     for e in &snapshot.entries {
         let name = e.path.rsplit('/').next().unwrap_or("");
         if name.starts_with('.') && name.contains(".tmp-") {
-            push(finding("temp_file", Severity::Info, &e.path, None, "a temporary file left by an interrupted write; the file it was for is whole".into(), None));
+            push(finding(
+                "temp_file",
+                Severity::Info,
+                &e.path,
+                None,
+                "a temporary file left by an interrupted write; the file it was for is whole"
+                    .into(),
+                None,
+            ));
         }
     }
     for (_, mut findings) in by_file {
@@ -221,7 +350,13 @@ pub(super) fn scan_all(snapshot: &Snapshot, limits: &Limits) -> ScanResult {
     let heads: Vec<FileHead> = snapshot
         .entries
         .iter()
-        .map(|e| FileHead { path: e.path.clone(), mtime_ms: e.mtime_ms, head: snapshot.contents.get(&e.path).cloned(), kind: Some(e.kind.clone()), problem: e.problem.clone() })
+        .map(|e| FileHead {
+            path: e.path.clone(),
+            mtime_ms: e.mtime_ms,
+            head: snapshot.contents.get(&e.path).cloned(),
+            kind: Some(e.kind.clone()),
+            problem: e.problem.clone(),
+        })
         .collect();
     scan_memories(&heads, limits)
 }
@@ -230,5 +365,9 @@ pub(super) fn scan_all(snapshot: &Snapshot, limits: &Limits) -> ScanResult {
 fn late_close(snapshot: &Snapshot, path: &str, limits: &Limits) -> Option<usize> {
     let text = snapshot.text(path)?;
     let skip = to_usize(limits.max_header_lines);
-    text.split('\n').enumerate().skip(skip.max(1)).find(|(_, l)| l.trim_end() == "---").map(|(i, _)| i + 1)
+    text.split('\n')
+        .enumerate()
+        .skip(skip.max(1))
+        .find(|(_, l)| l.trim_end() == "---")
+        .map(|(i, _)| i + 1)
 }

@@ -35,7 +35,9 @@ pub struct FixPlan {
 /// Lines (0-based, inclusive) of the `description:` field in the frontmatter.
 pub(crate) fn description_region(text: &str, limits: &Limits) -> Option<(usize, usize)> {
     let max = to_usize(limits.max_header_lines);
-    let Header::Parsed(fields) = parse_header(first_lines(text, max), max) else { return None };
+    let Header::Parsed(fields) = parse_header(first_lines(text, max), max) else {
+        return None;
+    };
     let close = fields.close_line.checked_sub(1)?; // 0-based index of the closing ---
     let lines: Vec<&str> = text.split('\n').take(close).collect();
     let start = lines.iter().position(|l| l.starts_with("description:"))?;
@@ -60,7 +62,9 @@ pub(crate) fn folded_description_file(text: &str, limits: &Limits) -> Option<Str
         return None;
     }
     let max = to_usize(limits.max_header_lines);
-    let Header::Parsed(before) = parse_header(first_lines(text, max), max) else { return None };
+    let Header::Parsed(before) = parse_header(first_lines(text, max), max) else {
+        return None;
+    };
     let folded = before.description.clone()?;
     let lines: Vec<&str> = text.split('\n').collect();
     let replacement = format!("description: {}", scalar(&folded));
@@ -69,7 +73,13 @@ pub(crate) fn folded_description_file(text: &str, limits: &Limits) -> Option<Str
     out.extend(lines.get(end + 1..)?);
     let new = out.join("\n");
     match parse_header(first_lines(&new, max), max) {
-        Header::Parsed(after) if after.description == before.description && after.name == before.name && after.memory_type == before.memory_type => Some(new),
+        Header::Parsed(after)
+            if after.description == before.description
+                && after.name == before.name
+                && after.memory_type == before.memory_type =>
+        {
+            Some(new)
+        }
         _ => None,
     }
 }
@@ -83,7 +93,11 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     let mut changed: Vec<(String, String, String)> = Vec::new(); // path, old, new
 
     // topic files: fold descriptions
-    for f in before.findings.iter().filter(|f| f.code == "description_multiline") {
+    for f in before
+        .findings
+        .iter()
+        .filter(|f| f.code == "description_multiline")
+    {
         if let Some(old) = snapshot.text(&f.file) {
             if let Some(new) = folded_description_file(&old, &limits) {
                 changed.push((f.file.clone(), old, new));
@@ -94,15 +108,23 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
 
     // the index
     let old_index = snapshot.index_text();
-    let mut lines: Vec<Option<String>> = old_index.split('\n').map(|l| Some(l.to_owned())).collect();
-    for f in before.findings.iter().filter(|f| f.file == INDEX_FILE_NAME && f.fix.is_some()) {
-        let Some(slot) = f.line.and_then(|n| usize::try_from(n).ok()).and_then(|n| n.checked_sub(1)).and_then(|i| lines.get_mut(i)) else { continue };
+    let mut lines: Vec<Option<String>> =
+        old_index.split('\n').map(|l| Some(l.to_owned())).collect();
+    for f in before
+        .findings
+        .iter()
+        .filter(|f| f.file == INDEX_FILE_NAME && f.fix.is_some())
+    {
+        let Some(slot) = f
+            .line
+            .and_then(|n| usize::try_from(n).ok())
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| lines.get_mut(i))
+        else {
+            continue;
+        };
         match f.code {
-            "dead_link" | "duplicate_entry" => {
-                if slot.take().is_some() {
-                    fixed += 1;
-                }
-            }
+            "dead_link" | "duplicate_entry" if slot.take().is_some() => fixed += 1,
             "entry_too_long" => {
                 if let Some(short) = slot.as_deref().and_then(shorter_entry) {
                     *slot = Some(short);
@@ -114,16 +136,37 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     }
     let mut new_index = lines.into_iter().flatten().collect::<Vec<_>>().join("\n");
     let scanned = scan_all(&snapshot, &limits);
-    let mut missing: Vec<_> = before.findings.iter().filter(|f| f.code == "not_indexed").map(|f| f.file.clone()).collect();
+    let mut missing: Vec<_> = before
+        .findings
+        .iter()
+        .filter(|f| f.code == "not_indexed")
+        .map(|f| f.file.clone())
+        .collect();
     missing.sort();
     for path in missing {
-        let memory = scanned.memories.iter().chain(&scanned.dropped).find(|m| m.path == path);
-        let stem = path.rsplit('/').next().unwrap_or(&path).trim_end_matches(".md");
-        let title = memory.and_then(|m| m.name.clone()).unwrap_or_else(|| stem.replace('_', " "));
-        let hook = memory.and_then(|m| m.description.clone()).unwrap_or_default();
+        let memory = scanned
+            .memories
+            .iter()
+            .chain(&scanned.dropped)
+            .find(|m| m.path == path);
+        let stem = path
+            .rsplit('/')
+            .next()
+            .unwrap_or(&path)
+            .trim_end_matches(".md");
+        let title = memory
+            .and_then(|m| m.name.clone())
+            .unwrap_or_else(|| stem.replace('_', " "));
+        let hook = memory
+            .and_then(|m| m.description.clone())
+            .unwrap_or_default();
         let line = format_entry(&title, &path, &hook);
         let kept = new_index.trim_end();
-        let candidate = if kept.is_empty() { format!("{line}\n") } else { format!("{kept}\n{line}\n") };
+        let candidate = if kept.is_empty() {
+            format!("{line}\n")
+        } else {
+            format!("{kept}\n{line}\n")
+        };
         let (n, units) = index_size(&candidate);
         if n > to_usize(limits.max_index_lines) || units > to_usize(limits.max_index_utf16) {
             break; // no room: the rest stay reported
@@ -138,17 +181,41 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         changed.push((INDEX_FILE_NAME.to_owned(), old_index, new_index));
     }
 
-    let diff: String = changed.iter().map(|(p, old, new)| unified_diff(p, old, new)).collect();
-    let effects: Vec<Effect> = changed.iter().map(|(p, _, new)| Effect::Write { path: p.clone(), text: new.clone(), exclusive: false }).collect();
+    let diff: String = changed
+        .iter()
+        .map(|(p, old, new)| unified_diff(p, old, new))
+        .collect();
+    let effects: Vec<Effect> = changed
+        .iter()
+        .map(|(p, _, new)| Effect::Write {
+            path: p.clone(),
+            text: new.clone(),
+            exclusive: false,
+        })
+        .collect();
     let mut fixed_input = input.clone();
     for (path, _, new) in &changed {
-        fixed_input.contents.insert(path.clone(), Head::Text(new.clone()));
+        fixed_input
+            .contents
+            .insert(path.clone(), Head::Text(new.clone()));
         if !fixed_input.entries.iter().any(|e| &e.path == path) {
             #[allow(clippy::cast_precision_loss)] // a file's size, far below 2^52
             let size = new.len() as f64;
-            fixed_input.entries.push(Entry { path: path.clone(), kind: "file".into(), size, mtime_ms: input.now_ms, problem: None });
+            fixed_input.entries.push(Entry {
+                path: path.clone(),
+                kind: "file".into(),
+                size,
+                mtime_ms: input.now_ms,
+                problem: None,
+            });
         }
     }
     let after = doctor(&fixed_input);
-    FixPlan { effects, diff, fixed, before, after }
+    FixPlan {
+        effects,
+        diff,
+        fixed,
+        before,
+        after,
+    }
 }

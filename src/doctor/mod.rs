@@ -35,7 +35,11 @@ pub struct DoctorInput {
 
 impl DoctorInput {
     pub(crate) fn snapshot(&self) -> Snapshot {
-        Snapshot { entries: self.entries.clone(), contents: self.contents.clone(), resolved: BTreeMap::new() }
+        Snapshot {
+            entries: self.entries.clone(),
+            contents: self.contents.clone(),
+            resolved: BTreeMap::new(),
+        }
     }
 }
 
@@ -77,9 +81,18 @@ pub struct DoctorReport {
 
 impl DoctorReport {
     fn from(findings: Vec<Finding>) -> Self {
-        let count = |s: Severity| u32::try_from(findings.iter().filter(|f| f.severity == s).count()).unwrap_or(u32::MAX);
-        let fixable = u32::try_from(findings.iter().filter(|f| f.fix.is_some()).count()).unwrap_or(u32::MAX);
-        Self { errors: count(Severity::Error), warnings: count(Severity::Warning), infos: count(Severity::Info), fixable, findings }
+        let count = |s: Severity| {
+            u32::try_from(findings.iter().filter(|f| f.severity == s).count()).unwrap_or(u32::MAX)
+        };
+        let fixable =
+            u32::try_from(findings.iter().filter(|f| f.fix.is_some()).count()).unwrap_or(u32::MAX);
+        Self {
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            infos: count(Severity::Info),
+            fixable,
+            findings,
+        }
     }
 }
 

@@ -11,7 +11,15 @@ use crate::write::{Effect, Snapshot};
 use crate::Error;
 
 /// The write rules for new text at `rel`; the error is the result text.
-fn guard(given: &str, rel: &str, old: &str, new: &str, creating: bool, snapshot: &Snapshot, limits: &Limits) -> Result<(), String> {
+fn guard(
+    given: &str,
+    rel: &str,
+    old: &str,
+    new: &str,
+    creating: bool,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> Result<(), String> {
     let refused = |e: Error| format!("Refused: {e}. Nothing was written.");
     no_secrets(given, new).map_err(refused)?;
     if rel == INDEX_FILE_NAME {
@@ -23,40 +31,66 @@ fn guard(given: &str, rel: &str, old: &str, new: &str, creating: bool, snapshot:
 }
 
 fn write(rel: &str, text: String, exclusive: bool) -> Vec<Effect> {
-    vec![Effect::Write { path: rel.to_owned(), text, exclusive }]
+    vec![Effect::Write {
+        path: rel.to_owned(),
+        text,
+        exclusive,
+    }]
 }
 
-pub fn create(given: &str, rel: &str, file_text: &str, snapshot: &Snapshot, limits: &Limits) -> ToolResult {
+pub fn create(
+    given: &str,
+    rel: &str,
+    file_text: &str,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> ToolResult {
     if snapshot.is_dir(rel) || snapshot.entry(rel).is_some() {
         return ToolResult::error(format!("File {given} already exists"));
     }
     let mut ancestor = rel;
     while let Some((parent, _)) = ancestor.rsplit_once('/') {
-        if snapshot.entry(parent).is_some_and(|e| e.kind != "directory") {
-            return ToolResult::error(format!("Cannot create {given}: /memories/{parent} is a file, not a directory"));
+        if snapshot
+            .entry(parent)
+            .is_some_and(|e| e.kind != "directory")
+        {
+            return ToolResult::error(format!(
+                "Cannot create {given}: /memories/{parent} is a file, not a directory"
+            ));
         }
         ancestor = parent;
     }
     if let Err(text) = guard(given, rel, "", file_text, true, snapshot, limits) {
         return ToolResult::error(text);
     }
-    ToolResult::ok(format!("File created successfully at: {given}"), write(rel, file_text.to_owned(), true))
+    ToolResult::ok(
+        format!("File created successfully at: {given}"),
+        write(rel, file_text.to_owned(), true),
+    )
 }
 
 /// The file's current text, or the error result the SDK gives.
 fn existing(given: &str, rel: &str, snapshot: &Snapshot) -> Result<String, ToolResult> {
     match snapshot.entry(rel) {
         None if !snapshot.is_dir(rel) => {
-            return Err(ToolResult::error(format!("The path {given} does not exist. Please provide a valid path.")))
+            return Err(ToolResult::error(format!(
+                "The path {given} does not exist. Please provide a valid path."
+            )))
         }
         Some(e) if e.kind == "file" && e.problem.is_none() => {}
-        _ => return Err(ToolResult::error(format!("The path {given} is not a file."))),
+        _ => {
+            return Err(ToolResult::error(format!(
+                "The path {given} is not a file."
+            )))
+        }
     }
     match snapshot.raw_text(rel) {
         None => Err(ToolResult::error(format!(
             "The file {given} no longer exists (may have been deleted or renamed concurrently)."
         ))),
-        Some(Err(())) => Err(ToolResult::error(format!("The file {given} is not valid UTF-8 text, so it cannot be edited."))),
+        Some(Err(())) => Err(ToolResult::error(format!(
+            "The file {given} is not valid UTF-8 text, so it cannot be edited."
+        ))),
         Some(Ok(text)) => Ok(text),
     }
 }
@@ -69,7 +103,11 @@ fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
         let at = from + i;
         found.push(at);
         // step one character, so "aa" in "aaa" counts twice
-        from = at + haystack.get(at..).and_then(|r| r.chars().next()).map_or(1, char::len_utf8);
+        from = at
+            + haystack
+                .get(at..)
+                .and_then(|r| r.chars().next())
+                .map_or(1, char::len_utf8);
     }
     found
 }
@@ -78,7 +116,14 @@ fn line_of(text: &str, byte: usize) -> usize {
     text.get(..byte).map_or(0, |t| t.matches('\n').count())
 }
 
-pub fn str_replace(given: &str, rel: &str, old_str: &str, new_str: &str, snapshot: &Snapshot, limits: &Limits) -> ToolResult {
+pub fn str_replace(
+    given: &str,
+    rel: &str,
+    old_str: &str,
+    new_str: &str,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> ToolResult {
     let content = match existing(given, rel, snapshot) {
         Ok(c) => c,
         Err(result) => return result,
@@ -120,13 +165,22 @@ pub fn str_replace(given: &str, rel: &str, old_str: &str, new_str: &str, snapsho
     )
 }
 
-pub fn insert(given: &str, rel: &str, insert_line: i64, insert_text: &str, snapshot: &Snapshot, limits: &Limits) -> ToolResult {
+pub fn insert(
+    given: &str,
+    rel: &str,
+    insert_line: i64,
+    insert_text: &str,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> ToolResult {
     let content = match existing(given, rel, snapshot) {
         Ok(c) => c,
         Err(result) => return result,
     };
     let mut lines: Vec<&str> = content.split('\n').collect();
-    let at = usize::try_from(insert_line).ok().filter(|&n| n <= lines.len());
+    let at = usize::try_from(insert_line)
+        .ok()
+        .filter(|&n| n <= lines.len());
     let Some(at) = at else {
         return ToolResult::error(format!(
             "Invalid `insert_line` parameter: {insert_line}. It should be within the range of lines of the file: [0, {}]",
@@ -138,5 +192,8 @@ pub fn insert(given: &str, rel: &str, insert_line: i64, insert_text: &str, snaps
     if let Err(text) = guard(given, rel, &content, &updated, false, snapshot, limits) {
         return ToolResult::error(text);
     }
-    ToolResult::ok(format!("The file {given} has been edited."), write(rel, updated, false))
+    ToolResult::ok(
+        format!("The file {given} has been edited."),
+        write(rel, updated, false),
+    )
 }

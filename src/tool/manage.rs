@@ -44,14 +44,30 @@ pub fn delete(given: &str, rel: &str, snapshot: &Snapshot) -> ToolResult {
     let mut effects = Vec::new();
     let mut text = format!("Successfully deleted {given}");
     if removed > 0 {
-        effects.push(Effect::Write { path: INDEX_FILE_NAME.to_owned(), text: new_index, exclusive: false });
-        text.push_str(&format!("\nAlso removed {} linking to it from /memories/{INDEX_FILE_NAME}.", entries(removed)));
+        effects.push(Effect::Write {
+            path: INDEX_FILE_NAME.to_owned(),
+            text: new_index,
+            exclusive: false,
+        });
+        text.push_str(&format!(
+            "\nAlso removed {} linking to it from /memories/{INDEX_FILE_NAME}.",
+            entries(removed)
+        ));
     }
-    effects.push(Effect::Remove { path: rel.to_owned() });
+    effects.push(Effect::Remove {
+        path: rel.to_owned(),
+    });
     ToolResult::ok(text, effects)
 }
 
-pub fn rename(old_given: &str, new_given: &str, from: &str, to: &str, snapshot: &Snapshot, limits: &Limits) -> ToolResult {
+pub fn rename(
+    old_given: &str,
+    new_given: &str,
+    from: &str,
+    to: &str,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> ToolResult {
     if from.is_empty() {
         return ToolResult::error("Cannot rename the /memories directory itself");
     }
@@ -62,7 +78,9 @@ pub fn rename(old_given: &str, new_given: &str, from: &str, to: &str, snapshot: 
         return ToolResult::error(format!("The path {old_given} does not exist"));
     };
     if to == from || under(to, from) {
-        return ToolResult::error(format!("Cannot rename {old_given} into itself ({new_given})"));
+        return ToolResult::error(format!(
+            "Cannot rename {old_given} into itself ({new_given})"
+        ));
     }
     if to == INDEX_FILE_NAME {
         return ToolResult::error(format!(
@@ -71,8 +89,13 @@ pub fn rename(old_given: &str, new_given: &str, from: &str, to: &str, snapshot: 
     }
     let mut ancestor = to;
     while let Some((parent, _)) = ancestor.rsplit_once('/') {
-        if snapshot.entry(parent).is_some_and(|e| e.kind != "directory") {
-            return ToolResult::error(format!("Cannot rename to {new_given}: /memories/{parent} is a file, not a directory"));
+        if snapshot
+            .entry(parent)
+            .is_some_and(|e| e.kind != "directory")
+        {
+            return ToolResult::error(format!(
+                "Cannot rename to {new_given}: /memories/{parent} is a file, not a directory"
+            ));
         }
         ancestor = parent;
     }
@@ -81,13 +104,23 @@ pub fn rename(old_given: &str, new_given: &str, from: &str, to: &str, snapshot: 
             return ToolResult::error(format!("Refused: {e}. Nothing was written."));
         }
     }
-    let mut effects = vec![Effect::Rename { from: from.to_owned(), to: to.to_owned() }];
+    let mut effects = vec![Effect::Rename {
+        from: from.to_owned(),
+        to: to.to_owned(),
+    }];
     let mut text = format!("Successfully renamed {old_given} to {new_given}");
     if from != INDEX_FILE_NAME {
         let (new_index, changed) = retarget_entries(&snapshot.index_text(), from, to);
         if changed > 0 {
-            effects.push(Effect::Write { path: INDEX_FILE_NAME.to_owned(), text: new_index, exclusive: false });
-            text.push_str(&format!("\nUpdated {} in /memories/{INDEX_FILE_NAME} to the new path.", entries(changed)));
+            effects.push(Effect::Write {
+                path: INDEX_FILE_NAME.to_owned(),
+                text: new_index,
+                exclusive: false,
+            });
+            text.push_str(&format!(
+                "\nUpdated {} in /memories/{INDEX_FILE_NAME} to the new path.",
+                entries(changed)
+            ));
         }
     }
     ToolResult::ok(text, effects)

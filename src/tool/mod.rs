@@ -80,23 +80,41 @@ pub struct ToolResult {
 
 impl ToolResult {
     pub(crate) fn ok(text: impl Into<String>, effects: Vec<Effect>) -> Self {
-        Self { text: text.into(), is_error: false, effects }
+        Self {
+            text: text.into(),
+            is_error: false,
+            effects,
+        }
     }
 
     pub(crate) fn error(text: impl Into<String>) -> Self {
-        Self { text: text.into(), is_error: true, effects: Vec::new() }
+        Self {
+            text: text.into(),
+            is_error: true,
+            effects: Vec::new(),
+        }
     }
 }
 
 /// Reads a command from the model's JSON; a malformed one is an error *result*, not an error.
 pub fn decode_command(input: &Value) -> Result<Command, ToolResult> {
     let name = input.get("command").and_then(Value::as_str).unwrap_or("");
-    if !["view", "create", "str_replace", "insert", "delete", "rename"].contains(&name) {
+    if ![
+        "view",
+        "create",
+        "str_replace",
+        "insert",
+        "delete",
+        "rename",
+    ]
+    .contains(&name)
+    {
         return Err(ToolResult::error(format!(
             "Unknown memory command {name:?}: expected one of view, create, str_replace, insert, delete, rename"
         )));
     }
-    Command::deserialize(input).map_err(|e| ToolResult::error(format!("Invalid `{name}` command: {e}")))
+    Command::deserialize(input)
+        .map_err(|e| ToolResult::error(format!("Invalid `{name}` command: {e}")))
 }
 
 /// The paths a command names, as given.
@@ -115,7 +133,12 @@ fn named_paths(command: &Command) -> Vec<&str> {
 pub fn plan_tool_command(input: &Value) -> ToolPlan {
     let command = match decode_command(input) {
         Ok(c) => c,
-        Err(result) => return ToolPlan { result: Some(result), ..ToolPlan::default() },
+        Err(result) => {
+            return ToolPlan {
+                result: Some(result),
+                ..ToolPlan::default()
+            }
+        }
     };
     let mut plan = ToolPlan::default();
     for given in named_paths(&command) {
@@ -128,9 +151,10 @@ pub fn plan_tool_command(input: &Value) -> ToolPlan {
         }
     }
     plan.read = match &command {
-        Command::View { .. } | Command::StrReplace { .. } | Command::Insert { .. } | Command::Create { .. } => {
-            plan.resolve.clone()
-        }
+        Command::View { .. }
+        | Command::StrReplace { .. }
+        | Command::Insert { .. }
+        | Command::Create { .. } => plan.resolve.clone(),
         Command::Delete { .. } | Command::Rename { .. } => Vec::new(),
     };
     // edits of the index are checked against it; deletes and renames keep its entries true
@@ -157,15 +181,25 @@ pub fn run_tool_command(input: &Value, snapshot: &Snapshot, limits: &Limits) -> 
     }
     let rel = |i: usize| plan.resolve.get(i).cloned().unwrap_or_default();
     match &command {
-        Command::View { path, view_range } => view::view(path, &rel(0), view_range.as_deref(), snapshot),
-        Command::Create { path, file_text } => edit::create(path, &rel(0), file_text, snapshot, limits),
-        Command::StrReplace { path, old_str, new_str } => {
-            edit::str_replace(path, &rel(0), old_str, new_str, snapshot, limits)
+        Command::View { path, view_range } => {
+            view::view(path, &rel(0), view_range.as_deref(), snapshot)
         }
-        Command::Insert { path, insert_line, insert_text } => {
-            edit::insert(path, &rel(0), *insert_line, insert_text, snapshot, limits)
+        Command::Create { path, file_text } => {
+            edit::create(path, &rel(0), file_text, snapshot, limits)
         }
+        Command::StrReplace {
+            path,
+            old_str,
+            new_str,
+        } => edit::str_replace(path, &rel(0), old_str, new_str, snapshot, limits),
+        Command::Insert {
+            path,
+            insert_line,
+            insert_text,
+        } => edit::insert(path, &rel(0), *insert_line, insert_text, snapshot, limits),
         Command::Delete { path } => manage::delete(path, &rel(0), snapshot),
-        Command::Rename { old_path, new_path } => manage::rename(old_path, new_path, &rel(0), &rel(1), snapshot, limits),
+        Command::Rename { old_path, new_path } => {
+            manage::rename(old_path, new_path, &rel(0), &rel(1), snapshot, limits)
+        }
     }
 }

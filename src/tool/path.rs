@@ -9,21 +9,36 @@ pub const MEMORIES_ROOT: &str = "/memories";
 
 /// `/memories/a/b.md` → `a/b.md`; `/memories` → `""`. The error is the result text.
 pub fn to_relative(given: &str) -> Result<String, String> {
-    let rest = given.strip_prefix(MEMORIES_ROOT).filter(|r| r.is_empty() || r.starts_with('/'));
+    let rest = given
+        .strip_prefix(MEMORIES_ROOT)
+        .filter(|r| r.is_empty() || r.starts_with('/'));
     let Some(rest) = rest else {
         return Err(format!("Path must start with /memories, got: {given}"));
     };
-    let rel = rest.trim_start_matches('/');
+    if rest.starts_with("//") {
+        return Err(format!(
+            "Path {given} is not allowed: it has the form of a UNC path (//server/share)"
+        ));
+    }
+    let rel = rest.strip_prefix('/').unwrap_or(rest);
     let rel = rel.strip_suffix('/').unwrap_or(rel);
     if rel.is_empty() {
         return Ok(String::new());
     }
     match check_relative_path(rel) {
         Ok(()) => Ok(rel.to_owned()),
-        Err(Error::UnsafePath { reason, .. }) if reason.contains("'..'") || reason.contains("percent") || reason.contains("look-alike") => {
-            Err(format!("Path {given} would escape /memories directory ({reason})"))
+        Err(Error::UnsafePath { reason, .. })
+            if reason.contains("'..'")
+                || reason.contains("percent")
+                || reason.contains("look-alike") =>
+        {
+            Err(format!(
+                "Path {given} would escape /memories directory ({reason})"
+            ))
         }
-        Err(Error::UnsafePath { reason, .. }) => Err(format!("Path {given} is not allowed: {reason}")),
+        Err(Error::UnsafePath { reason, .. }) => {
+            Err(format!("Path {given} is not allowed: {reason}"))
+        }
         Err(e) => Err(format!("Path {given} is not allowed: {e}")),
     }
 }
@@ -39,13 +54,20 @@ pub fn display_path(rel: &str) -> String {
 
 /// The host's resolution of `rel` must stay inside, and be itself a safe path.
 pub fn check_resolved(given: &str, rel: &str, snapshot: &Snapshot) -> Result<(), String> {
-    if snapshot.entry(rel).is_some_and(|e| e.problem.as_deref() == Some("symlink_escape")) {
-        return Err(format!("Path {given} would escape /memories directory via symlink"));
+    if snapshot
+        .entry(rel)
+        .is_some_and(|e| e.problem.as_deref() == Some("symlink_escape"))
+    {
+        return Err(format!(
+            "Path {given} would escape /memories directory via symlink"
+        ));
     }
     match snapshot.resolved.get(rel) {
         None => Ok(()), // the host cannot follow links (in-memory storage)
         Some(None) => Err("Path would escape /memories directory via symlink".to_owned()),
         Some(Some(real)) if real.is_empty() || check_relative_path(real).is_ok() => Ok(()),
-        Some(Some(_)) => Err(format!("Path {given} would escape /memories directory via symlink")),
+        Some(Some(_)) => Err(format!(
+            "Path {given} would escape /memories directory via symlink"
+        )),
     }
 }

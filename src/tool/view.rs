@@ -15,13 +15,24 @@ pub fn view(given: &str, rel: &str, range: Option<&[i64]>, snapshot: &Snapshot) 
         return ToolResult::ok(directory(rel, snapshot), Vec::new());
     }
     match snapshot.entry(rel) {
-        None => ToolResult::error(format!("The path {given} does not exist. Please provide a valid path.")),
-        Some(e) if e.kind != "file" || e.problem.is_some() => ToolResult::error(format!("Unsupported file type for {given}")),
+        None => ToolResult::error(format!(
+            "The path {given} does not exist. Please provide a valid path."
+        )),
+        Some(e) if e.kind != "file" || e.problem.is_some() => {
+            ToolResult::error(format!("Unsupported file type for {given}"))
+        }
         Some(_) => match snapshot.contents.get(rel) {
             None => ToolResult::error(format!(
                 "The file {given} no longer exists (may have been deleted or renamed concurrently)."
             )),
-            Some(_) => file(given, &snapshot.raw_text(rel).map(|r| r.unwrap_or_else(|()| snapshot.text(rel).unwrap_or_default())).unwrap_or_default(), range),
+            Some(_) => file(
+                given,
+                &snapshot
+                    .raw_text(rel)
+                    .map(|r| r.unwrap_or_else(|()| snapshot.text(rel).unwrap_or_default()))
+                    .unwrap_or_default(),
+                range,
+            ),
         },
     }
 }
@@ -58,7 +69,10 @@ fn file(given: &str, content: &str, range: Option<&[i64]>) -> ToolResult {
         }
     };
     let numbered = number_lines(lines.get(start..end).unwrap_or(&[]), start + 1);
-    ToolResult::ok(format!("Here's the content of {given} with line numbers:\n{numbered}"), Vec::new())
+    ToolResult::ok(
+        format!("Here's the content of {given} with line numbers:\n{numbered}"),
+        Vec::new(),
+    )
 }
 
 /// Lines with 6-wide right-aligned numbers and a tab, starting at `first`.
@@ -81,10 +95,19 @@ fn below<'a>(rel: &str, snapshot: &'a Snapshot) -> Vec<(&'a str, &'a Entry)> {
         .entries
         .iter()
         .filter_map(|e| {
-            let inner = if rel.is_empty() { Some(e.path.as_str()) } else { e.path.strip_prefix(rel).and_then(|r| r.strip_prefix('/')) };
+            let inner = if rel.is_empty() {
+                Some(e.path.as_str())
+            } else {
+                e.path.strip_prefix(rel).and_then(|r| r.strip_prefix('/'))
+            };
             inner.map(|inner| (inner, e))
         })
-        .filter(|(inner, e)| !inner.is_empty() && !inner.split('/').any(hidden) && e.problem.is_none() && e.kind != "other")
+        .filter(|(inner, e)| {
+            !inner.is_empty()
+                && !inner.split('/').any(hidden)
+                && e.problem.is_none()
+                && e.kind != "other"
+        })
         .collect()
 }
 
@@ -93,14 +116,28 @@ fn directory(rel: &str, snapshot: &Snapshot) -> String {
     let size_of = |prefix: &str| -> f64 {
         items
             .iter()
-            .filter(|(inner, e)| e.kind == "file" && (prefix.is_empty() || inner.strip_prefix(prefix).is_some_and(|r| r.starts_with('/'))))
+            .filter(|(inner, e)| {
+                e.kind == "file"
+                    && (prefix.is_empty()
+                        || inner
+                            .strip_prefix(prefix)
+                            .is_some_and(|r| r.starts_with('/')))
+            })
             .map(|(_, e)| e.size)
             .sum()
     };
-    let mut shown: Vec<(&str, &Entry)> = items.iter().copied().filter(|(inner, _)| inner.split('/').count() <= 2).collect();
+    let mut shown: Vec<(&str, &Entry)> = items
+        .iter()
+        .copied()
+        .filter(|(inner, _)| inner.split('/').count() <= 2)
+        .collect();
     // each folder's names in UTF-16 order (as JavaScript sorts), folders before their contents
     shown.sort_by(|a, b| {
-        let key = |p: &str| p.split('/').map(|s| s.encode_utf16().collect::<Vec<_>>()).collect::<Vec<_>>();
+        let key = |p: &str| {
+            p.split('/')
+                .map(|s| s.encode_utf16().collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        };
         key(a.0).cmp(&key(b.0))
     });
     let root = display_path(rel);
@@ -130,6 +167,10 @@ pub fn format_size(bytes: f64) -> String {
         size /= 1024.0;
         unit += 1;
     }
-    let text = if size.fract() == 0.0 { format!("{size}") } else { format!("{size:.1}") };
+    let text = if size.fract() == 0.0 {
+        format!("{size}")
+    } else {
+        format!("{size:.1}")
+    };
     format!("{text}{}", UNITS.get(unit).unwrap_or(&"G"))
 }

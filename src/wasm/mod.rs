@@ -258,7 +258,11 @@ pub fn run_tool_command(
 ) -> JsResult {
     let command: serde_json::Value = from_js(command, "command")?;
     let snapshot: write::Snapshot = from_js(snapshot, "snapshot")?;
-    to_js(&tool::run_tool_command(&command, &snapshot, &limits_arg(limits)?))
+    to_js(&tool::run_tool_command(
+        &command,
+        &snapshot,
+        &limits_arg(limits)?,
+    ))
 }
 
 /// Plans `remember`: the topic file and its index line, or a typed refusal

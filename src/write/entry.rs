@@ -34,7 +34,10 @@ pub struct EntryLine<'a> {
 impl EntryLine<'_> {
     /// Whether the target names a local file (not a URL or an anchor).
     pub fn is_local(&self) -> bool {
-        !self.target.is_empty() && !self.target.contains("://") && !self.target.starts_with('#') && !self.target.starts_with("mailto:")
+        !self.target.is_empty()
+            && !self.target.contains("://")
+            && !self.target.starts_with('#')
+            && !self.target.starts_with("mailto:")
     }
 }
 
@@ -51,14 +54,19 @@ pub fn classify(line: &str) -> Line<'_> {
 }
 
 fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
-    let rest = ["- ", "* ", "+ "].iter().find_map(|m| line.strip_prefix(m))?;
+    let rest = ["- ", "* ", "+ "]
+        .iter()
+        .find_map(|m| line.strip_prefix(m))?;
     let rest = rest.trim_start().strip_prefix('[')?;
     let close = find_link_close(rest)?;
     let title = rest.get(..close)?;
     let after = rest.get(close + 2..)?; // past "]("
     let end = after.find(')')?;
     let raw = after.get(..end)?.trim();
-    let target = raw.strip_prefix('<').and_then(|t| t.strip_suffix('>')).unwrap_or(raw);
+    let target = raw
+        .strip_prefix('<')
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(raw);
     let target = target.strip_prefix("./").unwrap_or(target);
     let hook = after.get(end + 1..)?.trim_start();
     let hook = ["—", "–", "-", ":"]
@@ -66,7 +74,11 @@ fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
         .find_map(|s| hook.strip_prefix(s))
         .unwrap_or(hook)
         .trim();
-    Some(EntryLine { title, target, hook })
+    Some(EntryLine {
+        title,
+        target,
+        hook,
+    })
 }
 
 /// The byte offset of the `](` that ends the link text, skipping escaped brackets.
@@ -92,7 +104,11 @@ pub fn links_to(line: &str, path: &str) -> bool {
 /// within [`MAX_ENTRY_UTF16`] when it can.
 pub fn format_entry(title: &str, path: &str, hook: &str) -> String {
     let title = title.replace('[', "\\[").replace(']', "\\]");
-    let target = if path.contains([' ', '(', ')']) { format!("<{path}>") } else { path.to_owned() };
+    let target = if path.contains([' ', '(', ')']) {
+        format!("<{path}>")
+    } else {
+        path.to_owned()
+    };
     let head = format!("- [{title}]({target})");
     if hook.is_empty() {
         return head;
@@ -108,8 +124,14 @@ pub fn shorten(text: &str, max_utf16: usize) -> String {
     }
     let keep = byte_offset_at_utf16(text, max_utf16.saturating_sub(1));
     let cut = text.get(..keep).unwrap_or("");
-    let at_word = cut.rfind(' ').filter(|&i| i >= keep / 2).map_or(cut, |i| cut.get(..i).unwrap_or(cut));
-    format!("{}…", at_word.trim_end_matches([' ', ',', ';', ':', '.', '—', '-']))
+    let at_word = cut
+        .rfind(' ')
+        .filter(|&i| i >= keep / 2)
+        .map_or(cut, |i| cut.get(..i).unwrap_or(cut));
+    format!(
+        "{}…",
+        at_word.trim_end_matches([' ', ',', ';', ':', '.', '—', '-'])
+    )
 }
 
 /// The index with `line` in place of the first entry linking to `path`, or appended.
@@ -121,14 +143,22 @@ pub fn upsert_entry(index: &str, path: &str, line: &str) -> (String, bool) {
         return (lines.join("\n"), true);
     }
     let kept = index.trim_end();
-    let text = if kept.is_empty() { format!("{line}\n") } else { format!("{kept}\n{line}\n") };
+    let text = if kept.is_empty() {
+        format!("{line}\n")
+    } else {
+        format!("{kept}\n{line}\n")
+    };
     (text, false)
 }
 
 /// The index without any entry linking to `path`, and how many lines went.
 pub fn remove_entries(index: &str, path: &str) -> (String, usize) {
     let lines: Vec<&str> = index.split('\n').collect();
-    let kept: Vec<&str> = lines.iter().copied().filter(|l| !links_to(l, path)).collect();
+    let kept: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !links_to(l, path))
+        .collect();
     let removed = lines.len() - kept.len();
     (kept.join("\n"), removed)
 }
@@ -140,12 +170,25 @@ pub fn retarget_entries(index: &str, from: &str, to: &str) -> (String, usize) {
     let lines: Vec<String> = index
         .split('\n')
         .map(|l| match classify(l) {
-            Line::Entry(e) if e.target == from || e.target.strip_prefix(from).is_some_and(|r| r.starts_with('/')) => {
+            Line::Entry(e)
+                if e.target == from
+                    || e.target
+                        .strip_prefix(from)
+                        .is_some_and(|r| r.starts_with('/')) =>
+            {
                 changed += 1;
                 let new_target = format!("{to}{}", e.target.get(from.len()..).unwrap_or(""));
                 l.replacen(&format!("]({}", e.target), &format!("]({new_target}"), 1)
-                    .replacen(&format!("](<{}>", e.target), &format!("](<{new_target}>"), 1)
-                    .replacen(&format!("](./{}", e.target), &format!("](./{new_target}"), 1)
+                    .replacen(
+                        &format!("](<{}>", e.target),
+                        &format!("](<{new_target}>"),
+                        1,
+                    )
+                    .replacen(
+                        &format!("](./{}", e.target),
+                        &format!("](./{new_target}"),
+                        1,
+                    )
             }
             _ => l.to_owned(),
         })
@@ -170,8 +213,13 @@ mod tests {
         let Line::Entry(e) = classify("- [Testing](feedback_testing.md) — use real DBs") else {
             unreachable!("an entry")
         };
-        assert_eq!((e.title, e.target, e.hook), ("Testing", "feedback_testing.md", "use real DBs"));
-        let Line::Entry(e) = classify("* [A \\] b](<./a b.md>): hook") else { unreachable!("an entry") };
+        assert_eq!(
+            (e.title, e.target, e.hook),
+            ("Testing", "feedback_testing.md", "use real DBs")
+        );
+        let Line::Entry(e) = classify("* [A \\] b](<./a b.md>): hook") else {
+            unreachable!("an entry")
+        };
         assert_eq!((e.target, e.hook), ("a b.md", "hook"));
     }
 
@@ -191,7 +239,13 @@ mod tests {
         let (t, replaced) = upsert_entry("- [A](a.md) — x\n\n", "b.md", "- [B](b.md) — z");
         assert!(!replaced);
         assert_eq!(t, "- [A](a.md) — x\n- [B](b.md) — z\n");
-        assert_eq!(remove_entries(&t, "a.md"), ("- [B](b.md) — z\n".to_owned(), 1));
-        assert_eq!(retarget_entries("- [A](d/a.md) — x", "d", "e").0, "- [A](e/a.md) — x");
+        assert_eq!(
+            remove_entries(&t, "a.md"),
+            ("- [B](b.md) — z\n".to_owned(), 1)
+        );
+        assert_eq!(
+            retarget_entries("- [A](d/a.md) — x", "d", "e").0,
+            "- [A](e/a.md) — x"
+        );
     }
 }

@@ -15,7 +15,9 @@ pub fn plan_forget(file: &str, snapshot: &Snapshot) -> Result<WritePlan, Error> 
     if !is_topic_path(file) {
         return Err(Error::refused(
             Refusal::IndexOnly,
-            format!("{file:?} is not a topic file: forget removes a `*.md` memory and its index line"),
+            format!(
+                "{file:?} is not a topic file: forget removes a `*.md` memory and its index line"
+            ),
         ));
     }
     super::guard::resolved_inside(snapshot, file)?;
@@ -24,14 +26,28 @@ pub fn plan_forget(file: &str, snapshot: &Snapshot) -> Result<WritePlan, Error> 
     let (new_index, removed) = remove_entries(&index, file);
     let exists = snapshot.entry(file).is_some();
     if !exists && removed == 0 {
-        return Err(Error::refused(Refusal::NotFound, format!("nothing to forget: {file} does not exist and no index entry links to it")));
+        return Err(Error::refused(
+            Refusal::NotFound,
+            format!("nothing to forget: {file} does not exist and no index entry links to it"),
+        ));
     }
     let mut effects = Vec::new();
     if removed > 0 {
-        effects.push(Effect::Write { path: INDEX_FILE_NAME.to_owned(), text: new_index, exclusive: false });
+        effects.push(Effect::Write {
+            path: INDEX_FILE_NAME.to_owned(),
+            text: new_index,
+            exclusive: false,
+        });
     }
     if exists {
-        effects.push(Effect::Remove { path: file.to_owned() });
+        effects.push(Effect::Remove {
+            path: file.to_owned(),
+        });
     }
-    Ok(WritePlan { file: file.to_owned(), action: "forgotten", index_line: None, effects })
+    Ok(WritePlan {
+        file: file.to_owned(),
+        action: "forgotten",
+        index_line: None,
+        effects,
+    })
 }

@@ -44,7 +44,10 @@ pub fn index_size(text: &str) -> (usize, usize) {
 
 /// Refuses a new index that breaks a limit it did not already break, or adds content lines.
 pub fn index_rules(old: &str, new: &str, limits: &Limits) -> Result<(), Error> {
-    let before: BTreeSet<&str> = old.split('\n').filter(|l| classify(l) == Line::Content).collect();
+    let before: BTreeSet<&str> = old
+        .split('\n')
+        .filter(|l| classify(l) == Line::Content)
+        .collect();
     if let Some((n, line)) = new
         .split('\n')
         .enumerate()
@@ -93,9 +96,15 @@ pub fn room_for_topic(existing: usize, limits: &Limits) -> Result<(), Error> {
 /// Refuses a path the host resolved to somewhere outside the directory (a symbolic link).
 pub fn resolved_inside(snapshot: &super::Snapshot, path: &str) -> Result<(), Error> {
     match snapshot.resolved.get(path) {
-        Some(None) => Err(Error::UnsafePath { path: path.to_owned(), reason: "it leads out of the memory directory through a symbolic link".into() }),
+        Some(None) => Err(Error::UnsafePath {
+            path: path.to_owned(),
+            reason: "it leads out of the memory directory through a symbolic link".into(),
+        }),
         Some(Some(real)) if crate::paths::check_relative_path(real).is_err() => {
-            Err(Error::UnsafePath { path: path.to_owned(), reason: format!("it resolves to {real:?}, outside the memory directory") })
+            Err(Error::UnsafePath {
+                path: path.to_owned(),
+                reason: format!("it resolves to {real:?}, outside the memory directory"),
+            })
         }
         _ => Ok(()),
     }

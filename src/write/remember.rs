@@ -52,9 +52,16 @@ fn invalid(message: impl Into<String>) -> Error {
 }
 
 /// Checks `input` against the snapshot and plans the writes, or says why not.
-pub fn plan_remember(input: &RememberInput, snapshot: &Snapshot, limits: &Limits) -> Result<WritePlan, Error> {
+pub fn plan_remember(
+    input: &RememberInput,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> Result<WritePlan, Error> {
     let memory_type = MemoryType::parse(input.memory_type.trim()).ok_or_else(|| {
-        invalid(format!("unknown type {:?}: a memory is one of user, feedback, project, reference", input.memory_type))
+        invalid(format!(
+            "unknown type {:?}: a memory is one of user, feedback, project, reference",
+            input.memory_type
+        ))
     })?;
     let name = input.name.trim();
     let description = input.description.trim();
@@ -70,7 +77,11 @@ pub fn plan_remember(input: &RememberInput, snapshot: &Snapshot, limits: &Limits
     if input.body.trim().is_empty() {
         return Err(invalid("the body is empty: nothing to remember"));
     }
-    for (what, text) in [("the name", name), ("the description", description), ("the body", input.body.as_str())] {
+    for (what, text) in [
+        ("the name", name),
+        ("the description", description),
+        ("the body", input.body.as_str()),
+    ] {
         no_secrets(what, text)?;
     }
 
@@ -82,7 +93,9 @@ pub fn plan_remember(input: &RememberInput, snapshot: &Snapshot, limits: &Limits
                 return Err(Error::refused(Refusal::IndexOnly, "MEMORY.md is the index, not a memory: remember writes a topic file and one index line for it"));
             }
             if !is_topic_path(file) {
-                return Err(invalid(format!("{file:?} is not a topic file: memories are `*.md` files")));
+                return Err(invalid(format!(
+                    "{file:?} is not a topic file: memories are `*.md` files"
+                )));
             }
             file.clone()
         }
@@ -95,15 +108,29 @@ pub fn plan_remember(input: &RememberInput, snapshot: &Snapshot, limits: &Limits
         return Err(invalid(format!("{file} exists but is not a regular file")));
     }
 
-    for other in existing.iter().filter(|p| **p != file) {
-        let Some(fields) = header_of(snapshot, other, limits) else { continue };
-        if fields.0.as_deref().is_some_and(|n| name_key(n) == name_key(name)) {
+    // an explicit `file` is an update of that file; a derived name that exists is checked like any other
+    for other in existing
+        .iter()
+        .filter(|p| input.file.is_none() || **p != file)
+    {
+        let Some(fields) = header_of(snapshot, other, limits) else {
+            continue;
+        };
+        if fields
+            .0
+            .as_deref()
+            .is_some_and(|n| name_key(n) == name_key(name))
+        {
             return Err(Error::refused(
                 Refusal::DuplicateMemory,
                 format!("a memory named {name:?} already exists in {other}: update it (pass file: {other:?}) instead of adding a second"),
             ));
         }
-        if let Some(d) = fields.1.as_deref().filter(|d| similar_descriptions(d, description)) {
+        if let Some(d) = fields
+            .1
+            .as_deref()
+            .filter(|d| similar_descriptions(d, description))
+        {
             return Err(Error::refused(
                 Refusal::DuplicateMemory,
                 format!("{other} already has almost the same description ({d:?}): update it (pass file: {other:?}) or say how this one differs"),
@@ -119,15 +146,32 @@ pub fn plan_remember(input: &RememberInput, snapshot: &Snapshot, limits: &Limits
     let (new_index, _) = upsert_entry(&index, &file, &line);
     index_rules(&index, &new_index, limits)?;
     let text = topic_file(name, description, memory_type, &input.body);
-    let mut effects = vec![Effect::Write { path: file.clone(), text, exclusive: !updating }];
+    let mut effects = vec![Effect::Write {
+        path: file.clone(),
+        text,
+        exclusive: !updating,
+    }];
     if new_index != index {
-        effects.push(Effect::Write { path: INDEX_FILE_NAME.to_owned(), text: new_index, exclusive: false });
+        effects.push(Effect::Write {
+            path: INDEX_FILE_NAME.to_owned(),
+            text: new_index,
+            exclusive: false,
+        });
     }
-    Ok(WritePlan { file, action: if updating { "updated" } else { "created" }, index_line: Some(line), effects })
+    Ok(WritePlan {
+        file,
+        action: if updating { "updated" } else { "created" },
+        index_line: Some(line),
+        effects,
+    })
 }
 
 /// The `name` and `description` in a file's frontmatter, if it was read and parses.
-pub(crate) fn header_of(snapshot: &Snapshot, path: &str, limits: &Limits) -> Option<(Option<String>, Option<String>)> {
+pub(crate) fn header_of(
+    snapshot: &Snapshot,
+    path: &str,
+    limits: &Limits,
+) -> Option<(Option<String>, Option<String>)> {
     let text = snapshot.text(path)?;
     let max = to_usize(limits.max_header_lines);
     match parse_header(first_lines(&text, max), max) {
@@ -137,22 +181,40 @@ pub(crate) fn header_of(snapshot: &Snapshot, path: &str, limits: &Limits) -> Opt
 }
 
 /// `{type}_{slug}.md`, with `_2`, `_3`… when a file by another name already has it.
-fn free_name(memory_type: MemoryType, name: &str, existing: &[&str], snapshot: &Snapshot, limits: &Limits) -> String {
+fn free_name(
+    memory_type: MemoryType,
+    name: &str,
+    existing: &[&str],
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> String {
     let prefix = memory_type.as_str();
     let slug = slug(name);
-    let slug = slug.strip_prefix(&format!("{prefix}_")).filter(|s| !s.is_empty()).unwrap_or(&slug);
+    let slug = slug
+        .strip_prefix(&format!("{prefix}_"))
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&slug);
     let base = format!("{prefix}_{slug}");
     let same_name = |path: &str| {
-        header_of(snapshot, path, limits).and_then(|h| h.0).is_some_and(|n| name_key(&n) == name_key(name))
+        header_of(snapshot, path, limits)
+            .and_then(|h| h.0)
+            .is_some_and(|n| name_key(&n) == name_key(name))
     };
     for n in 1..1000 {
-        let candidate = if n == 1 { format!("{base}.md") } else { format!("{base}_{n}.md") };
+        let candidate = if n == 1 {
+            format!("{base}.md")
+        } else {
+            format!("{base}_{n}.md")
+        };
         // a file with the same name is this memory: the duplicate check reports it
         if !existing.contains(&candidate.as_str()) || same_name(&candidate) {
             return candidate;
         }
     }
-    format!("{base}_{}.md", djb2(&name.encode_utf16().collect::<Vec<_>>()).unsigned_abs())
+    format!(
+        "{base}_{}.md",
+        djb2(&name.encode_utf16().collect::<Vec<_>>()).unsigned_abs()
+    )
 }
 
 /// Lower-case ASCII letters and digits, `_` between words, at most 48 bytes.
@@ -168,7 +230,11 @@ pub fn slug(name: &str) -> String {
     let mut slug = out.trim_end_matches('_').to_owned();
     if slug.len() > 48 {
         let cut = slug.get(..48).unwrap_or(&slug);
-        slug = cut.rfind('_').filter(|&i| i >= 24).map_or(cut, |i| cut.get(..i).unwrap_or(cut)).to_owned();
+        slug = cut
+            .rfind('_')
+            .filter(|&i| i >= 24)
+            .map_or(cut, |i| cut.get(..i).unwrap_or(cut))
+            .to_owned();
     }
     if slug.is_empty() {
         let hash = djb2(&name.encode_utf16().collect::<Vec<_>>()).unsigned_abs();

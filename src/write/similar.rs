@@ -7,7 +7,10 @@ pub const SIMILAR_DESCRIPTION: f64 = 0.8;
 
 /// Lower-case, whitespace-folded: names equal under this are the same name.
 pub fn name_key(name: &str) -> String {
-    name.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    name.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 fn words(text: &str) -> BTreeSet<String> {
@@ -44,7 +47,10 @@ mod tests {
             "Integration tests must hit a real database, not mocks",
             "integration tests must hit a real database — not mocks!"
         ));
-        assert!(!similar_descriptions("Integration tests hit a real database", "Deploys go out on Tuesdays"));
+        assert!(!similar_descriptions(
+            "Integration tests hit a real database",
+            "Deploys go out on Tuesdays"
+        ));
         assert_eq!(name_key("  Testing   Policy "), "testing policy");
     }
 }

