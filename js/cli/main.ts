@@ -33,6 +33,7 @@ Options:
   --base-url <url>    the provider's base URL (OpenAI-compatible servers, Ollama, a proxy)
   --timeout <ms>      deadline of the side query (default 10000)
   --fallback          when the model call fails, choose with the lexical selector
+  --max-files <n>     topic files considered (default 200)
   --stale-days <n>    doctor: user/feedback memories older than this are reported (default 90)
   --json              machine-readable output
   -h, --help          this help
@@ -67,6 +68,7 @@ async function main(argv: string[]): Promise<number> {
         body: { type: "string" },
         fix: { type: "boolean" },
         "stale-days": { type: "string" },
+        "max-files": { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -86,6 +88,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === "forget" && rest.length !== 1) throw new UsageError("forget takes one file: memdir forget feedback_testing.md");
   if (command !== "recall" && command !== "forget" && rest.length > 0) throw new UsageError(`${command} takes no arguments`);
   if (command === "remember") for (const k of ["type", "name", "description"] as const) if (!o[k]) throw new UsageError(`remember needs --${k}`);
+  const maxFiles = o["max-files"] === undefined ? undefined : Number(o["max-files"]);
+  if (maxFiles !== undefined && !(Number.isInteger(maxFiles) && maxFiles > 0)) throw new UsageError(`--max-files takes a positive whole number, not "${o["max-files"]}"`);
   const staleCoreDays = o["stale-days"] === undefined ? undefined : Number(o["stale-days"]);
   if (staleCoreDays !== undefined && !(Number.isInteger(staleCoreDays) && staleCoreDays >= 0)) throw new UsageError(`--stale-days takes a whole number of days, not "${o["stale-days"]}"`);
 
@@ -105,7 +109,8 @@ async function main(argv: string[]): Promise<number> {
   if (timeoutMs) selector.timeoutMs = timeoutMs;
   if (o.fallback) selector.fallback = true;
 
-  const memory = await openMemory(o.dir ? { dir: resolve(o.dir), selector } : { projectRoot: resolve(o.project ?? "."), selector });
+  const limits = maxFiles === undefined ? {} : { maxFiles };
+  const memory = await openMemory(o.dir ? { dir: resolve(o.dir), selector, limits } : { projectRoot: resolve(o.project ?? "."), selector, limits });
   const root = memory.host.root;
   const out = (value: unknown, text: () => string) => process.stdout.write(o.json ? `${JSON.stringify(value, null, 2)}\n` : `${text()}\n`);
 

@@ -1,0 +1,127 @@
+// `memdir doctor`, `memdir remember`, `memdir forget`, run as a user runs them, on real files.
+// The doctor directory is the one of tests/fixtures/doctor.json (the core's own fixture),
+// written to disk with its modification times.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, test } from "node:test";
+import { expand } from "../js/expand.mjs";
+
+const bin = fileURLToPath(new URL("../../pkg/cli/main.js", import.meta.url));
+const temps = [];
+after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function memdir(args, input) {
+  const r = spawnSync(bin, args, { encoding: "utf8", input, env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const fixture = JSON.parse(readFileSync(new URL("../fixtures/doctor.json", import.meta.url), "utf8"));
+const seeded = fixture.cases.find((c) => c.call === "runDoctor" && c.expectCodes.length > 10);
+
+/** The fixture's directory on disk, with its ages relative to now. */
+function seededDir() {
+  const dir = mkdtempSync(join(tmpdir(), "memdir-doctor-"));
+  temps.push(dir);
+  const input = seeded.args[0];
+  for (const e of input.entries.filter((e) => e.kind === "file")) {
+    mkdirSync(join(dir, e.path, ".."), { recursive: true });
+    writeFileSync(join(dir, e.path), expand(input.contents[e.path]));
+    const t = new Date(Date.now() - (input.nowMs - e.mtimeMs) - 60_000);
+    utimesSync(join(dir, e.path), t, t);
+  }
+  return dir;
+}
+const codes = (findings) => findings.map((f) => [f.code, f.file, f.line ?? null]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+const sorted = (list) => [...list].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+test("doctor finds every seeded problem on disk, with code, file, line, severity, message and fix; exit 1", () => {
+  const dir = seededDir();
+  // the fixture caps the scan one file short, to show a file beyond the cap
+  const maxFiles = seeded.args[0].limits.maxFiles;
+  const r = memdir(["doctor", "--dir", dir, "--json", "--max-files", String(maxFiles)]);
+  assert.equal(r.code, 1, r.err);
+  const report = JSON.parse(r.out);
+  assert.deepEqual(codes(report.findings), sorted(seeded.expectCodes));
+  for (const f of report.findings) {
+    assert.ok(["error", "warning", "info"].includes(f.severity));
+    assert.ok(f.message.length > 10, f.code);
+  }
+  assert.equal(report.findings.find((f) => f.code === "dead_link").fix, "remove line 3");
+  const secret = report.findings.find((f) => f.code === "secret");
+  assert.match(secret.message, /AWS access key ID/);
+  assert.ok(!r.out.includes("AKIAIOSFODNN7EXAMPLE"), "doctor never echoes a secret");
+
+  const human = memdir(["doctor", "--dir", dir, "--max-files", String(maxFiles)]);
+  assert.equal(human.code, 1);
+  assert.match(human.out, /^MEMORY\.md:3: error dead_link: the entry links to project_gone\.md, which does not exist \[fix: remove line 3\]$/m);
+  assert.match(human.out, /^5 errors, \d+ warnings, \d+ notes; 14 fixable \(memdir doctor --fix\)$/m);
+});
+
+test("doctor --fix shows the diff first, applies only the safe fixes, and exits 1 while errors remain", () => {
+  const dir = seededDir();
+  const before = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), "utf8")]));
+  const r = memdir(["doctor", "--dir", dir, "--fix"]);
+  assert.equal(r.code, 1, r.err);
+  const diffAt = r.out.indexOf("--- a/MEMORY.md\n+++ b/MEMORY.md\n");
+  assert.ok(diffAt >= 0, r.out);
+  assert.ok(diffAt < r.out.indexOf("fixed "), "the diff comes before the report");
+  assert.match(r.out, /^-- \[Gone\]\(project_gone\.md\) — a file that was deleted$/m);
+  assert.match(r.out, /^\+- \[Orphan\]\(project_orphan\.md\) — The Q3 roadmap and who decided what was cut$/m);
+  assert.match(r.out, /^--- a\/project_multi\.md$/m);
+  const index = readFileSync(join(dir, "MEMORY.md"), "utf8");
+  assert.ok(!index.includes("project_gone.md"));
+  assert.equal(index.match(/\(feedback_testing\.md\)/g).length, 1, "the duplicate entry went");
+  assert.ok(index.includes("We deploy on Tuesdays"), "content is reported, never moved or deleted by --fix");
+  assert.ok(index.split("\n").every((l) => l.length <= 150), "long entries shortened");
+  assert.match(readFileSync(join(dir, "project_multi.md"), "utf8"), /^description: Payments retries are idempotent thanks to request keys stored for a day$/m);
+  // files doctor cannot fix safely are untouched
+  for (const f of ["project_bad.md", "project_late.md", "project_secret.md", "project_nofm.md", "feedback_testing.md"]) assert.equal(readFileSync(join(dir, f), "utf8"), before[f], f);
+  assert.ok(!readdirSync(dir).includes(".memdir.lock"));
+
+  // a second --fix has nothing left to do; doctor now lists only what needs a person
+  const again = memdir(["doctor", "--dir", dir, "--fix", "--json"]);
+  assert.equal(again.code, 1);
+  const second = JSON.parse(again.out);
+  assert.equal(second.diff, "");
+  assert.deepEqual(second.after.findings.filter((f) => f.fix !== null), []);
+});
+
+test("doctor exits 0 on a healthy directory and after fixing a directory with only safe problems", () => {
+  const dir = mkdtempSync(join(tmpdir(), "memdir-doctor-"));
+  temps.push(dir);
+  writeFileSync(join(dir, "project_a.md"), "---\nname: A\ndescription: The staging cluster is rebuilt every Sunday night\ntype: project\n---\n\nx\n");
+  writeFileSync(join(dir, "MEMORY.md"), "- [Gone](gone.md) — a dead line\n");
+  assert.equal(memdir(["doctor", "--dir", dir]).code, 1);
+  const fixed = memdir(["doctor", "--dir", dir, "--fix"]);
+  assert.equal(fixed.code, 0, fixed.out + fixed.err);
+  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "- [A](project_a.md) — The staging cluster is rebuilt every Sunday night\n");
+  assert.equal(memdir(["doctor", "--dir", dir]).code, 0);
+});
+
+test("remember and forget on the command line, with refusals as exit 1 and a reason", () => {
+  const dir = join(mkdtempSync(join(tmpdir(), "memdir-cli-remember-")), "memory");
+  temps.push(join(dir, ".."));
+  const ok = memdir(["remember", "--dir", dir, "--type", "feedback", "--name", "Testing", "--description", "Integration tests hit a real database, not mocks"], "Use a real DB.\n\n**Why:** mocks hid a migration bug.\n");
+  assert.equal(ok.code, 0, ok.err);
+  assert.equal(ok.out, `created ${join(dir, "feedback_testing.md")}\nindex: - [Testing](feedback_testing.md) — Integration tests hit a real database, not mocks\n`);
+  assert.match(readFileSync(join(dir, "feedback_testing.md"), "utf8"), /\n\nUse a real DB\.\n\n\*\*Why:\*\* mocks hid a migration bug\.\n$/);
+
+  const dup = memdir(["remember", "--dir", dir, "--type", "feedback", "--name", "testing", "--description", "Something else", "--body", "x"]);
+  assert.equal(dup.code, 1);
+  assert.match(dup.err, /^memdir: remember refused \(DUPLICATE_MEMORY\): a memory named "testing" already exists in feedback_testing\.md/);
+  const json = memdir(["remember", "--dir", dir, "--type", "note", "--name", "N", "--description", "d", "--body", "x", "--json"]);
+  assert.equal(json.code, 1);
+  assert.equal(JSON.parse(json.out).error.code, "INVALID_MEMORY");
+  assert.equal(memdir(["remember", "--dir", dir, "--type", "user"]).code, 2, "missing --name is a usage error");
+
+  const gone = memdir(["forget", "--dir", dir, "feedback_testing.md"]);
+  assert.equal(gone.code, 0, gone.err);
+  assert.equal(gone.out, "forgot feedback_testing.md\n");
+  assert.deepEqual(readdirSync(dir), ["MEMORY.md"]);
+  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "");
+  assert.equal(memdir(["forget", "--dir", dir, "feedback_testing.md"]).code, 1);
+});
