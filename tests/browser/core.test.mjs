@@ -64,6 +64,10 @@ test("every shared fixture case gives the same result in Chromium", async () => 
     assert.equal(r.error, undefined, `${label}: threw ${r.error}`);
     if ("expect" in c) assert.deepStrictEqual(r.value, expand(c.expect), label);
     for (const [key, want] of Object.entries(c.expectFields ?? {})) assert.deepStrictEqual(r.value[key] ?? null, expand(want), `${label} › ${key}`);
+    const codes = (report) => report.findings.map((f) => [f.code, f.file, f.line ?? null]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const sorted = (list) => [...list].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    if (c.expectCodes) assert.deepStrictEqual(codes(r.value), sorted(c.expectCodes), `${label} › codes`);
+    if (c.expectAfterCodes) assert.deepStrictEqual(codes(r.value.after), sorted(c.expectAfterCodes), `${label} › codes after`);
   });
   assert.deepEqual(errors, []);
 });
@@ -86,4 +90,32 @@ test("a recall in the browser reaches Anthropic with the direct-browser-access h
   const req = mock.requests().find((r) => r.method === "POST" && r.path === "/v1/messages");
   assert.equal(req.headers.origin, result.origin);
   assert.equal(req.headers["anthropic-dangerous-direct-browser-access"], "true");
+});
+
+test("writing in the browser: the memory tool, remember, forget and doctor over in-page storage", async () => {
+  const result = await page.evaluate(async () => {
+    const m = await import("/pkg/entry/browser.js");
+    await m.init();
+    const host = new m.InMemoryHost();
+    const memory = await m.openMemory({ host, selector: { provider: "lexical" } });
+    const tool = memory.tool();
+    const created = await tool.create({ command: "create", path: "/memories/project_deploy.md", file_text: "---\nname: Deploy\ndescription: The staging deploy checklist and who signs off\ntype: project\n---\n\nSmoke tests first.\n" });
+    const refused = await tool.execute({ command: "create", path: "/memories/../x.md", file_text: "x" });
+    const remembered = await memory.remember({ type: "user", name: "Role", description: "The user is a Go engineer new to React", body: "Explain UI in backend terms." });
+    const before = await memory.doctor();
+    const plan = await memory.planFixes();
+    const after = await memory.applyFixes(plan);
+    const forgotten = await memory.forget("user_role.md");
+    const index = new TextDecoder().decode(host.files.get("MEMORY.md").data);
+    return { created, refused, remembered: remembered.indexLine, before: before.findings.map((f) => f.code), after: after.findings.length, forgotten: forgotten.action, index, files: [...host.files.keys()].sort() };
+  });
+  assert.equal(result.created, "File created successfully at: /memories/project_deploy.md");
+  assert.deepEqual(result.refused, { content: "Path /memories/../x.md would escape /memories directory (the path has a '.' or '..' segment)", isError: true });
+  assert.equal(result.remembered, "- [Role](user_role.md) — The user is a Go engineer new to React");
+  assert.deepEqual(result.before, ["not_indexed"], "the file the tool created is not in the index yet");
+  assert.equal(result.after, 0);
+  assert.equal(result.forgotten, "forgotten");
+  assert.equal(result.index, "- [Deploy](project_deploy.md) — The staging deploy checklist and who signs off\n");
+  assert.deepEqual(result.files, ["MEMORY.md", "project_deploy.md"]);
+  assert.deepEqual(errors, []);
 });

@@ -40,6 +40,7 @@ if (config.mode === "sleep") {
   say({ finished: true });
 } else if (config.mode === "loop") {
   const A = ["harbor", "lantern", "quartz", "meadow", "falcon", "glacier", "tundra", "orchid", "copper", "violet", "canyon", "ember", "prairie", "walnut", "cobalt", "saffron", "pebble", "thistle", "juniper", "marble", "nebula", "willow", "basalt"];
+  const B = ["anchor", "beacon", "cipher", "dynamo", "engine", "fjord", "gadget", "hinge", "island", "jigsaw", "kettle", "ledger", "mosaic", "nozzle", "oracle", "piston", "quiver", "rudder", "sprocket"];
   const memory = await openMemory({ dir: config.dir, selector: { provider: "lexical" } });
   // memories already there (earlier rounds, the test's own) can be updated too
   const known = (await memory.scan()).memories.filter((m) => m.name).map((m) => ({ file: m.path, name: m.name }));
@@ -55,7 +56,7 @@ if (config.mode === "sleep") {
       const i = created++;
       const name = `Round ${config.round} fact ${i}`;
       const file = `project_round_${config.round}_fact_${i}.md`;
-      input = { type: "project", name, description: `${name} about ${A[i % A.length]} and ${A[(i * 5 + 3) % A.length]}`, body: body(name, `END-OF-MEMORY ${file} new`) };
+      input = { type: "project", name, description: `${name} about ${A[i % A.length]} and ${B[i % B.length]}`, body: body(name, `END-OF-MEMORY ${file} new`) };
       known.push({ file, name });
     }
     say({ intent: seq, file: input.file ?? `project_round_${config.round}_fact_${created - 1}.md`, input });
