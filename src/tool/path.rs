@@ -54,10 +54,7 @@ pub fn display_path(rel: &str) -> String {
 
 /// The host's resolution of `rel` must stay inside, and be itself a safe path.
 pub fn check_resolved(given: &str, rel: &str, snapshot: &Snapshot) -> Result<(), String> {
-    if snapshot
-        .entry(rel)
-        .is_some_and(|e| e.problem.as_deref() == Some("symlink_escape"))
-    {
+    if snapshot.listed_as_escape(rel) {
         return Err(format!(
             "Path {given} would escape /memories directory via symlink"
         ));

@@ -95,6 +95,9 @@ pub fn room_for_topic(existing: usize, limits: &Limits) -> Result<(), Error> {
 
 /// Refuses a path the host resolved to somewhere outside the directory (a symbolic link).
 pub fn resolved_inside(snapshot: &super::Snapshot, path: &str) -> Result<(), Error> {
+    if snapshot.listed_as_escape(path) {
+        return Err(Error::UnsafePath { path: path.to_owned(), reason: "the host lists it, or a folder on its way, as a symbolic link out of the memory directory".into() });
+    }
     match snapshot.resolved.get(path) {
         Some(None) => Err(Error::UnsafePath {
             path: path.to_owned(),

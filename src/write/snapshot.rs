@@ -88,3 +88,23 @@ impl Snapshot {
         })
     }
 }
+
+impl Snapshot {
+    /// Whether the listing marks `path` or one of its folders as a link out of the directory
+    /// (hosts that cannot resolve links, such as VS Code's, report every link this way).
+    pub fn listed_as_escape(&self, path: &str) -> bool {
+        let mut prefix = path;
+        loop {
+            if self
+                .entry(prefix)
+                .is_some_and(|e| e.problem.as_deref() == Some("symlink_escape"))
+            {
+                return true;
+            }
+            match prefix.rsplit_once('/') {
+                Some((parent, _)) => prefix = parent,
+                None => return false,
+            }
+        }
+    }
+}

@@ -321,7 +321,7 @@ test("SIGKILL mid-write, five times: every file whole, the index whole, the stal
 
     // the next writer goes ahead at once: a dead owner's lock is broken, not waited out
     const memory = await open(dir, { lock: { timeoutMs: 3000 } });
-    const check = { type: "project", name: `Check after round ${round}`, description: `Verification written by the test after kill number ${round} of the crash drill`, body: `The test wrote this after round ${round}.\nEND-OF-MEMORY check ${round}` };
+    const check = { type: "project", name: `Check after round ${round}`, description: `Check ${round} after the kill drill on ${A[round + 5]} and ${B[round + 5]}`, body: `The test wrote this after round ${round}.\nEND-OF-MEMORY check ${round}` };
     const checkFile = `project_check_after_round_${round}.md`;
     const done = await memory.remember(check);
     assert.deepEqual([done.file, done.action], [checkFile, "created"]);

@@ -50,16 +50,17 @@ if (config.mode === "sleep") {
     let input;
     if (known.length > 0 && (seq % 3 === 2 || created >= config.maxNew)) {
       const { file, name } = known[(seq * 7) % known.length];
-      const v = `${config.round}x${seq}`;
+      const v = `u${config.round}x${seq}`;
       input = { type: "project", name, description: `Update ${v} of ${name} covering ${A[seq % A.length]}`, body: body(`${name} update ${v}`, `END-OF-MEMORY ${file} ${v}`), file };
     } else {
       const i = created++;
-      const name = `Round ${config.round} fact ${i}`;
-      const file = `project_round_${config.round}_fact_${i}.md`;
-      input = { type: "project", name, description: `${name} about ${A[i % A.length]} and ${B[i % B.length]}`, body: body(name, `END-OF-MEMORY ${file} new`) };
+      // one word of the name is unique (r2n7), so no two descriptions come near 0.8 word overlap
+      const name = `Fact r${config.round}n${i}`;
+      const file = `project_fact_r${config.round}n${i}.md`;
+      input = { type: "project", name, description: `${name} about ${A[(i + 5 * config.round) % A.length]} and ${B[(i + 7 * config.round) % B.length]}`, body: body(name, `END-OF-MEMORY ${file} new`) };
       known.push({ file, name });
     }
-    say({ intent: seq, file: input.file ?? `project_round_${config.round}_fact_${created - 1}.md`, input });
+    say({ intent: seq, file: input.file ?? `project_fact_r${config.round}n${created - 1}.md`, input });
     try {
       const result = await memory.remember(input);
       say({ done: seq, file: result.file, action: result.action, indexLine: result.indexLine });
