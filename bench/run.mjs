@@ -32,3 +32,5 @@ await benchRecall(memdir);
 const { evaluateLexical } = await import("./selection-eval.mjs");
 const quality = await evaluateLexical();
 console.log(`lexical selector on examples/queries.json: precision ${quality.precision.toFixed(2)}, recall ${quality.recall.toFixed(2)}, right to choose nothing ${quality.emptyRight}/${quality.empties}`);
+const { benchWrites } = await import("./write.mjs");
+await benchWrites(memdir);
