@@ -20,6 +20,8 @@ export interface SnapshotRequest {
   heads?: number;
   /** Read every topic file whole (doctor). */
   allTopics?: boolean;
+  /** `false`: stat only the named paths instead of listing the directory. Default `true`. */
+  list?: boolean;
 }
 
 function isTopic(path: string): boolean {
@@ -29,7 +31,8 @@ function isTopic(path: string): boolean {
 
 /** Lists the directory and reads what was asked, concurrently. Unreadable files are left out. */
 export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, concurrency = 16): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
-  const listed = await host.list();
+  const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
+  const listed = request.list === false ? (await Promise.all(named.map((p) => host.stat(p)))).filter((e) => e !== null) : await host.list();
   const entries = listed.map((e) => ({ path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem ?? null }));
   const files = new Set(listed.filter((e) => e.kind === "file" && !e.problem).map((e) => e.path));
   const contents: Record<string, Uint8Array> = {};

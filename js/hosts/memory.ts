@@ -93,6 +93,11 @@ export class InMemoryHost implements MemoryHost {
     }
   }
 
+  /** Nothing here is a link: every path is where it says. */
+  async resolve(path: string): Promise<string> {
+    return path;
+  }
+
   absolutePath(path: string): string {
     return this.root.endsWith("/") ? this.root + path : `${this.root}/${path}`;
   }

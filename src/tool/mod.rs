@@ -62,8 +62,22 @@ pub struct ToolPlan {
     pub resolve: Vec<String>,
     /// Relative paths whose whole content is needed, if they are files.
     pub read: Vec<String>,
+    /// How much of the listing the command needs: `always` (`create`, `delete`, `rename`),
+    /// `ifDirectory` (`view`: only a folder's listing), or `never` (edits of one file). A host
+    /// that cannot resolve links must list anyway: the listing is how it reports links out.
+    pub list: Listing,
     /// Set when the command is already answered (a malformed command or a bad path).
     pub result: Option<ToolResult>,
+}
+
+/// See [`ToolPlan::list`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Listing {
+    #[default]
+    Always,
+    IfDirectory,
+    Never,
 }
 
 /// The answer to one command.
@@ -156,6 +170,11 @@ pub fn plan_tool_command(input: &Value) -> ToolPlan {
         | Command::Insert { .. }
         | Command::Create { .. } => plan.resolve.clone(),
         Command::Delete { .. } | Command::Rename { .. } => Vec::new(),
+    };
+    plan.list = match &command {
+        Command::View { .. } => Listing::IfDirectory,
+        Command::StrReplace { .. } | Command::Insert { .. } => Listing::Never,
+        Command::Create { .. } | Command::Delete { .. } | Command::Rename { .. } => Listing::Always,
     };
     // edits of the index are checked against it; deletes and renames keep its entries true
     if !plan.read.iter().any(|p| p == INDEX_FILE_NAME) {

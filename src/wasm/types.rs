@@ -308,6 +308,8 @@ export interface Snapshot {
 export interface ToolPlan {
   resolve: string[];
   read: string[];
+  /** How much of the listing the command needs (a host without `resolve` always lists). */
+  list: "always" | "ifDirectory" | "never";
   /** Set when the command is already answered (malformed, or a bad path). */
   result: ToolResult | null;
 }
