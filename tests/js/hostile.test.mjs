@@ -141,3 +141,41 @@ test("100,000 calls that error leave the module healthy", () => {
   assert.deepEqual([...codes].sort(), ["INVALID_ARGUMENT", "UNSAFE_PATH"]);
   stillHealthy();
 });
+
+test("the write rules under random commands, snapshots and directories: results or typed errors, never a trap", () => {
+  let seed = 42;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+  const pieces = ["/memories", "/", "..", ".", "a.md", "MEMORY.md", "%2e", "\u2215", "\\", "C:", "\u0000", lone, "---\n", "- [x](a.md) — h\n", "\n", "é", "😀", "AKIA", "IOSFODNN7EXAMPLE", "description: ", "type: user\n", "]("];
+  const text = () => Array.from({ length: Math.floor(rand() * 12) }, () => pick(pieces)).join("");
+  const value = () => pick([text(), 0, -1, 1e308, null, undefined, true, [], {}, [1, 2], [2, 1], [1, -1], text()]);
+  const commands = ["view", "create", "str_replace", "insert", "delete", "rename", "nope", null];
+  for (let i = 0; i < 3000; i++) {
+    const files = {};
+    for (let j = 0; j < 4; j++) files[pick(["MEMORY.md", "a.md", "d/b.md", text() || "x.md"])] = text();
+    const entries = Object.keys(files).map((path) => ({ path, kind: pick(["file", "file", "directory", "other"]), size: Math.floor(rand() * 5000), mtimeMs: NOW - rand() * 1e10, problem: pick([null, null, "symlink_escape", "unreadable"]) }));
+    const snapshot = { entries, contents: files, resolved: rand() < 0.2 ? { [text()]: pick([null, text()]) } : {} };
+    const command = { command: pick(commands), path: pick(["/memories/" + text(), text(), "/memories"]), old_path: value(), new_path: value(), file_text: value(), old_str: value(), new_str: value(), insert_line: value(), insert_text: value(), view_range: value() };
+    for (const k of Object.keys(command)) if (rand() < 0.3) delete command[k];
+    const calls = [
+      () => memdir.planToolCommand(command),
+      () => memdir.runToolCommand(command, snapshot),
+      () => memdir.planRemember({ type: pick(["user", "note", text()]), name: text(), description: text(), body: text(), file: pick([undefined, text()]) }, snapshot),
+      () => memdir.planForget(text(), snapshot),
+      () => memdir.runDoctor({ entries, contents: files, nowMs: NOW }),
+      () => memdir.planDoctorFixes({ entries, contents: files, nowMs: NOW, limits: { maxFiles: 1 + Math.floor(rand() * 3), maxIndexLines: 1 + Math.floor(rand() * 3) } }),
+      () => memdir.findSecrets(text()),
+      () => memdir.unifiedDiff(text(), text(), text()),
+    ];
+    for (const call of calls) {
+      try {
+        call();
+      } catch (error) {
+        assert.ok(error instanceof memdir.MemdirError, `${error?.name}: ${error?.message}`);
+      }
+    }
+  }
+  const tool = memdir.runToolCommand({ command: "view", path: "/memories/a.md" }, { entries: [{ path: "a.md", kind: "file", size: 1 }], contents: { "a.md": "x" } });
+  assert.deepEqual(tool, { text: "Here's the content of /memories/a.md with line numbers:\n     1\tx", isError: false, effects: [] });
+  stillHealthy();
+});
