@@ -12,6 +12,8 @@ try {
   );
   build();
   step("tsc --noEmit", () => run(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.json", "--noEmit"]));
+  // the published declarations against the SDK's memory-tool types, as a user's code sees them
+  step("tsc tests/types", () => run(join(root, "node_modules/.bin/tsc"), ["-p", "tests/types/tsconfig.json"]));
 } catch (error) {
   console.error(`\nlint failed: ${error.message}`);
   process.exit(1);

@@ -273,7 +273,7 @@ export interface LexicalSelection {
 }
 /** A command of Anthropic's `memory_20250818` tool, as the model sends it. Paths are under `/memories`. */
 export type MemoryToolCommand =
-  | { command: "view"; path: string; view_range?: [number, number] | null }
+  | { command: "view"; path: string; /** `[start, end]`, 1-based; `end` -1 for the end of the file. */ view_range?: number[] | null }
   | { command: "create"; path: string; file_text: string }
   | { command: "str_replace"; path: string; old_str: string; new_str: string }
   | { command: "insert"; path: string; insert_line: number; insert_text: string }
