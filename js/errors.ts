@@ -4,7 +4,10 @@
  * - `INVALID_ARGUMENT`: an argument had the wrong type or shape;
  * - `UNSAFE_PATH`: a path that could leave the memory directory;
  * - `NOT_INITIALIZED`: the browser build was used before `await init()`;
- * - `WASM_POISONED`: the WebAssembly module trapped earlier and was shut off.
+ * - `WASM_POISONED`: the WebAssembly module trapped earlier and was shut off;
+ * - write refusals (nothing was written): `INVALID_MEMORY`, `SECRET_DETECTED`, `LIMIT_EXCEEDED`,
+ *   `DUPLICATE_MEMORY`, `INDEX_ONLY`, `NOT_FOUND`;
+ * - `LOCKED`: another writer held the directory's lock past `lock.timeoutMs`.
  *
  * Model, network and file problems during recall are never thrown: recall returns
  * `outcome: "failed"` with the reason.

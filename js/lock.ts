@@ -4,7 +4,8 @@
  * the lock, so no index line is lost. A lock left by a process that died is broken: at once
  * when its process is gone (same machine), else after `staleMs`.
  */
-import { hostError, type MemoryHost } from "./host.js";
+import { MemdirError } from "./errors.js";
+import type { MemoryHost } from "./host.js";
 
 export const LOCK_FILE = ".memdir.lock";
 
@@ -43,6 +44,32 @@ function ownerGone(body: LockBody): boolean {
   }
 }
 
+/**
+ * Removes the lock carrying `staleToken` if this writer wins the right to; `true` when the
+ * lock is gone (by us or anyone), so acquiring can be retried at once.
+ */
+async function breakLock(host: MemoryHost, staleToken: string, mine: string, staleMs: number): Promise<boolean> {
+  const breaker = `${LOCK_FILE}.break-${staleToken.replace(/[^A-Za-z0-9-]/g, "")}`;
+  try {
+    await host.writeFile(breaker, encoder.encode(mine), { exclusive: true });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EEXIST") throw error;
+    // another writer is breaking it; a breaker that died mid-way is cleared after `staleMs`
+    const st = await host.stat(breaker).catch(() => null);
+    if (st && Date.now() - st.mtimeMs > staleMs) await host.remove(breaker).catch(() => {});
+    return false;
+  }
+  try {
+    const current = JSON.parse(decoder.decode(await host.readFile(LOCK_FILE))) as LockBody;
+    if (current.token === staleToken) await host.remove(LOCK_FILE);
+  } catch {
+    // already gone: nothing to break
+  } finally {
+    await host.remove(breaker).catch(() => {});
+  }
+  return true;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `fn` holding the directory's write lock. */
@@ -66,12 +93,11 @@ export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, option
     } catch {
       held = null; // vanished, or half-read: try again
     }
-    if (held && (ownerGone(held) || Date.now() - held.at > staleMs)) {
-      await host.remove(LOCK_FILE).catch(() => {});
-      continue;
+    if (held && typeof held.token === "string" && (ownerGone(held) || Date.now() - held.at > staleMs)) {
+      if (await breakLock(host, held.token, token, staleMs)) continue;
     }
     if (Date.now() - started > timeoutMs) {
-      throw hostError("ELOCKED", `the memory directory is locked by another writer (${LOCK_FILE}) for over ${timeoutMs} ms`);
+      throw new MemdirError("LOCKED", `the memory directory is locked by another writer (${LOCK_FILE}) for over ${timeoutMs} ms; nothing was written`);
     }
     await sleep(Math.min(50, 2 + attempt * 2) + Math.random() * 10);
   }
