@@ -128,7 +128,9 @@ fn index_checks(snapshot: &Snapshot, limits: &Limits, out: &mut Vec<Finding>) ->
                         format!("the entry links to {target}, which does not exist"),
                         Some(format!("remove line {n}")),
                     ));
-                } else if !targets.insert(target.clone()) {
+                    continue;
+                }
+                if !targets.insert(target.clone()) {
                     out.push(finding(
                         "duplicate_entry",
                         Severity::Warning,
@@ -139,7 +141,6 @@ fn index_checks(snapshot: &Snapshot, limits: &Limits, out: &mut Vec<Finding>) ->
                     ));
                     continue;
                 }
-                targets.insert(target.clone());
                 let length = utf16_len(line);
                 if length > MAX_ENTRY_UTF16 {
                     let fix = shorter_entry(line).map(|_| {

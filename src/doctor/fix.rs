@@ -124,7 +124,7 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
             continue;
         };
         match f.code {
-            "dead_link" | "duplicate_entry" if slot.take().is_some() => fixed += 1,
+            "dead_link" | "duplicate_entry" => fixed += u32::from(slot.take().is_some()),
             "entry_too_long" => {
                 if let Some(short) = slot.as_deref().and_then(shorter_entry) {
                     *slot = Some(short);
