@@ -185,8 +185,16 @@ export class NodeHost implements MemoryHost {
     const dir = join(target, "..");
     await this.fs.mkdir(dir, { recursive: true });
     const tmp = join(dir, `.${path.split("/").pop()}.tmp-${randomBytes(6).toString("hex")}`);
-    await this.fs.writeFile(tmp, data, { flag: "wx" });
     try {
+      // the bytes reach the disk before the name points at them, so a power cut leaves the old
+      // file or the new one, never an empty one
+      const handle = await this.fs.open(tmp, "wx");
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       if (options.exclusive) {
         // link() fails with EEXIST if the target exists: an atomic create-if-absent
         await this.fs.link(tmp, target);
