@@ -118,3 +118,21 @@ test("atomic writes leave no temporary file and replace whole files", async () =
   assert.equal(new TextDecoder().decode(await host.readFile("team/x.md")), "two");
   assert.deepEqual((await host.list()).map((e) => e.path), ["team", "team/x.md"]);
 });
+
+test("resolve: where a path really leads, for the write rules", async () => {
+  const root = temp();
+  const outside = temp();
+  const dir = join(root, "memory");
+  mkdirSync(join(dir, "notes"), { recursive: true });
+  symlinkSync(join(dir, "notes"), join(dir, "alias"));
+  symlinkSync(outside, join(dir, "out"));
+  symlinkSync(join(outside, "gone.md"), join(dir, "dangling.md"));
+  const host = new NodeHost(dir);
+  assert.equal(await host.resolve("a.md"), "a.md", "a path that does not exist yet is where it says");
+  assert.equal(await host.resolve("notes/new/deep.md"), "notes/new/deep.md");
+  assert.equal(await host.resolve("alias/x.md"), "notes/x.md", "a link inside is followed");
+  assert.equal(await host.resolve("out/x.md"), null, "a link out leads nowhere allowed");
+  assert.equal(await host.resolve("out"), null);
+  assert.equal(await host.resolve("dangling.md"), null, "a dangling link is refused too");
+  assert.equal(await new NodeHost(join(root, "missing")).resolve("a.md"), "a.md", "a memory directory not created yet");
+});
