@@ -12,7 +12,7 @@ mod manage;
 mod path;
 mod view;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::limits::Limits;
@@ -21,13 +21,12 @@ use crate::write::{Effect, Snapshot};
 
 pub use path::{display_path, to_relative, MEMORIES_ROOT};
 
-/// One command, as the model sends it (`input` of the `tool_use` block).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "command", rename_all = "snake_case")]
+/// One command, as the model sends it (`input` of the `tool_use` block). Read by hand from
+/// the JSON value: serde's internally tagged enums cost ~26 KB of wasm for the same result.
+#[derive(Debug, Clone)]
 pub enum Command {
     View {
         path: String,
-        #[serde(default)]
         view_range: Option<Vec<i64>>,
     },
     Create {
@@ -37,7 +36,6 @@ pub enum Command {
     StrReplace {
         path: String,
         old_str: String,
-        #[serde(default)]
         new_str: String,
     },
     Insert {
@@ -127,8 +125,79 @@ pub fn decode_command(input: &Value) -> Result<Command, ToolResult> {
             "Unknown memory command {name:?}: expected one of view, create, str_replace, insert, delete, rename"
         )));
     }
-    Command::deserialize(input)
+    read_command(name, input)
         .map_err(|e| ToolResult::error(format!("Invalid `{name}` command: {e}")))
+}
+
+fn read_command(name: &str, input: &Value) -> Result<Command, String> {
+    let text = |key: &str| match input.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        None | Some(Value::Null) => Err(format!("missing field `{key}`")),
+        Some(other) => Err(format!("`{key}` must be a string, not {}", kind(other))),
+    };
+    let integer = |key: &str| match input.get(key) {
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .ok_or_else(|| format!("`{key}` must be a whole number, not {n}")),
+        None | Some(Value::Null) => Err(format!("missing field `{key}`")),
+        Some(other) => Err(format!(
+            "`{key}` must be a whole number, not {}",
+            kind(other)
+        )),
+    };
+    Ok(match name {
+        "view" => Command::View {
+            path: text("path")?,
+            view_range: match input.get("view_range") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(items)) => Some(
+                    items
+                        .iter()
+                        .map(|v| v.as_i64().ok_or("`view_range` must hold whole numbers"))
+                        .collect::<Result<_, _>>()?,
+                ),
+                Some(other) => {
+                    return Err(format!("`view_range` must be a list, not {}", kind(other)))
+                }
+            },
+        },
+        "create" => Command::Create {
+            path: text("path")?,
+            file_text: text("file_text")?,
+        },
+        "str_replace" => Command::StrReplace {
+            path: text("path")?,
+            old_str: text("old_str")?,
+            new_str: if input.get("new_str").is_none_or(Value::is_null) {
+                String::new()
+            } else {
+                text("new_str")?
+            },
+        },
+        "insert" => Command::Insert {
+            path: text("path")?,
+            insert_line: integer("insert_line")?,
+            insert_text: text("insert_text")?,
+        },
+        "delete" => Command::Delete {
+            path: text("path")?,
+        },
+        _ => Command::Rename {
+            old_path: text("old_path")?,
+            new_path: text("new_path")?,
+        },
+    })
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// The paths a command names, as given.
