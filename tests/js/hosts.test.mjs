@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { InMemoryHost } from "../../pkg/hosts/memory.js";
 import { VsCodeHost } from "../../pkg/hosts/vscode.js";
 import { createFakeVsCode, FileSystemError, FileType, Uri } from "./vscode-fake.mjs";
+import { openMemory } from "memdir";
 
 // NodeHost is loaded dynamically: while pkg/hosts/node.js does not exist its cases are skipped
 // (and say so); once it exists, a module that fails to load or lacks NodeHost fails this file.
@@ -478,4 +479,32 @@ describe("the fake workspace.fs", () => {
     assert.equal(Uri.joinPath(Uri.file("/m"), "a b", "../c.md").toString(), "file:///m/c.md");
     assert.equal(Uri.joinPath(Uri.file("/m"), "a b.md").toString(), "file:///m/a%20b.md");
   });
+});
+
+// The write rules hold over every host: the memory tool, remember and forget, the lock.
+for (const backend of backends) {
+  test(`${backend.name}: remember, the memory tool and forget`, { skip: backend.skip }, async () => {
+    const { host } = await backend.make({ "MEMORY.md": "- [Old](old.md) — an old memory\n", "old.md": "---\nname: Old\ndescription: an old memory about billing\ntype: project\n---\n\nx\n" }, { missing: false });
+    const memory = await openMemory({ host, selector: { provider: "lexical" } });
+    const done = await memory.remember({ type: "user", name: "Role", description: "The user is a Go engineer new to React", body: "Explain UI in backend terms." });
+    assert.equal(done.action, "created");
+    const tool = memory.tool();
+    assert.equal(await tool.create({ command: "create", path: "/memories/notes/n.md", file_text: "n\n" }), "File created successfully at: /memories/notes/n.md");
+    assert.equal(await tool.str_replace({ command: "str_replace", path: "/memories/notes/n.md", old_str: "n", new_str: "m" }), "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tm\n     2\t");
+    assert.match(await tool.delete({ command: "delete", path: "/memories/old.md" }), /Also removed 1 entry/);
+    await memory.forget("user_role.md");
+    assert.equal(text(await host.readFile("MEMORY.md")), "");
+    assert.deepEqual(paths((await host.list()).filter((e) => e.kind === "file")), ["MEMORY.md", "notes/n.md"], "no lock or temporary file left");
+  });
+}
+
+test("VsCodeHost: writes refuse a path through a link, which workspace.fs cannot resolve", async () => {
+  const { vs, host } = await vscodeHost({ "a.md": "a" });
+  await seed(vs, "/work/outside/dir/x.md", "x");
+  vs.symlink(at("linked"), "/work/outside/dir");
+  const memory = await openMemory({ host, selector: { provider: "lexical" } });
+  const result = await memory.tool().execute({ command: "create", path: "/memories/linked/owned.md", file_text: "owned" });
+  assert.deepEqual(result, { content: "Path /memories/linked/owned.md would escape /memories directory via symlink", isError: true });
+  await assert.rejects(memory.remember({ type: "user", name: "Owned", description: "Written through a folder link", body: "x", file: "linked/owned.md" }), { code: "UNSAFE_PATH" });
+  assert.equal(await vs.fs.stat(Uri.file("/work/outside/dir/owned.md")).then(() => "written", () => "absent"), "absent");
 });
