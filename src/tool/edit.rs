@@ -48,17 +48,10 @@ pub fn create(
     if snapshot.is_dir(rel) || snapshot.entry(rel).is_some() {
         return ToolResult::error(format!("File {given} already exists"));
     }
-    let mut ancestor = rel;
-    while let Some((parent, _)) = ancestor.rsplit_once('/') {
-        if snapshot
-            .entry(parent)
-            .is_some_and(|e| e.kind != "directory")
-        {
-            return ToolResult::error(format!(
-                "Cannot create {given}: /memories/{parent} is a file, not a directory"
-            ));
-        }
-        ancestor = parent;
+    if let Some(parent) = snapshot.non_folder_on_the_way(rel) {
+        return ToolResult::error(format!(
+            "Cannot create {given}: /memories/{parent} is a file, not a directory"
+        ));
     }
     if let Err(text) = guard(given, rel, "", file_text, true, snapshot, limits) {
         return ToolResult::error(text);

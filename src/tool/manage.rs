@@ -17,6 +17,14 @@ fn entries(n: usize) -> String {
     }
 }
 
+fn index_write(text: String) -> Effect {
+    Effect::Write {
+        path: INDEX_FILE_NAME.to_owned(),
+        text,
+        exclusive: false,
+    }
+}
+
 pub fn delete(given: &str, rel: &str, snapshot: &Snapshot) -> ToolResult {
     if rel.is_empty() {
         return ToolResult::error("Cannot delete the /memories directory itself");
@@ -44,11 +52,7 @@ pub fn delete(given: &str, rel: &str, snapshot: &Snapshot) -> ToolResult {
     let mut effects = Vec::new();
     let mut text = format!("Successfully deleted {given}");
     if removed > 0 {
-        effects.push(Effect::Write {
-            path: INDEX_FILE_NAME.to_owned(),
-            text: new_index,
-            exclusive: false,
-        });
+        effects.push(index_write(new_index));
         text.push_str(&format!(
             "\nAlso removed {} linking to it from /memories/{INDEX_FILE_NAME}.",
             entries(removed)
@@ -87,17 +91,10 @@ pub fn rename(
             "Refused: /memories/{INDEX_FILE_NAME} is the index; write it with entries (create), not by renaming {old_given} onto it. Nothing was written."
         ));
     }
-    let mut ancestor = to;
-    while let Some((parent, _)) = ancestor.rsplit_once('/') {
-        if snapshot
-            .entry(parent)
-            .is_some_and(|e| e.kind != "directory")
-        {
-            return ToolResult::error(format!(
-                "Cannot rename to {new_given}: /memories/{parent} is a file, not a directory"
-            ));
-        }
-        ancestor = parent;
+    if let Some(parent) = snapshot.non_folder_on_the_way(to) {
+        return ToolResult::error(format!(
+            "Cannot rename to {new_given}: /memories/{parent} is a file, not a directory"
+        ));
     }
     if source.kind == "file" && !is_topic_path(from) && is_topic_path(to) {
         if let Err(e) = room_for_topic(snapshot.topic_files().count(), limits) {
@@ -112,11 +109,7 @@ pub fn rename(
     if from != INDEX_FILE_NAME {
         let (new_index, changed) = retarget_entries(&snapshot.index_text(), from, to);
         if changed > 0 {
-            effects.push(Effect::Write {
-                path: INDEX_FILE_NAME.to_owned(),
-                text: new_index,
-                exclusive: false,
-            });
+            effects.push(index_write(new_index));
             text.push_str(&format!(
                 "\nUpdated {} in /memories/{INDEX_FILE_NAME} to the new path.",
                 entries(changed)

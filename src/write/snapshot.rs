@@ -108,3 +108,18 @@ impl Snapshot {
         }
     }
 }
+
+impl Snapshot {
+    /// The first folder on the way to `path` that is listed as something other than a folder:
+    /// a write there would fail (`ENOTDIR`), so the command says so instead.
+    pub fn non_folder_on_the_way<'a>(&self, path: &'a str) -> Option<&'a str> {
+        let mut ancestor = path;
+        while let Some((parent, _)) = ancestor.rsplit_once('/') {
+            if self.entry(parent).is_some_and(|e| e.kind != "directory") {
+                return Some(parent);
+            }
+            ancestor = parent;
+        }
+        None
+    }
+}
