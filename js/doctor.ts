@@ -5,7 +5,7 @@
  */
 import { planDoctorFixes, runDoctor } from "./core.js";
 import type { DoctorInput, DoctorReport, FixPlan, Limits } from "./core.js";
-import type { MemoryHost } from "./host.js";
+import { hostError, type MemoryHost } from "./host.js";
 import { withLock, type LockOptions } from "./lock.js";
 import { applyEffects, takeSnapshot } from "./snapshot.js";
 
@@ -37,9 +37,7 @@ export async function applyDoctorFixes(host: MemoryHost, plan: FixPlan, limits: 
     async () => {
       const again = await doctorFixPlan(host, limits, nowMs, options);
       if (again.diff !== plan.diff) {
-        const error = new Error("the memory directory changed since the fixes were planned; nothing was written — run doctor again") as Error & { code: string };
-        error.code = "ECHANGED";
-        throw error;
+        throw hostError("ECHANGED", "the memory directory changed since the fixes were planned; nothing was written — run doctor again");
       }
       await applyEffects(host, again.effects);
       return doctorReport(host, limits, nowMs, options);

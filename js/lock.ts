@@ -60,14 +60,18 @@ async function breakLock(host: MemoryHost, staleToken: string, mine: string, sta
     return false;
   }
   try {
-    const current = JSON.parse(decoder.decode(await host.readFile(LOCK_FILE))) as LockBody;
-    if (current.token === staleToken) await host.remove(LOCK_FILE);
+    if ((await readLock(host)).token === staleToken) await host.remove(LOCK_FILE);
   } catch {
     // already gone: nothing to break
   } finally {
     await host.remove(breaker).catch(() => {});
   }
   return true;
+}
+
+/** The lock file's body; throws when it is gone or not whole JSON. */
+async function readLock(host: MemoryHost): Promise<LockBody> {
+  return JSON.parse(decoder.decode(await host.readFile(LOCK_FILE))) as LockBody;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -87,12 +91,7 @@ export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, option
     } catch (error) {
       if ((error as { code?: string }).code !== "EEXIST") throw error;
     }
-    let held: LockBody | null = null;
-    try {
-      held = JSON.parse(decoder.decode(await host.readFile(LOCK_FILE))) as LockBody;
-    } catch {
-      held = null; // vanished, or half-read: try again
-    }
+    const held = await readLock(host).catch(() => null); // vanished, or not whole: try again
     if (held && typeof held.token === "string" && (ownerGone(held) || Date.now() - held.at > staleMs)) {
       if (await breakLock(host, held.token, token, staleMs)) continue;
     }
@@ -104,11 +103,6 @@ export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, option
   try {
     return await fn();
   } finally {
-    try {
-      const now = JSON.parse(decoder.decode(await host.readFile(LOCK_FILE))) as LockBody;
-      if (now.token === token) await host.remove(LOCK_FILE);
-    } catch {
-      // already gone
-    }
+    if ((await readLock(host).catch(() => null))?.token === token) await host.remove(LOCK_FILE).catch(() => {});
   }
 }

@@ -2,6 +2,7 @@
  * The host side of every write: read what the core's plan asks for, then apply the effects
  * it decided. Nothing here decides whether a write is allowed.
  */
+import { planScan } from "./core.js";
 import type { Effect, Snapshot } from "./core.js";
 import type { MemoryHost } from "./host.js";
 import { bounded } from "./bounded.js";
@@ -24,11 +25,6 @@ export interface SnapshotRequest {
   list?: boolean;
 }
 
-function isTopic(path: string): boolean {
-  const name = path.split("/").pop() ?? "";
-  return name.endsWith(".md") && name !== "MEMORY.md";
-}
-
 /** Lists the directory and reads what was asked, concurrently. Unreadable files are left out. */
 export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, concurrency = 16): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
   const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
@@ -37,8 +33,10 @@ export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, c
   const files = new Set(listed.filter((e) => e.kind === "file" && !e.problem).map((e) => e.path));
   const contents: Record<string, Uint8Array> = {};
   const whole = new Set((request.read ?? []).filter((p) => files.has(p)));
-  if (request.allTopics) for (const p of files) if (isTopic(p) || p === "MEMORY.md") whole.add(p);
-  const heads = request.heads ? [...files].filter((p) => isTopic(p) && !whole.has(p)) : [];
+  // which files are topic files is the core's rule: its scan plan lists them
+  const topics = request.heads || request.allTopics ? planScan(entries.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem }))).read : [];
+  if (request.allTopics) for (const p of topics) whole.add(p);
+  const heads = request.heads ? topics.filter((p) => !whole.has(p)) : [];
   await bounded([...whole], concurrency, async (p) => {
     try {
       contents[p] = await host.readFile(p, MAX_READ_BYTES);

@@ -68,7 +68,7 @@ export async function runMemoryCommand(host: MemoryHost, input: unknown, limits:
       }
     }
   };
-  if (command.command === "view") return once();
+  if (!plan.writes) return once();
   try {
     return await withLock(host, once, lock);
   } catch (error) {

@@ -167,14 +167,19 @@ struct Candidate<'a> {
     mtime_ms: f64,
 }
 
+/// `*.md` (case-sensitive) and not named `MEMORY.md`, at any depth: a topic file.
+pub fn is_topic_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.ends_with(".md") && name != INDEX_FILE_NAME
+}
+
 /// Filters, checks and orders the listing; shared by the plan and the scan.
 fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> Vec<Candidate<'a>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for file in files {
         let path = file.path.as_str();
-        let base = path.rsplit('/').next().unwrap_or(path);
-        if !path.ends_with(".md") || base == INDEX_FILE_NAME {
+        if !is_topic_path(path) {
             continue;
         }
         let is_dir = file.kind.as_deref() == Some("directory");

@@ -4,9 +4,8 @@
 use super::view::number_lines;
 use super::ToolResult;
 use crate::limits::Limits;
-use crate::scan::INDEX_FILE_NAME;
+use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 use crate::write::guard::{index_rules, no_secrets, room_for_topic};
-use crate::write::snapshot::is_topic_path;
 use crate::write::{Effect, Snapshot};
 use crate::Error;
 

@@ -3,10 +3,9 @@
 
 use super::ToolResult;
 use crate::limits::Limits;
-use crate::scan::INDEX_FILE_NAME;
+use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 use crate::write::entry::{classify, remove_entries, retarget_entries, under, Line};
 use crate::write::guard::room_for_topic;
-use crate::write::snapshot::is_topic_path;
 use crate::write::{Effect, Snapshot};
 
 fn entries(n: usize) -> String {

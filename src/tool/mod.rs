@@ -64,6 +64,8 @@ pub struct ToolPlan {
     /// `ifDirectory` (`view`: only a folder's listing), or `never` (edits of one file). A host
     /// that cannot resolve links must list anyway: the listing is how it reports links out.
     pub list: Listing,
+    /// Whether the command may write (everything but `view`): the host takes the write lock.
+    pub writes: bool,
     /// Set when the command is already answered (a malformed command or a bad path).
     pub result: Option<ToolResult>,
 }
@@ -245,6 +247,7 @@ pub fn plan_tool_command(input: &Value) -> ToolPlan {
         Command::StrReplace { .. } | Command::Insert { .. } => Listing::Never,
         Command::Create { .. } | Command::Delete { .. } | Command::Rename { .. } => Listing::Always,
     };
+    plan.writes = !matches!(command, Command::View { .. });
     // edits of the index are checked against it; deletes and renames keep its entries true
     if !plan.read.iter().any(|p| p == INDEX_FILE_NAME) {
         plan.read.push(INDEX_FILE_NAME.to_owned());

@@ -21,16 +21,14 @@ pub fn view(given: &str, rel: &str, range: Option<&[i64]>, snapshot: &Snapshot) 
         Some(e) if e.kind != "file" || e.problem.is_some() => {
             ToolResult::error(format!("Unsupported file type for {given}"))
         }
-        Some(_) => match snapshot.contents.get(rel) {
+        Some(_) => match snapshot.raw_text(rel) {
             None => ToolResult::error(format!(
                 "The file {given} no longer exists (may have been deleted or renamed concurrently)."
             )),
-            Some(_) => file(
+            // not UTF-8: shown with U+FFFD for the bad bytes (edits refuse it)
+            Some(raw) => file(
                 given,
-                &snapshot
-                    .raw_text(rel)
-                    .map(|r| r.unwrap_or_else(|()| snapshot.text(rel).unwrap_or_default()))
-                    .unwrap_or_default(),
+                &raw.unwrap_or_else(|()| snapshot.text(rel).unwrap_or_default()),
                 range,
             ),
         },

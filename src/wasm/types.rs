@@ -310,6 +310,8 @@ export interface ToolPlan {
   read: string[];
   /** How much of the listing the command needs (a host without `resolve` always lists). */
   list: "always" | "ifDirectory" | "never";
+  /** Whether the command may write (all but `view`): take the write lock. */
+  writes: boolean;
   /** Set when the command is already answered (malformed, or a bad path). */
   result: ToolResult | null;
 }

@@ -2,11 +2,10 @@
 
 use super::entry::remove_entries;
 use super::remember::WritePlan;
-use super::snapshot::is_topic_path;
 use super::{Effect, Snapshot};
 use crate::error::{Error, Refusal};
 use crate::paths::check_relative_path;
-use crate::scan::INDEX_FILE_NAME;
+use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 
 /// Plans removing `file` and its index entries. The index is written first: a crash in
 /// between leaves a file missing from the index (which `doctor` finds), never a lost index.

@@ -5,14 +5,13 @@ use serde::{Deserialize, Serialize};
 use super::entry::{format_entry, upsert_entry};
 use super::guard::{index_rules, no_secrets, resolved_inside, room_for_topic};
 use super::similar::{name_key, similar_descriptions};
-use super::snapshot::is_topic_path;
 use super::yaml::topic_file;
 use super::{Effect, Snapshot};
 use crate::error::{Error, Refusal};
 use crate::frontmatter::{parse_header, Header, MemoryType};
 use crate::limits::{to_usize, Limits};
 use crate::paths::{check_relative_path, djb2};
-use crate::scan::INDEX_FILE_NAME;
+use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 use crate::text::first_lines;
 
 /// What to remember.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::scan::{Head, INDEX_FILE_NAME};
+use crate::scan::{is_topic_path, Head, INDEX_FILE_NAME};
 use crate::text::normalize_text;
 
 /// One entry of the host's listing (`MemoryHost.list()`).
@@ -70,15 +70,7 @@ impl Snapshot {
             .iter()
             .filter(|e| e.kind != "directory" && is_topic_path(&e.path))
     }
-}
 
-/// `*.md` (case-sensitive) and not named `MEMORY.md`, at any depth.
-pub fn is_topic_path(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.ends_with(".md") && name != INDEX_FILE_NAME
-}
-
-impl Snapshot {
     /// A file's text exactly as stored, for edits that must keep everything else byte for
     /// byte; `Some(Err(()))` when it is not valid UTF-8.
     pub fn raw_text(&self, path: &str) -> Option<Result<String, ()>> {
@@ -87,9 +79,7 @@ impl Snapshot {
             Head::Bytes(b) => String::from_utf8(b.clone()).map_err(|_| ()),
         })
     }
-}
 
-impl Snapshot {
     /// Whether the listing marks `path` or one of its folders as a link out of the directory
     /// (hosts that cannot resolve links, such as VS Code's, report every link this way).
     pub fn listed_as_escape(&self, path: &str) -> bool {
@@ -107,9 +97,7 @@ impl Snapshot {
             }
         }
     }
-}
 
-impl Snapshot {
     /// The first folder on the way to `path` that is listed as something other than a folder:
     /// a write there would fail (`ENOTDIR`), so the command says so instead.
     pub fn non_folder_on_the_way<'a>(&self, path: &'a str) -> Option<&'a str> {
