@@ -19,6 +19,8 @@ import type {
   Cost,
   CostInput,
   FileHead,
+  IndexInput,
+  IndexPrompt,
   IndexView,
   Limits,
   Memory,
@@ -57,6 +59,8 @@ export type {
   CostInput,
   Diagnostic,
   FileHead,
+  IndexInput,
+  IndexPrompt,
   IndexView,
   Limits,
   Memory,
@@ -140,6 +144,16 @@ export function defaultLimits(): Limits {
  */
 export function truncateIndex(text: string, limits?: Partial<Limits> | null): IndexView {
   return guard(() => wasm.truncateIndex(text, limits ?? null));
+}
+
+/** Bytes of MEMORY.md to read: what the limits could keep, plus a margin. */
+export function indexReadBytes(limits?: Partial<Limits> | null): number {
+  return guard(() => wasm.indexReadBytes(limits ?? null));
+}
+
+/** MEMORY.md as the model sees it: the view and the prompt block, from what the host read. */
+export function indexPrompt(input: IndexInput): IndexPrompt {
+  return guard(() => wasm.indexPrompt(input));
 }
 
 /** Orders a listing (newest first) so a host reads only the heads it needs. */
@@ -261,8 +275,8 @@ export function planRemember(input: RememberInput, snapshot: Snapshot, limits?: 
 }
 
 /** Plans `forget`, or throws `NOT_FOUND`. */
-export function planForget(file: string, snapshot: Snapshot): WritePlan {
-  return guard(() => wasm.planForget(file, snapshot));
+export function planForget(file: string, snapshot: Snapshot, limits?: Partial<Limits> | null): WritePlan {
+  return guard(() => wasm.planForget(file, snapshot, limits ?? null));
 }
 
 /** Every doctor check (SPEC §5). */

@@ -15,7 +15,7 @@ export interface DoctorOptions {
 }
 
 async function input(host: MemoryHost, limits: Limits, nowMs: number, options: DoctorOptions): Promise<DoctorInput> {
-  const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], allTopics: true });
+  const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], allTopics: true, maxFileBytes: limits.maxFileBytes });
   return { entries: snapshot.entries, contents: snapshot.contents, nowMs, limits, staleCoreDays: options.staleCoreDays ?? null };
 }
 

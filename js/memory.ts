@@ -6,6 +6,8 @@
 import {
   buildSelectionRequest,
   estimateCost,
+  indexPrompt,
+  indexReadBytes,
   lexicalSelect,
   memoryAgeDays,
   memoryInstructions,
@@ -14,9 +16,8 @@ import {
   projectMemoryDir,
   renderMemory,
   scanMemories,
-  truncateIndex,
 } from "./core.js";
-import type { FileHead, IndexView, Limits, ProviderName, Rejected, RenderedMemory, ScanResult, SelectionRequest, Usage } from "./core.js";
+import type { FileHead, IndexPrompt, Limits, ProviderName, Rejected, RenderedMemory, ScanResult, SelectionRequest, Usage } from "./core.js";
 import { defaultLimits } from "./core.js";
 import type { MemoryHost } from "./host.js";
 import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
@@ -132,7 +133,7 @@ export interface RecallOptions {
 export interface Memory {
   readonly host: MemoryHost;
   /** MEMORY.md, truncated, and `prompt`: the ready-to-inject block ("" when the index is missing or empty). */
-  index(): Promise<IndexView & { prompt: string }>;
+  index(): Promise<IndexPrompt>;
   /** The system-prompt section that teaches the main model to keep this memory. */
   instructions(): string;
   scan(): Promise<ScanResult>;
@@ -181,7 +182,6 @@ export interface MemorySession {
   reset(): void;
 }
 
-const decoder = new TextDecoder();
 
 function envKey(name: string): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
@@ -399,28 +399,29 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     remember: (input) =>
       write(async () => {
         const resolve = ["MEMORY.md", ...(typeof input?.file === "string" ? [input.file] : [])];
-        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], heads: limits.maxHeaderLines, resolve }, concurrency);
+        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], heads: limits.maxHeaderLines, resolve, maxFileBytes: limits.maxFileBytes }, concurrency);
         return planRemember(input, snapshot, limits);
       }),
     forget: (file) =>
       write(async () => {
-        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], resolve: ["MEMORY.md", file] }, concurrency);
-        return planForget(file, snapshot);
+        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], resolve: ["MEMORY.md", file], maxFileBytes: limits.maxFileBytes }, concurrency);
+        return planForget(file, snapshot, limits);
       }),
     tool: () => memoryTool(host, limits, options.lock),
     doctor: (opts) => doctorReport(host, limits, now(), opts),
     planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
     applyFixes: (plan, opts) => applyDoctorFixes(host, plan, limits, now(), opts, options.lock),
     async index() {
-      let text = "";
+      let content: Uint8Array = new Uint8Array(0);
+      let fileBytes: number | null = null;
       try {
-        text = decoder.decode(await host.readFile("MEMORY.md"));
+        // only what the limits could keep: a huge index is read no further
+        content = await host.readFile("MEMORY.md", indexReadBytes(limits));
+        fileBytes = (await host.stat("MEMORY.md"))?.size ?? null;
       } catch {
         // missing or unreadable: nothing is injected
       }
-      const view = truncateIndex(text, limits);
-      const prompt = view.content ? `Contents of ${host.absolutePath("MEMORY.md")} (the memory index, kept across conversations):\n\n${view.content}` : "";
-      return { ...view, prompt };
+      return indexPrompt({ content, fileBytes, absolutePath: host.absolutePath("MEMORY.md"), limits });
     },
     instructions: () => memoryInstructions(host.root),
     scan,

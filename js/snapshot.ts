@@ -9,10 +9,12 @@ import { bounded } from "./bounded.js";
 
 const encoder = new TextEncoder();
 
-/** Whole files read for a write or for doctor are capped here (a memory is small). */
-export const MAX_READ_BYTES = 1 << 20;
-
 export interface SnapshotRequest {
+  /**
+   * The core's `maxFileBytes`: whole files are read up to one byte past it, so the core can
+   * tell a file that was not read whole and refuse it (`TOO_LARGE`) instead of cutting it.
+   */
+  maxFileBytes: number;
   /** Whole files to read, when they exist. */
   read?: string[];
   /** Paths to resolve through symbolic links. */
@@ -39,7 +41,7 @@ export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, c
   const heads = request.heads ? topics.filter((p) => !whole.has(p)) : [];
   await bounded([...whole], concurrency, async (p) => {
     try {
-      contents[p] = await host.readFile(p, MAX_READ_BYTES);
+      contents[p] = await host.readFile(p, request.maxFileBytes + 1);
     } catch {
       // vanished or unreadable: the core treats it as not read
     }

@@ -54,7 +54,7 @@ export async function runMemoryCommand(host: MemoryHost, input: unknown, limits:
       // a host that resolves links can skip the listing when the command does not need it
       let list = plan.list === "always" || !host.resolve;
       if (!list && plan.list === "ifDirectory") list = plan.resolve[0] === "" || (await host.stat(plan.resolve[0]!))?.kind === "directory";
-      const snapshot = await takeSnapshot(host, { read: plan.read, resolve: plan.resolve, list });
+      const snapshot = await takeSnapshot(host, { read: plan.read, resolve: plan.resolve, list, maxFileBytes: limits.maxFileBytes });
       const result = runToolCommand(command, snapshot, limits);
       if (result.isError || result.effects.length === 0) return result;
       try {

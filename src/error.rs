@@ -30,6 +30,14 @@ pub enum Refusal {
     IndexOnly,
     /// Nothing to forget: no such file and no index entry.
     NotFound,
+    /// A file the write must read whole is larger than `maxFileBytes` (or new content would
+    /// be): it is refused, never cut.
+    TooLarge,
+    /// A file the write must rewrite is not valid UTF-8: rewriting it would change bytes the
+    /// write never meant to touch.
+    InvalidUtf8,
+    /// A file changed while it was being read (shorter than listed): read again.
+    Changed,
 }
 
 impl Refusal {
@@ -41,6 +49,9 @@ impl Refusal {
             Self::DuplicateMemory => "DUPLICATE_MEMORY",
             Self::IndexOnly => "INDEX_ONLY",
             Self::NotFound => "NOT_FOUND",
+            Self::TooLarge => "TOO_LARGE",
+            Self::InvalidUtf8 => "INVALID_UTF8",
+            Self::Changed => "CHANGED",
         }
     }
 }

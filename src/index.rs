@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::limits::{to_usize, Limits};
+use crate::render::neutralize_reminder_tags;
+use crate::scan::Head;
 use crate::text::{
     byte_offset_at_utf16, first_lines, format_size, js_trim, normalize_text, utf16_len,
 };
@@ -31,7 +33,19 @@ pub struct IndexView {
 /// Both flags are measured on the original trimmed text, so the warning states the real size.
 pub fn truncate_index(raw: &str, limits: &Limits) -> IndexView {
     let normalized = normalize_text(raw);
-    let trimmed = js_trim(&normalized);
+    let (mut view, kept) = measure_and_cut(js_trim(&normalized), limits);
+    if let Some(kept) = kept {
+        view.content = format!(
+            "{kept}\n\n{}",
+            warning(view.line_count, view.utf16_count, limits)
+        );
+    }
+    view
+}
+
+/// The view of a trimmed index with its content left whole, and the part to keep when a
+/// limit fired.
+fn measure_and_cut<'a>(trimmed: &'a str, limits: &Limits) -> (IndexView, Option<&'a str>) {
     let line_count = if trimmed.is_empty() {
         0
     } else {
@@ -43,7 +57,7 @@ pub fn truncate_index(raw: &str, limits: &Limits) -> IndexView {
     let was_line_truncated = line_count > max_lines;
     let was_size_truncated = utf16_count > max_utf16;
 
-    let mut view = IndexView {
+    let view = IndexView {
         content: trimmed.to_owned(),
         line_count: saturate(line_count),
         utf16_count: saturate(utf16_count),
@@ -51,7 +65,7 @@ pub fn truncate_index(raw: &str, limits: &Limits) -> IndexView {
         was_size_truncated,
     };
     if !was_line_truncated && !was_size_truncated {
-        return view;
+        return (view, None);
     }
 
     let mut kept = if was_line_truncated {
@@ -62,8 +76,7 @@ pub fn truncate_index(raw: &str, limits: &Limits) -> IndexView {
     if utf16_len(kept) > max_utf16 {
         kept = cut_at_utf16(kept, max_utf16);
     }
-    view.content = format!("{kept}\n\n{}", warning(line_count, utf16_count, limits));
-    view
+    (view, Some(kept))
 }
 
 /// The last newline at UTF-16 index `<= max_utf16` (dropped), else a hard cut at the limit.
@@ -81,7 +94,8 @@ fn cut_at_utf16(text: &str, max_utf16: usize) -> &str {
     }
 }
 
-fn warning(line_count: usize, utf16_count: usize, limits: &Limits) -> String {
+fn warning(line_count: u32, utf16_count: u32, limits: &Limits) -> String {
+    let (line_count, utf16_count) = (to_usize(line_count), to_usize(utf16_count));
     let size = format_size(utf16_count as u64);
     let max_size = format_size(u64::from(limits.max_index_utf16));
     let max_lines = limits.max_index_lines;
@@ -103,4 +117,95 @@ fn warning(line_count: usize, utf16_count: usize, limits: &Limits) -> String {
 
 fn saturate(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Bytes of `MEMORY.md` a host reads: every byte the limits could keep (a UTF-16 unit is at
+/// most 3 UTF-8 bytes) and a margin for a byte-order mark and trimmed white space. Reading a
+/// 700 MB index whole to keep 25,000 units of it would cost seconds and gigabytes.
+pub fn index_read_bytes(limits: &Limits) -> u32 {
+    limits
+        .max_index_utf16
+        .saturating_mul(3)
+        .saturating_add(INDEX_READ_MARGIN_BYTES)
+}
+
+const INDEX_READ_MARGIN_BYTES: u32 = 4096;
+
+/// What a host read of `MEMORY.md`, for [`index_prompt`].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IndexInput {
+    /// The whole file, or its first [`index_read_bytes`] bytes.
+    pub content: Head,
+    /// The file's size in bytes; larger than `content` when only its start was read.
+    #[serde(default)]
+    pub file_bytes: Option<f64>,
+    /// Where the index is, named in the prompt (`Contents of …`).
+    pub absolute_path: String,
+    #[serde(default)]
+    pub limits: Option<Limits>,
+}
+
+/// The index as the model sees it: the view and the block to put in the context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexPrompt {
+    #[serde(flatten)]
+    pub view: IndexView,
+    /// `Contents of {path} (…):` and the content; `""` when the index is missing or empty.
+    pub prompt: String,
+    /// Only the start of the file was read (it is larger than [`index_read_bytes`]); the
+    /// counts are then of the part read.
+    pub read_partially: bool,
+}
+
+/// [`truncate_index`] over what the host read, and the prompt block. Nothing in the index
+/// can close the `<system-reminder>` it may be injected in: tags are neutralised.
+pub fn index_prompt(input: &IndexInput) -> IndexPrompt {
+    let limits = input.limits.unwrap_or_default();
+    let bytes = match &input.content {
+        Head::Text(t) => t.as_bytes(),
+        Head::Bytes(b) => b.as_slice(),
+    };
+    let read = bytes.len() as f64;
+    let file_bytes = input.file_bytes.filter(|n| n.is_finite()).unwrap_or(read);
+    let read_partially = file_bytes > read;
+    // a partial read may end inside a character: drop that character, not the rest
+    let bytes = match std::str::from_utf8(bytes) {
+        Err(e) if read_partially && e.error_len().is_none() => {
+            bytes.get(..e.valid_up_to()).unwrap_or(bytes)
+        }
+        _ => bytes,
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let view = if read_partially {
+        let normalized = normalize_text(&text);
+        let (mut view, kept) = measure_and_cut(js_trim(&normalized), &limits);
+        let kept = kept.unwrap_or(&view.content).to_owned();
+        view.was_size_truncated = true;
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // a file size
+        let size = format_size(file_bytes as u64);
+        view.content = format!(
+            "{kept}\n\n> WARNING: MEMORY.md is {size}, far past its limits ({} lines, {}), so only its start was read and only part of that was loaded. \
+             Keep each index entry to one short line and move the detail into topic files.",
+            limits.max_index_lines,
+            format_size(u64::from(limits.max_index_utf16))
+        );
+        view
+    } else {
+        truncate_index(&text, &limits)
+    };
+    let prompt = if view.content.is_empty() {
+        String::new()
+    } else {
+        neutralize_reminder_tags(&format!(
+            "Contents of {} (the memory index, kept across conversations):\n\n{}",
+            input.absolute_path, view.content
+        ))
+    };
+    IndexPrompt {
+        view,
+        prompt,
+        read_partially,
+    }
 }

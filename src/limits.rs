@@ -25,6 +25,10 @@ pub struct Limits {
     pub max_session_utf16: u32,
     /// `max_tokens` of the side query, default 256.
     pub max_output_tokens: u32,
+    /// UTF-8 bytes of a file memdir reads whole to edit it (or to `view` it), default 1 MiB.
+    /// A larger file is refused (`TOO_LARGE`), never cut: a write never writes back content
+    /// it did not read whole. New content past it is refused too.
+    pub max_file_bytes: u32,
 }
 
 impl Default for Limits {
@@ -39,6 +43,7 @@ impl Default for Limits {
             max_inject_bytes: 4_096,
             max_session_utf16: 61_440,
             max_output_tokens: 256,
+            max_file_bytes: 1 << 20,
         }
     }
 }

@@ -99,11 +99,16 @@ const LOOKALIKES: &[char] = &[
     '\u{2044}', '\u{29F8}', '\u{29F9}', '\u{FE68}', '\u{2216}', '\u{3002}', '\u{FF61}', '\u{0338}',
 ];
 
+/// `<` and `>` and the characters that normalise (NFKC) to them: a path is shown inside
+/// `<system-reminder>` blocks, so it must not be able to open or close a tag.
+const ANGLE_BRACKETS: &[char] = &['<', '>', '\u{FF1C}', '\u{FF1E}', '\u{FE64}', '\u{FE65}'];
+
 /// Checks a path relative to the memory directory (`/`-separated) and says why it is unsafe.
 ///
 /// Refused: empty paths, absolute paths, drive letters and UNC forms, backslashes, NUL and
 /// other control characters, `.` and `..` segments, empty segments, percent-encoded bytes,
-/// and Unicode look-alikes of `.`, `/` and `\`. Symlink escapes need the host's help: it
+/// Unicode look-alikes of `.`, `/` and `\`, and `<` / `>` (and their look-alikes), which
+/// could forge a tag where the path is shown. Symlink escapes need the host's help: it
 /// resolves the real path and the core checks it again.
 pub fn check_relative_path(path: &str) -> Result<(), Error> {
     let refuse = |reason: &str| {
@@ -127,6 +132,9 @@ pub fn check_relative_path(path: &str) -> Result<(), Error> {
     let bytes = path.as_bytes();
     if matches!(bytes, [drive, b':', ..] if drive.is_ascii_alphabetic()) {
         return refuse("the path starts with a drive letter");
+    }
+    if path.chars().any(|c| ANGLE_BRACKETS.contains(&c)) {
+        return refuse("the path holds '<' or '>' (or a look-alike), which could forge a tag where it is shown");
     }
     if path.chars().any(|c| LOOKALIKES.contains(&c)) {
         return refuse("the path holds a look-alike of '.', '/' or '\\'");

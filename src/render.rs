@@ -51,11 +51,15 @@ pub struct Rendered {
 /// Renders a memory per SPEC §3 "Injection".
 pub fn render_memory(input: &RenderInput) -> Rendered {
     let limits = input.limits.unwrap_or_default();
-    let shown_path = input
-        .absolute_path
-        .as_deref()
-        .filter(|p| !p.is_empty())
-        .unwrap_or(&input.path);
+    // a path is shown in the header and the note: it must not close the block either
+    let shown_path = neutralize_reminder_tags(
+        input
+            .absolute_path
+            .as_deref()
+            .filter(|p| !p.is_empty())
+            .unwrap_or(&input.path),
+    );
+    let shown_path = shown_path.as_str();
     let days = age_days(input.mtime_ms, input.now_ms);
     let header = if days <= 1 {
         format!("Memory (saved {}): {shown_path}:", age_label(days))

@@ -67,6 +67,27 @@ pub enum Head {
     Bytes(Vec<u8>),
 }
 
+impl Head {
+    /// The first `max_lines` lines and one more (with its newline): all the scan needs, so
+    /// a copy of a whole file need not be made.
+    pub fn first_lines(&self, max_lines: usize) -> Head {
+        let bytes = match self {
+            Head::Text(t) => t.as_bytes(),
+            Head::Bytes(b) => b.as_slice(),
+        };
+        let end = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .nth(max_lines)
+            .map_or(bytes.len(), |(i, _)| i + 1);
+        match self {
+            Head::Text(t) => Head::Text(t.get(..end).unwrap_or(t).to_owned()),
+            Head::Bytes(b) => Head::Bytes(b.get(..end).unwrap_or(b).to_vec()),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Head {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct HeadVisitor;

@@ -90,6 +90,8 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
             &arg::<String>(a, 0, "text")?,
             &limits(a, 1)?,
         )),
+        "indexReadBytes" => out(index::index_read_bytes(&limits(a, 0)?)),
+        "indexPrompt" => out(index::index_prompt(&arg(a, 0, "input")?)),
         "planScan" => out(scan::plan_scan(
             &arg::<Vec<scan::FileHead>>(a, 0, "files")?,
             &limits(a, 1)?,
@@ -144,6 +146,7 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         "planForget" => out(write::forget::plan_forget(
             &arg::<String>(a, 0, "file")?,
             &arg(a, 1, "snapshot")?,
+            &limits(a, 2)?,
         )?),
         "runDoctor" => out(doctor::doctor(&arg(a, 0, "input")?)),
         "planDoctorFixes" => out(doctor::fix::plan_doctor_fixes(&arg(a, 0, "input")?)),

@@ -1,140 +1,180 @@
 /**
- * The Node file-system host. Lists without following symbolic links out of the memory
- * directory, reads only the first lines of a file for its header, and writes atomically
- * (a temporary file in the same folder, then `rename`), so a crash never leaves half a file.
+ * The Node file-system host. Every read, write, rename and removal walks the memory directory
+ * one component at a time through directory descriptors (`node-dirs.ts`), so nothing can lead
+ * it out of the directory, even a folder swapped for a link while it works. Writes are atomic
+ * (a temporary file in the same folder, `fsync`, then `rename`), so a crash never leaves half
+ * a file. Headers are read without reading whole files.
  */
 import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
 import type { Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { hostError, type HostEntry, type MemoryHost } from "../host.js";
+import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type NodeFs, type OpenDir } from "./node-dirs.js";
 
-/** The subset of `node:fs/promises` the host uses; injectable to simulate faults in tests. */
-export type NodeFs = Pick<typeof fsp, "lstat" | "stat" | "readdir" | "realpath" | "open" | "readFile" | "writeFile" | "rename" | "rm" | "mkdir" | "link" | "unlink">;
+export type { NodeFs } from "./node-dirs.js";
 
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 const HEAD_CHUNK_BYTES = 4096;
 /** Entries of one directory stat'ed at once. */
 const STAT_BATCH = 64;
 /** A header longer than this is cut: the core reads 30 lines, and a line can be huge. */
 const MAX_HEAD_BYTES = 1 << 20;
 
+export interface NodeHostOptions {
+  /** The file-system functions to use (tests inject faults here). Default `node:fs/promises`. */
+  fs?: NodeFs;
+  /**
+   * `true` (the default where Linux's `/proc/self/fd` works): every call walks through
+   * directory descriptors and cannot leave the directory. `false`: plain paths, with links
+   * checked before and the result checked (and undone) after.
+   */
+  descriptorWalk?: boolean;
+}
+
 export class NodeHost implements MemoryHost {
   readonly root: string;
   private readonly fs: NodeFs;
+  private readonly walkerReady: Promise<DirWalker>;
 
-  constructor(root: string, options: { fs?: NodeFs } = {}) {
-    this.root = root.replace(/[\\/]+$/, "") || root;
-    this.fs = options.fs ?? fsp;
+  constructor(root: string, options: NodeHostOptions = {}) {
+    const absolute = resolvePath(root.replace(/[\\/]+$/, "") || root);
+    const fs = options.fs ?? fsp;
+    this.root = absolute;
+    this.fs = fs;
+    this.walkerReady = (async () => new DirWalker(fs, absolute, options.descriptorWalk ?? (await procFdAvailable(fs))))();
   }
 
-  private abs(path: string): string {
-    return join(this.root, ...path.split("/"));
+  /** Whether calls walk through directory descriptors (see `NodeHostOptions.descriptorWalk`). */
+  async descriptorWalk(): Promise<boolean> {
+    return (await this.walkerReady).safe;
   }
 
   absolutePath(path: string): string {
-    return this.abs(path);
+    return join(this.root, ...path.split("/"));
   }
 
   async resolve(path: string): Promise<string | null> {
-    let realRoot: string;
-    try {
-      realRoot = await this.fs.realpath(this.root);
-    } catch (error) {
-      if (isCode(error, "ENOENT", "ENOTDIR")) return path; // nothing exists yet: nothing to follow
-      throw error;
-    }
-    const segments = path.split("/").filter(Boolean);
-    const tail: string[] = [];
-    // the deepest part that exists decides where the rest would be written
-    while (segments.length > 0) {
-      try {
-        const real = await this.fs.realpath(join(this.root, ...segments));
-        if (real !== realRoot && !real.startsWith(realRoot + sep)) return null;
-        return [...relative(realRoot, real).split(sep).filter(Boolean), ...tail].join("/");
-      } catch (error) {
-        if (!isCode(error, "ENOENT")) throw error;
-        // a dangling link still points somewhere: refuse one that points outside
-        const link = await this.fs.lstat(join(this.root, ...segments)).catch(() => null);
-        if (link?.isSymbolicLink()) return null;
-        tail.unshift(segments.pop()!);
-      }
-    }
-    return tail.join("/");
+    return resolveInside(await this.walkerReady, this.fs, path);
   }
 
   async list(): Promise<HostEntry[]> {
-    let realRoot: string;
+    const walker = await this.walkerReady;
+    let rootDir: OpenDir;
     try {
-      realRoot = await this.fs.realpath(this.root);
+      rootDir = await walker.openRoot();
     } catch (error) {
       if (isCode(error, "ENOENT", "ENOTDIR")) return [];
       throw error;
     }
     const entries: HostEntry[] = [];
-    const visited = new Set<string>([realRoot]);
-    const walk = async (dir: string): Promise<void> => {
+    const walk = async (dir: OpenDir): Promise<void> => {
+      const prefix = dir.segments.length ? `${dir.segments.join("/")}/` : "";
       let names: string[];
       try {
-        names = await this.fs.readdir(dir);
+        names = await this.fs.readdir(walker.self(dir));
       } catch (error) {
         if (isCode(error, "ENOENT")) return; // vanished while listing
-        entries.push({ path: this.rel(dir), kind: "directory", mtimeMs: 0, size: 0, problem: "unreadable" });
+        entries.push({ path: dir.segments.join("/"), kind: "directory", mtimeMs: 0, size: 0, problem: "unreadable" });
         return;
       }
       // stat a directory's entries in parallel batches, then descend in name order
-      const stats: { full: string; path: string; st: Stats | null }[] = [];
+      const stats: { name: string; st: Stats | null }[] = [];
       const sorted = names.sort();
       for (let i = 0; i < sorted.length; i += STAT_BATCH) {
-        const batch = sorted.slice(i, i + STAT_BATCH).map(async (name) => {
-          const full = join(dir, name);
-          return { full, path: this.rel(full), st: await this.fs.lstat(full).catch(() => null) };
-        });
+        const batch = sorted.slice(i, i + STAT_BATCH).map(async (name) => ({ name, st: await this.fs.lstat(walker.at(dir, name)).catch(() => null) }));
         stats.push(...(await Promise.all(batch)));
       }
-      for (const { full, path, st } of stats) {
+      for (const { name, st } of stats) {
         if (st === null) continue; // vanished between readdir and lstat
+        const path = prefix + name;
         if (st.isSymbolicLink()) {
-          const target = await this.fs.realpath(full).catch(() => null);
-          const inside = target !== null && (target === realRoot || target.startsWith(realRoot + sep));
-          const tst = target === null ? null : await this.fs.stat(full).catch(() => null);
-          if (!inside || tst === null || target === null) {
-            entries.push({ path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "symlink_escape" });
-          } else if (tst.isDirectory()) {
-            if (visited.has(target)) continue; // a loop, or a second way to the same folder
-            visited.add(target);
-            entries.push({ path, kind: "directory", mtimeMs: tst.mtimeMs, size: 0 });
-            await walk(full);
-          } else {
-            entries.push(fileEntry(path, tst));
-          }
+          entries.push(await this.linkEntry(walker, dir, name, path, st));
         } else if (st.isDirectory()) {
+          const child = await this.openChild(walker, dir, name);
+          if (child === null) {
+            entries.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0, problem: "unreadable" });
+            continue;
+          }
           entries.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 });
-          await walk(full);
+          try {
+            await walk(child);
+          } finally {
+            await walker.close(child);
+          }
         } else {
           entries.push(fileEntry(path, st));
         }
       }
     };
-    await walk(this.root);
+    try {
+      await walk(rootDir);
+    } finally {
+      await walker.close(rootDir);
+    }
     return entries;
   }
 
-  private rel(full: string): string {
-    return relative(this.root, full).split(sep).join("/");
+  /** A sub-folder opened without following a link (one swapped in after the `lstat` fails). */
+  private async openChild(walker: DirWalker, dir: OpenDir, name: string): Promise<OpenDir | null> {
+    const segments = [...dir.segments, name];
+    if (!walker.safe) return { handle: null, segments };
+    try {
+      return { handle: await this.fs.open(walker.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), segments };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * A link is listed as what it leads to when that is inside: a file as a file; a folder as a
+   * folder whose files are listed under their real path only (never twice). A link out, or
+   * to nothing, is `symlink_escape`.
+   */
+  private async linkEntry(walker: DirWalker, dir: OpenDir, name: string, path: string, st: Stats): Promise<HostEntry> {
+    const escape: HostEntry = { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "symlink_escape" };
+    let real: string[];
+    try {
+      real = await walker.followLink(dir, name, 0);
+    } catch {
+      return escape;
+    }
+    try {
+      const { handle, dir: parent } = await walker.openFile(real, O_RDONLY | O_NONBLOCK, undefined, 1);
+      try {
+        const target = await handle.stat();
+        return target.isDirectory() ? { path, kind: "directory", mtimeMs: target.mtimeMs, size: 0 } : fileEntry(path, target);
+      } finally {
+        await handle.close();
+        await walker.close(parent);
+      }
+    } catch (error) {
+      if (isCode(error, "EACCES")) return { path, kind: "file", mtimeMs: st.mtimeMs, size: 0, problem: "unreadable" };
+      return escape; // nowhere, or out through a further link
+    }
   }
 
   async stat(path: string): Promise<HostEntry | null> {
+    const walker = await this.walkerReady;
     try {
-      const st = await this.fs.stat(this.abs(path));
-      return st.isDirectory() ? { path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 } : fileEntry(path, st);
+      const { handle, dir } = await walker.openFile(path.split("/"), O_RDONLY | O_NONBLOCK);
+      try {
+        const st = await handle.stat();
+        return st.isDirectory() ? { path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 } : fileEntry(path, st);
+      } finally {
+        await handle.close();
+        await walker.close(dir);
+      }
     } catch (error) {
       if (isCode(error, "ENOENT", "ENOTDIR")) return null;
+      if (isCode(error, "UNSAFE_PATH")) return { path, kind: "other", mtimeMs: 0, size: 0, problem: "symlink_escape" };
       throw error;
     }
   }
 
   async readHead(path: string, maxLines: number): Promise<Uint8Array> {
-    const handle = await this.openRegular(path);
+    const { handle, close } = await (await this.walkerReady).openRegular(path);
     try {
       const chunks: Uint8Array[] = [];
       let total = 0;
@@ -151,44 +191,44 @@ export class NodeHost implements MemoryHost {
       }
       return concat(chunks, total);
     } finally {
-      await handle.close();
+      await close();
     }
   }
 
   async readFile(path: string, maxBytes?: number): Promise<Uint8Array> {
-    const handle = await this.openRegular(path);
+    const { handle, stats, close } = await (await this.walkerReady).openRegular(path);
     try {
-      if (maxBytes === undefined) return new Uint8Array(await handle.readFile());
-      const buffer = new Uint8Array(maxBytes);
+      const cap = maxBytes ?? Number.POSITIVE_INFINITY;
+      // sized from fstat (plus one byte, to see a file that grew); never a cap-sized buffer
+      let buffer = new Uint8Array(Math.min(cap, stats.size + 1));
       let total = 0;
-      while (total < maxBytes) {
-        const { bytesRead } = await handle.read(buffer, total, maxBytes - total, total);
+      for (;;) {
+        if (total === buffer.length) {
+          if (buffer.length >= cap) break;
+          const grown = new Uint8Array(Math.min(cap, Math.max(buffer.length * 2, 4096)));
+          grown.set(buffer);
+          buffer = grown;
+        }
+        const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
         if (bytesRead === 0) break;
         total += bytesRead;
       }
-      return buffer.subarray(0, total);
+      return total === buffer.length ? buffer : buffer.slice(0, total);
     } finally {
-      await handle.close();
+      await close();
     }
   }
 
-  /** Opens for reading, refusing anything but a regular file (a FIFO would block forever). */
-  private async openRegular(path: string) {
-    const st = await this.fs.stat(this.abs(path));
-    if (st.isDirectory()) throw hostError("EISDIR", `${path} is a directory`);
-    if (!st.isFile()) throw hostError("EINVAL", `${path} is not a regular file`);
-    return this.fs.open(this.abs(path), "r");
-  }
-
   async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean } = {}): Promise<void> {
-    const target = this.abs(path);
-    const dir = join(target, "..");
-    await this.fs.mkdir(dir, { recursive: true });
-    const tmp = join(dir, `.${path.split("/").pop()}.tmp-${randomBytes(6).toString("hex")}`);
+    const walker = await this.walkerReady;
+    const segments = path.split("/");
+    const name = segments.pop()!;
+    const dir = await walker.openDir(segments, { create: true });
+    const tmp = `.${name}.tmp-${randomBytes(6).toString("hex")}`;
     try {
-      // the bytes reach the disk before the name points at them, so a power cut leaves the old
-      // file or the new one, never an empty one
-      const handle = await this.fs.open(tmp, "wx");
+      // the bytes reach the disk before the name points at them, so a power cut leaves the
+      // old file or the new one, never an empty one
+      const handle = await this.fs.open(walker.at(dir, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
       try {
         await handle.writeFile(data);
         await handle.sync();
@@ -197,30 +237,61 @@ export class NodeHost implements MemoryHost {
       }
       if (options.exclusive) {
         // link() fails with EEXIST if the target exists: an atomic create-if-absent
-        await this.fs.link(tmp, target);
-        await this.fs.unlink(tmp);
+        await this.fs.link(walker.at(dir, tmp), walker.at(dir, name));
+        await this.fs.unlink(walker.at(dir, tmp));
       } else {
-        await this.fs.rename(tmp, target);
+        await this.fs.rename(walker.at(dir, tmp), walker.at(dir, name));
+      }
+      if (!(await walker.stillInside(dir, name))) {
+        // the folder was moved out while we wrote: take the file back out of it
+        await this.fs.unlink(walker.at(dir, name)).catch(() => {});
+        throw escapeError(path);
       }
     } catch (error) {
-      await this.fs.rm(tmp, { force: true });
+      await this.fs.rm(walker.at(dir, tmp), { force: true }).catch(() => {});
       throw error;
+    } finally {
+      await walker.close(dir);
     }
   }
 
   async remove(path: string): Promise<void> {
-    // without `force`, rm fails with ENOENT for a missing path; it removes a dangling link itself
-    await this.fs.rm(this.abs(path), { recursive: true });
+    const walker = await this.walkerReady;
+    const segments = path.split("/");
+    const name = segments.pop()!;
+    const dir = await walker.openDir(segments);
+    try {
+      await walker.removeIn(dir, name);
+    } finally {
+      await walker.close(dir);
+    }
   }
 
   async rename(from: string, to: string): Promise<void> {
-    const src = this.abs(from);
-    const dst = this.abs(to);
-    await this.fs.lstat(src);
-    await this.fs.mkdir(join(dst, ".."), { recursive: true });
-    // best effort: check, then rename (POSIX rename would replace the destination)
-    if ((await this.fs.lstat(dst).catch(() => null)) !== null) throw hostError("EEXIST", `${to} already exists`);
-    await this.fs.rename(src, dst);
+    const walker = await this.walkerReady;
+    const fromSegments = from.split("/");
+    const fromName = fromSegments.pop()!;
+    const toSegments = to.split("/");
+    const toName = toSegments.pop()!;
+    const source = await walker.openDir(fromSegments);
+    try {
+      await this.fs.lstat(walker.at(source, fromName));
+      const target = await walker.openDir(toSegments, { create: true });
+      try {
+        // checked, then renamed (POSIX rename would replace the destination); the write lock
+        // keeps other memdir writers out between the two
+        if ((await this.fs.lstat(walker.at(target, toName)).catch(() => null)) !== null) throw hostError("EEXIST", `${to} already exists`);
+        await this.fs.rename(walker.at(source, fromName), walker.at(target, toName));
+        if (!(await walker.stillInside(target, toName))) {
+          await this.fs.rename(walker.at(target, toName), walker.at(source, fromName)).catch(() => {});
+          throw escapeError(to);
+        }
+      } finally {
+        await walker.close(target);
+      }
+    } finally {
+      await walker.close(source);
+    }
   }
 }
 
@@ -228,10 +299,6 @@ function fileEntry(path: string, st: { isFile(): boolean; mtimeMs: number; size:
   return st.isFile()
     ? { path, kind: "file", mtimeMs: st.mtimeMs, size: st.size }
     : { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "not_a_file" };
-}
-
-function isCode(error: unknown, ...codes: string[]): boolean {
-  return typeof error === "object" && error !== null && codes.includes((error as { code?: string }).code ?? "");
 }
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::fix::{description_region, folded_description_file};
-use super::{DoctorInput, Finding, Severity, DEFAULT_STALE_CORE_DAYS};
+use super::{Finding, Options, Severity};
 use crate::freshness::age_days;
 use crate::frontmatter::MemoryType;
 use crate::limits::{to_usize, Limits};
@@ -51,12 +51,10 @@ fn finding(
     }
 }
 
-pub(super) fn run(input: &DoctorInput) -> Vec<Finding> {
-    let limits = input.limits.unwrap_or_default();
-    let snapshot = input.snapshot();
+pub(super) fn run(snapshot: &Snapshot, options: &Options) -> Vec<Finding> {
     let mut out = Vec::new();
-    let indexed = index_checks(&snapshot, &limits, &mut out);
-    file_checks(input, &snapshot, &limits, &indexed, &mut out);
+    let indexed = index_checks(snapshot, &options.limits, &mut out);
+    file_checks(options, snapshot, &indexed, &mut out);
     out
 }
 
@@ -188,12 +186,12 @@ fn secret_finding(file: &str, found: &crate::secrets::SecretFinding) -> Finding 
 }
 
 fn file_checks(
-    input: &DoctorInput,
+    options: &Options,
     snapshot: &Snapshot,
-    limits: &Limits,
     indexed: &BTreeSet<String>,
     out: &mut Vec<Finding>,
 ) {
+    let limits = &options.limits;
     let scanned = scan_all(snapshot, limits);
     let mut by_file: BTreeMap<String, Vec<Finding>> = BTreeMap::new();
     let mut push = |f: Finding| by_file.entry(f.file.clone()).or_default().push(f);
@@ -234,7 +232,7 @@ fn file_checks(
             None,
         ));
     }
-    let stale_days = input.stale_core_days.unwrap_or(DEFAULT_STALE_CORE_DAYS);
+    let stale_days = options.stale_core_days;
     let all: Vec<_> = scanned.memories.iter().chain(&scanned.dropped).collect();
     for m in &all {
         let text = snapshot.text(&m.path);
@@ -278,7 +276,7 @@ fn file_checks(
             }
         }
         if matches!(m.memory_type, Some(MemoryType::User | MemoryType::Feedback)) {
-            let age = age_days(m.mtime_ms, input.now_ms);
+            let age = age_days(m.mtime_ms, options.now_ms);
             if age > stale_days {
                 push(finding("stale_core_memory", Severity::Warning, &m.path, None,
                     format!("a {} memory last changed {age} days ago (over {stale_days}): check it still holds", m.memory_type.map_or("", MemoryType::as_str)), None));
@@ -348,13 +346,14 @@ fn file_checks(
 
 /// The scan over every file of the snapshot (doctor reads them all).
 pub(super) fn scan_all(snapshot: &Snapshot, limits: &Limits) -> ScanResult {
+    let max = to_usize(limits.max_header_lines);
     let heads: Vec<FileHead> = snapshot
         .entries
         .iter()
         .map(|e| FileHead {
             path: e.path.clone(),
             mtime_ms: e.mtime_ms,
-            head: snapshot.contents.get(&e.path).cloned(),
+            head: snapshot.contents.get(&e.path).map(|h| h.first_lines(max)),
             kind: Some(e.kind.clone()),
             problem: e.problem.clone(),
         })

@@ -5,17 +5,17 @@
 use serde::Serialize;
 
 use super::checks::{scan_all, shorter_entry};
-use super::{doctor, DoctorInput, DoctorReport};
+use super::{report, DoctorInput, DoctorReport};
 use crate::diff::unified_diff;
 use crate::frontmatter::{parse_header, Header};
 use crate::limits::{to_usize, Limits};
-use crate::scan::{Head, INDEX_FILE_NAME};
-use crate::text::first_lines;
+use crate::scan::INDEX_FILE_NAME;
+use crate::text::{first_lines, normalize_text};
 use crate::write::entry::format_entry;
 use crate::write::guard::index_size;
-use crate::write::snapshot::Entry;
+use crate::write::snapshot::StoredText;
 use crate::write::yaml::scalar;
-use crate::write::Effect;
+use crate::write::{Effect, Snapshot};
 
 /// What `--fix` will do.
 #[derive(Debug, Clone, Serialize)]
@@ -84,11 +84,28 @@ pub(crate) fn folded_description_file(text: &str, limits: &Limits) -> Option<Str
     }
 }
 
-/// Plans every safe fix.
+/// A text edited on its LF form, written back in the file's own form: its BOM, and CRLF when
+/// every line of the original ends so. `None` when the original mixes line endings (an edit
+/// would change lines it does not touch).
+fn in_stored_form(original: &str, edited_lf: &str) -> Option<String> {
+    let bom = if original.starts_with('\u{FEFF}') { "\u{FEFF}" } else { "" };
+    let lf = original.matches('\n').count();
+    let crlf = original.matches("\r\n").count();
+    let body = match (crlf, lf) {
+        (0, _) => edited_lf.to_owned(),
+        (c, l) if c == l => edited_lf.replace('\n', "\r\n"),
+        _ => return None,
+    };
+    Some(format!("{bom}{body}"))
+}
+
+/// Plans every safe fix. Only files read whole and as UTF-8 are changed; every line a fix does
+/// not touch keeps its bytes (line endings and byte-order mark included).
 pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
-    let limits = input.limits.unwrap_or_default();
-    let before = doctor(input);
-    let snapshot = input.snapshot();
+    let options = input.options();
+    let limits = options.limits;
+    let mut snapshot = input.snapshot();
+    let before = report(&snapshot, &options);
     let mut fixed = 0u32;
     let mut changed: Vec<(String, String, String)> = Vec::new(); // path, old, new
 
@@ -98,18 +115,70 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         .iter()
         .filter(|f| f.code == "description_multiline")
     {
-        if let Some(old) = snapshot.text(&f.file) {
-            if let Some(new) = folded_description_file(&old, &limits) {
-                changed.push((f.file.clone(), old, new));
-                fixed += 1;
-            }
+        let Ok(Some(old)) = snapshot.whole_text(&f.file, &limits) else {
+            continue;
+        };
+        let new = folded_description_file(&normalize_text(old), &limits)
+            .and_then(|new| in_stored_form(old, &new));
+        if let Some(new) = new {
+            changed.push((f.file.clone(), old.to_owned(), new));
+            fixed += 1;
         }
     }
 
-    // the index
-    let old_index = snapshot.index_text();
-    let mut lines: Vec<Option<String>> =
-        old_index.split('\n').map(|l| Some(l.to_owned())).collect();
+    // the index, edited line by line in its stored form
+    if let Ok(stored) = snapshot.stored_index(&limits) {
+        let (index_fixed, new_index) = fix_index(&stored, &before, &snapshot, &limits);
+        fixed += index_fixed;
+        if new_index != stored.text {
+            changed.push((
+                INDEX_FILE_NAME.to_owned(),
+                stored.with(stored.text.clone()),
+                stored.with(new_index),
+            ));
+        }
+    }
+
+    let diff: String = changed
+        .iter()
+        .map(|(p, old, new)| unified_diff(p, old, new))
+        .collect();
+    let effects: Vec<Effect> = changed
+        .iter()
+        .map(|(p, _, new)| Effect::Write {
+            path: p.clone(),
+            text: new.clone(),
+            exclusive: false,
+        })
+        .collect();
+    for (path, _, new) in changed {
+        snapshot.put_file(&path, new, input.now_ms);
+    }
+    let after = report(&snapshot, &options);
+    FixPlan {
+        effects,
+        diff,
+        fixed,
+        before,
+        after,
+    }
+}
+
+/// The index fixes: dead and duplicate lines removed, long entries shortened, missing entries
+/// appended while the index has room. Returns how many findings they repair and the new text.
+fn fix_index(
+    stored: &StoredText,
+    before: &DoctorReport,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> (u32, String) {
+    let mut fixed = 0u32;
+    let newline = stored.newline();
+    let mut lines: Vec<Option<String>> = stored
+        .text
+        .split('\n')
+        .map(|l| Some(l.to_owned()))
+        .collect();
     for f in before
         .findings
         .iter()
@@ -126,8 +195,9 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         match f.code {
             "dead_link" | "duplicate_entry" => fixed += u32::from(slot.take().is_some()),
             "entry_too_long" => {
+                let cr = slot.as_deref().is_some_and(|l| l.ends_with('\r'));
                 if let Some(short) = slot.as_deref().and_then(shorter_entry) {
-                    *slot = Some(short);
+                    *slot = Some(if cr { format!("{short}\r") } else { short });
                     fixed += 1;
                 }
             }
@@ -135,7 +205,7 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         }
     }
     let mut new_index = lines.into_iter().flatten().collect::<Vec<_>>().join("\n");
-    let scanned = scan_all(&snapshot, &limits);
+    let scanned = scan_all(snapshot, limits);
     let mut missing: Vec<_> = before
         .findings
         .iter()
@@ -163,9 +233,9 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         let line = format_entry(&title, &path, &hook);
         let kept = new_index.trim_end();
         let candidate = if kept.is_empty() {
-            format!("{line}\n")
+            format!("{line}{newline}")
         } else {
-            format!("{kept}\n{line}\n")
+            format!("{kept}{newline}{line}{newline}")
         };
         let (n, units) = index_size(&candidate);
         if n > to_usize(limits.max_index_lines) || units > to_usize(limits.max_index_utf16) {
@@ -174,48 +244,8 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         new_index = candidate;
         fixed += 1;
     }
-    if new_index != old_index {
-        if !new_index.is_empty() && !new_index.ends_with('\n') {
-            new_index.push('\n');
-        }
-        changed.push((INDEX_FILE_NAME.to_owned(), old_index, new_index));
+    if new_index != stored.text && !new_index.is_empty() && !new_index.ends_with('\n') {
+        new_index.push_str(newline);
     }
-
-    let diff: String = changed
-        .iter()
-        .map(|(p, old, new)| unified_diff(p, old, new))
-        .collect();
-    let effects: Vec<Effect> = changed
-        .iter()
-        .map(|(p, _, new)| Effect::Write {
-            path: p.clone(),
-            text: new.clone(),
-            exclusive: false,
-        })
-        .collect();
-    let mut fixed_input = input.clone();
-    for (path, _, new) in &changed {
-        fixed_input
-            .contents
-            .insert(path.clone(), Head::Text(new.clone()));
-        if !fixed_input.entries.iter().any(|e| &e.path == path) {
-            #[allow(clippy::cast_precision_loss)] // a file's size, far below 2^52
-            let size = new.len() as f64;
-            fixed_input.entries.push(Entry {
-                path: path.clone(),
-                kind: "file".into(),
-                size,
-                mtime_ms: input.now_ms,
-                problem: None,
-            });
-        }
-    }
-    let after = doctor(&fixed_input);
-    FixPlan {
-        effects,
-        diff,
-        fixed,
-        before,
-        after,
-    }
+    (fixed, new_index)
 }

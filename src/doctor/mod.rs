@@ -35,12 +35,28 @@ pub struct DoctorInput {
 
 impl DoctorInput {
     pub(crate) fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            entries: self.entries.clone(),
-            contents: self.contents.clone(),
-            resolved: BTreeMap::new(),
+        Snapshot::new(
+            self.entries.clone(),
+            self.contents.clone(),
+            BTreeMap::new(),
+        )
+    }
+
+    fn options(&self) -> Options {
+        Options {
+            now_ms: self.now_ms,
+            limits: self.limits.unwrap_or_default(),
+            stale_core_days: self.stale_core_days.unwrap_or(DEFAULT_STALE_CORE_DAYS),
         }
     }
+}
+
+/// The settings of one doctor run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    pub now_ms: f64,
+    pub limits: Limits,
+    pub stale_core_days: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -98,5 +114,9 @@ impl DoctorReport {
 
 /// Runs every check.
 pub fn doctor(input: &DoctorInput) -> DoctorReport {
-    DoctorReport::from(checks::run(input))
+    report(&input.snapshot(), &input.options())
+}
+
+fn report(snapshot: &Snapshot, options: &Options) -> DoctorReport {
+    DoctorReport::from(checks::run(snapshot, options))
 }

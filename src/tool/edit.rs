@@ -5,9 +5,9 @@ use super::view::number_lines;
 use super::ToolResult;
 use crate::limits::Limits;
 use crate::scan::{is_topic_path, INDEX_FILE_NAME};
-use crate::write::guard::{index_rules, no_secrets, room_for_topic};
+use crate::write::guard::{fits, index_rules, no_secrets, room_for_topic};
 use crate::write::{Effect, Snapshot};
-use crate::Error;
+use crate::error::{Error, Refusal};
 
 /// The write rules for new text at `rel`; the error is the result text.
 fn guard(
@@ -19,14 +19,20 @@ fn guard(
     snapshot: &Snapshot,
     limits: &Limits,
 ) -> Result<(), String> {
-    let refused = |e: Error| format!("Refused: {e}. Nothing was written.");
+    no_secrets("the path", rel).map_err(refused)?;
     no_secrets(given, new).map_err(refused)?;
+    fits(given, new, limits).map_err(refused)?;
     if rel == INDEX_FILE_NAME {
         index_rules(old, new, limits).map_err(refused)?;
     } else if creating && is_topic_path(rel) {
         room_for_topic(snapshot.topic_files().count(), limits).map_err(refused)?;
     }
     Ok(())
+}
+
+/// A write rule's refusal as the result text.
+pub(super) fn refused(e: Error) -> String {
+    format!("Refused: {e}. Nothing was written.")
 }
 
 fn write(rel: &str, text: String, exclusive: bool) -> Vec<Effect> {
@@ -61,8 +67,14 @@ pub fn create(
     )
 }
 
-/// The file's current text, or the error result the SDK gives.
-fn existing(given: &str, rel: &str, snapshot: &Snapshot) -> Result<String, ToolResult> {
+/// The file's current text, or the error result the SDK gives (or memdir's refusal when it
+/// was not read whole or is not UTF-8).
+fn existing(
+    given: &str,
+    rel: &str,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> Result<String, ToolResult> {
     match snapshot.entry(rel) {
         None if !snapshot.is_dir(rel) => {
             return Err(ToolResult::error(format!(
@@ -76,14 +88,18 @@ fn existing(given: &str, rel: &str, snapshot: &Snapshot) -> Result<String, ToolR
             )))
         }
     }
-    match snapshot.raw_text(rel) {
-        None => Err(ToolResult::error(format!(
+    match snapshot.whole_text(rel, limits) {
+        Ok(None) => Err(ToolResult::error(format!(
             "The file {given} no longer exists (may have been deleted or renamed concurrently)."
         ))),
-        Some(Err(())) => Err(ToolResult::error(format!(
+        Err(Error::Refused {
+            refusal: Refusal::InvalidUtf8,
+            ..
+        }) => Err(ToolResult::error(format!(
             "The file {given} is not valid UTF-8 text, so it cannot be edited."
         ))),
-        Some(Ok(text)) => Ok(text),
+        Err(e) => Err(ToolResult::error(refused(e))),
+        Ok(Some(text)) => Ok(text.to_owned()),
     }
 }
 
@@ -116,7 +132,7 @@ pub fn str_replace(
     snapshot: &Snapshot,
     limits: &Limits,
 ) -> ToolResult {
-    let content = match existing(given, rel, snapshot) {
+    let content = match existing(given, rel, snapshot, limits) {
         Ok(c) => c,
         Err(result) => return result,
     };
@@ -165,7 +181,7 @@ pub fn insert(
     snapshot: &Snapshot,
     limits: &Limits,
 ) -> ToolResult {
-    let content = match existing(given, rel, snapshot) {
+    let content = match existing(given, rel, snapshot, limits) {
         Ok(c) => c,
         Err(result) => return result,
     };

@@ -1,11 +1,12 @@
 //! `delete` and `rename`, which also keep `MEMORY.md`'s entries true: a deleted memory's
 //! entry goes with it and a renamed one's follows it (the reference leaves dead links).
 
+use super::edit::refused;
 use super::ToolResult;
 use crate::limits::Limits;
 use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 use crate::write::entry::{classify, remove_entries, retarget_entries, under, Line};
-use crate::write::guard::room_for_topic;
+use crate::write::guard::{no_secrets, room_for_topic};
 use crate::write::{Effect, Snapshot};
 
 fn entries(n: usize) -> String {
@@ -24,43 +25,52 @@ fn index_write(text: String) -> Effect {
     }
 }
 
-pub fn delete(given: &str, rel: &str, snapshot: &Snapshot) -> ToolResult {
+pub fn delete(given: &str, rel: &str, snapshot: &Snapshot, limits: &Limits) -> ToolResult {
     if rel.is_empty() {
         return ToolResult::error("Cannot delete the /memories directory itself");
     }
     if snapshot.entry(rel).is_none() {
         return ToolResult::error(format!("The path {given} does not exist"));
     }
-    let index = snapshot.index_text();
-    let mut new_index = index.clone();
-    let mut removed = 0;
-    if rel != INDEX_FILE_NAME {
-        let targets: Vec<String> = index
-            .split('\n')
-            .filter_map(|l| match classify(l) {
-                Line::Entry(e) if under(e.target, rel) => Some(e.target.to_owned()),
-                _ => None,
-            })
-            .collect();
-        for target in targets {
-            let (text, n) = remove_entries(&new_index, &target);
-            new_index = text;
-            removed += n;
-        }
-    }
     let mut effects = Vec::new();
     let mut text = format!("Successfully deleted {given}");
-    if removed > 0 {
-        effects.push(index_write(new_index));
-        text.push_str(&format!(
-            "\nAlso removed {} linking to it from /memories/{INDEX_FILE_NAME}.",
-            entries(removed)
-        ));
+    if rel != INDEX_FILE_NAME {
+        let index = match snapshot.stored_index(limits) {
+            Ok(index) => index,
+            Err(e) => return ToolResult::error(refused(e)),
+        };
+        let (new_index, removed) = remove_entries_under(&index.text, rel);
+        if removed > 0 {
+            effects.push(index_write(index.with(new_index)));
+            text.push_str(&format!(
+                "\nAlso removed {} linking to it from /memories/{INDEX_FILE_NAME}.",
+                entries(removed)
+            ));
+        }
     }
     effects.push(Effect::Remove {
         path: rel.to_owned(),
     });
     ToolResult::ok(text, effects)
+}
+
+/// The index without the entries pointing at `rel` or below it, and how many went.
+fn remove_entries_under(index: &str, rel: &str) -> (String, usize) {
+    let targets: Vec<&str> = index
+        .split('\n')
+        .filter_map(|l| match classify(l) {
+            Line::Entry(e) if under(e.target, rel) => Some(e.target),
+            _ => None,
+        })
+        .collect();
+    let mut new_index = index.to_owned();
+    let mut removed = 0;
+    for target in targets {
+        let (text, n) = remove_entries(&new_index, target);
+        new_index = text;
+        removed += n;
+    }
+    (new_index, removed)
 }
 
 pub fn rename(
@@ -95,6 +105,9 @@ pub fn rename(
             "Cannot rename to {new_given}: /memories/{parent} is a file, not a directory"
         ));
     }
+    if let Err(e) = no_secrets("the new path", to) {
+        return ToolResult::error(refused(e));
+    }
     if source.kind == "file" && !is_topic_path(from) && is_topic_path(to) {
         if let Err(e) = room_for_topic(snapshot.topic_files().count(), limits) {
             return ToolResult::error(format!("Refused: {e}. Nothing was written."));
@@ -106,9 +119,13 @@ pub fn rename(
     }];
     let mut text = format!("Successfully renamed {old_given} to {new_given}");
     if from != INDEX_FILE_NAME {
-        let (new_index, changed) = retarget_entries(&snapshot.index_text(), from, to);
+        let index = match snapshot.stored_index(limits) {
+            Ok(index) => index,
+            Err(e) => return ToolResult::error(refused(e)),
+        };
+        let (new_index, changed) = retarget_entries(&index.text, from, to);
         if changed > 0 {
-            effects.push(index_write(new_index));
+            effects.push(index_write(index.with(new_index)));
             text.push_str(&format!(
                 "\nUpdated {} in /memories/{INDEX_FILE_NAME} to the new path.",
                 entries(changed)

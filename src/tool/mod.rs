@@ -273,7 +273,7 @@ pub fn run_tool_command(input: &Value, snapshot: &Snapshot, limits: &Limits) -> 
     let rel = |i: usize| plan.resolve.get(i).cloned().unwrap_or_default();
     match &command {
         Command::View { path, view_range } => {
-            view::view(path, &rel(0), view_range.as_deref(), snapshot)
+            view::view(path, &rel(0), view_range.as_deref(), snapshot, limits)
         }
         Command::Create { path, file_text } => {
             edit::create(path, &rel(0), file_text, snapshot, limits)
@@ -288,7 +288,7 @@ pub fn run_tool_command(input: &Value, snapshot: &Snapshot, limits: &Limits) -> 
             insert_line,
             insert_text,
         } => edit::insert(path, &rel(0), *insert_line, insert_text, snapshot, limits),
-        Command::Delete { path } => manage::delete(path, &rel(0), snapshot),
+        Command::Delete { path } => manage::delete(path, &rel(0), snapshot, limits),
         Command::Rename { old_path, new_path } => {
             manage::rename(old_path, new_path, &rel(0), &rel(1), snapshot, limits)
         }

@@ -2,6 +2,8 @@
 
 use super::path::display_path;
 use super::ToolResult;
+use crate::error::{Error, Refusal};
+use crate::limits::Limits;
 use crate::write::snapshot::Entry;
 use crate::write::Snapshot;
 
@@ -10,7 +12,13 @@ pub const MAX_VIEW_LINES: usize = 999_999;
 /// Width of the line numbers (`999999` has six digits).
 pub const LINE_NUMBER_WIDTH: usize = 6;
 
-pub fn view(given: &str, rel: &str, range: Option<&[i64]>, snapshot: &Snapshot) -> ToolResult {
+pub fn view(
+    given: &str,
+    rel: &str,
+    range: Option<&[i64]>,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> ToolResult {
     if snapshot.is_dir(rel) {
         return ToolResult::ok(directory(rel, snapshot), Vec::new());
     }
@@ -21,16 +29,18 @@ pub fn view(given: &str, rel: &str, range: Option<&[i64]>, snapshot: &Snapshot) 
         Some(e) if e.kind != "file" || e.problem.is_some() => {
             ToolResult::error(format!("Unsupported file type for {given}"))
         }
-        Some(_) => match snapshot.raw_text(rel) {
-            None => ToolResult::error(format!(
+        Some(_) => match snapshot.whole_text(rel, limits) {
+            Ok(None) => ToolResult::error(format!(
                 "The file {given} no longer exists (may have been deleted or renamed concurrently)."
             )),
+            Ok(Some(text)) => file(given, text, range),
             // not UTF-8: shown with U+FFFD for the bad bytes (edits refuse it)
-            Some(raw) => file(
-                given,
-                &raw.unwrap_or_else(|()| snapshot.text(rel).unwrap_or_default()),
-                range,
-            ),
+            Err(Error::Refused {
+                refusal: Refusal::InvalidUtf8,
+                ..
+            }) => file(given, &snapshot.text(rel).unwrap_or_default(), range),
+            // not read whole: never shown cut as if it were the file
+            Err(e) => ToolResult::error(format!("Cannot view {given}: {e}")),
         },
     }
 }

@@ -35,6 +35,27 @@ pub fn truncate_index(
     to_js(&index::truncate_index(&text, &limits_arg(limits)?))
 }
 
+/// Bytes of `MEMORY.md` to read: what the limits could keep, plus a margin. A larger file is
+/// read only this far (pass its size as `fileBytes` to `indexPrompt`).
+#[wasm_bindgen(js_name = indexReadBytes)]
+pub fn index_read_bytes(
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> Result<u32, JsValue> {
+    Ok(index::index_read_bytes(&limits_arg(limits)?))
+}
+
+/// `MEMORY.md` as the model sees it: the truncated view and the prompt block
+/// (`Contents of {absolutePath} (…):`), from what the host read (`content`, and the file's
+/// size as `fileBytes` when only its start was read). Tags that could close a
+/// `<system-reminder>` are neutralised.
+#[wasm_bindgen(js_name = indexPrompt, unchecked_return_type = "IndexPrompt")]
+pub fn index_prompt(
+    #[wasm_bindgen(unchecked_param_type = "IndexInput")] input: JsValue,
+) -> JsResult {
+    let input: index::IndexInput = from_js(input, "input")?;
+    to_js(&index::index_prompt(&input))
+}
+
 /// Orders the listing so a host reads only the heads it needs: topic files newest first
 /// (ties by path). Read the first `maxFiles`; if one cannot be read, read the next.
 #[wasm_bindgen(js_name = planScan, unchecked_return_type = "ScanPlan")]
@@ -284,9 +305,14 @@ pub fn plan_remember(
 pub fn plan_forget(
     #[wasm_bindgen(unchecked_param_type = "string")] file: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Snapshot")] snapshot: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
 ) -> JsResult {
     let snapshot: write::Snapshot = from_js(snapshot, "snapshot")?;
-    let plan = write::forget::plan_forget(&string_arg(&file, "file")?, &snapshot);
+    let plan = write::forget::plan_forget(
+        &string_arg(&file, "file")?,
+        &snapshot,
+        &limits_arg(limits)?,
+    );
     to_js(&plan.map_err(|e| to_js_error(&e))?)
 }
 

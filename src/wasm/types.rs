@@ -25,6 +25,8 @@ export interface Limits {
   maxSessionUtf16: number;
   /** `max_tokens` of the side query. Default 256. */
   maxOutputTokens: number;
+  /** UTF-8 bytes of a file read whole to edit or view it; larger is refused (`TOO_LARGE`), never cut. Default 1 MiB. */
+  maxFileBytes: number;
 }
 
 /** MEMORY.md as it goes into the prompt. Counts are of the original trimmed text. */
@@ -34,6 +36,25 @@ export interface IndexView {
   utf16Count: number;
   wasLineTruncated: boolean;
   wasSizeTruncated: boolean;
+}
+
+/** What a host read of MEMORY.md, for `indexPrompt`. */
+export interface IndexInput {
+  /** The whole file, or its first `indexReadBytes()` bytes. */
+  content: string | Uint8Array;
+  /** The file's size in bytes: larger than `content` when only its start was read. */
+  fileBytes?: number | null;
+  /** Named in the prompt: `Contents of {absolutePath} (…)`. */
+  absolutePath: string;
+  limits?: Partial<Limits> | null;
+}
+
+/** MEMORY.md as the model sees it. */
+export interface IndexPrompt extends IndexView {
+  /** The block to put in the context; `""` when the index is missing or empty. */
+  prompt: string;
+  /** Only the start of a huge file was read; counts are of that part. */
+  readPartially: boolean;
 }
 
 /** One of the four memory types. */

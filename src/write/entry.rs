@@ -134,19 +134,21 @@ pub fn shorten(text: &str, max_utf16: usize) -> String {
     )
 }
 
-/// The index with `line` in place of the first entry linking to `path`, or appended.
-/// Returns the new text and whether an entry was replaced.
-pub fn upsert_entry(index: &str, path: &str, line: &str) -> (String, bool) {
-    let mut lines: Vec<&str> = index.split('\n').collect();
+/// The index with `line` in place of the first entry linking to `path` (keeping that line's
+/// `\r` if it had one), or appended after the last non-blank line with `newline`. Returns
+/// the new text and whether an entry was replaced. Every other line keeps its bytes.
+pub fn upsert_entry(index: &str, path: &str, line: &str, newline: &str) -> (String, bool) {
+    let mut lines: Vec<String> = index.split('\n').map(str::to_owned).collect();
     if let Some(slot) = lines.iter_mut().find(|l| links_to(l, path)) {
-        *slot = line;
+        let cr = if slot.ends_with('\r') { "\r" } else { "" };
+        *slot = format!("{line}{cr}");
         return (lines.join("\n"), true);
     }
     let kept = index.trim_end();
     let text = if kept.is_empty() {
-        format!("{line}\n")
+        format!("{line}{newline}")
     } else {
-        format!("{kept}\n{line}\n")
+        format!("{kept}{newline}{line}{newline}")
     };
     (text, false)
 }
@@ -233,10 +235,15 @@ mod tests {
 
     #[test]
     fn upserts_and_removes() {
-        let (t, replaced) = upsert_entry("# M\n- [A](a.md) — x\n\n", "a.md", "- [A](a.md) — y");
+        let (t, replaced) =
+            upsert_entry("# M\n- [A](a.md) — x\n\n", "a.md", "- [A](a.md) — y", "\n");
         assert!(replaced);
         assert_eq!(t, "# M\n- [A](a.md) — y\n\n");
-        let (t, replaced) = upsert_entry("- [A](a.md) — x\n\n", "b.md", "- [B](b.md) — z");
+        let (t, _) = upsert_entry("# M\r\n- [A](a.md) — x\r\n", "a.md", "- [A](a.md) — y", "\r\n");
+        assert_eq!(t, "# M\r\n- [A](a.md) — y\r\n");
+        let (t, _) = upsert_entry("# M\r\n", "b.md", "- [B](b.md) — z", "\r\n");
+        assert_eq!(t, "# M\r\n- [B](b.md) — z\r\n");
+        let (t, replaced) = upsert_entry("- [A](a.md) — x\n\n", "b.md", "- [B](b.md) — z", "\n");
         assert!(!replaced);
         assert_eq!(t, "- [A](a.md) — x\n- [B](b.md) — z\n");
         assert_eq!(

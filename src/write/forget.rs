@@ -4,12 +4,13 @@ use super::entry::remove_entries;
 use super::remember::WritePlan;
 use super::{Effect, Snapshot};
 use crate::error::{Error, Refusal};
+use crate::limits::Limits;
 use crate::paths::check_relative_path;
 use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 
 /// Plans removing `file` and its index entries. The index is written first: a crash in
 /// between leaves a file missing from the index (which `doctor` finds), never a lost index.
-pub fn plan_forget(file: &str, snapshot: &Snapshot) -> Result<WritePlan, Error> {
+pub fn plan_forget(file: &str, snapshot: &Snapshot, limits: &Limits) -> Result<WritePlan, Error> {
     check_relative_path(file)?;
     if !is_topic_path(file) {
         return Err(Error::refused(
@@ -21,8 +22,8 @@ pub fn plan_forget(file: &str, snapshot: &Snapshot) -> Result<WritePlan, Error> 
     }
     super::guard::resolved_inside(snapshot, file)?;
     super::guard::resolved_inside(snapshot, INDEX_FILE_NAME)?;
-    let index = snapshot.index_text();
-    let (new_index, removed) = remove_entries(&index, file);
+    let index = snapshot.stored_index(limits)?;
+    let (new_index, removed) = remove_entries(&index.text, file);
     let exists = snapshot.entry(file).is_some();
     if !exists && removed == 0 {
         return Err(Error::refused(
@@ -34,7 +35,7 @@ pub fn plan_forget(file: &str, snapshot: &Snapshot) -> Result<WritePlan, Error> 
     if removed > 0 {
         effects.push(Effect::Write {
             path: INDEX_FILE_NAME.to_owned(),
-            text: new_index,
+            text: index.with(new_index),
             exclusive: false,
         });
     }

@@ -6,7 +6,7 @@ use super::entry::{classify, Line};
 use crate::error::{Error, Refusal};
 use crate::limits::{to_usize, Limits};
 use crate::secrets::find_secrets;
-use crate::text::{js_trim, utf16_len};
+use crate::text::{js_trim, normalize_text, utf16_len};
 
 /// Refuses `text` if it holds a credential, naming the kind and line, never the secret.
 pub fn no_secrets(what: &str, text: &str) -> Result<(), Error> {
@@ -33,9 +33,23 @@ fn article(kind: &str) -> &'static str {
     }
 }
 
-/// Lines and UTF-16 units of the index as the loader measures them (trimmed text).
+/// Refuses new content larger than `maxFileBytes`: memdir could not read it back whole.
+pub fn fits(path: &str, text: &str, limits: &Limits) -> Result<(), Error> {
+    let max = to_usize(limits.max_file_bytes);
+    if text.len() > max {
+        return Err(Error::refused(
+            Refusal::TooLarge,
+            format!("{path} would be {} bytes, more than the {max} bytes memdir reads whole (maxFileBytes): keep a memory small and split the rest into other files", text.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// Lines and UTF-16 units of the index as the loader measures them (trimmed text, CRLF read
+/// as LF, no byte-order mark).
 pub fn index_size(text: &str) -> (usize, usize) {
-    let trimmed = js_trim(text);
+    let text = normalize_text(text);
+    let trimmed = js_trim(&text);
     if trimmed.is_empty() {
         return (0, 0);
     }

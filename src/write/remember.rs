@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::entry::{format_entry, upsert_entry};
-use super::guard::{index_rules, no_secrets, resolved_inside, room_for_topic};
+use super::guard::{fits, index_rules, no_secrets, resolved_inside, room_for_topic};
 use super::similar::{name_key, similar_descriptions};
 use super::yaml::topic_file;
 use super::{Effect, Snapshot};
@@ -88,6 +88,7 @@ pub fn plan_remember(
     let file = match &input.file {
         Some(file) => {
             check_relative_path(file)?;
+            no_secrets("the file name", file)?;
             if file.rsplit('/').next() == Some(INDEX_FILE_NAME) {
                 return Err(Error::refused(Refusal::IndexOnly, "MEMORY.md is the index, not a memory: remember writes a topic file and one index line for it"));
             }
@@ -140,20 +141,21 @@ pub fn plan_remember(
         room_for_topic(existing.len(), limits)?;
     }
 
-    let index = snapshot.index_text();
+    let index = snapshot.stored_index(limits)?;
     let line = format_entry(name, &file, description);
-    let (new_index, _) = upsert_entry(&index, &file, &line);
-    index_rules(&index, &new_index, limits)?;
+    let (new_index, _) = upsert_entry(&index.text, &file, &line, index.newline());
+    index_rules(&index.text, &new_index, limits)?;
     let text = topic_file(name, description, memory_type, &input.body);
+    fits(&file, &text, limits)?;
     let mut effects = vec![Effect::Write {
         path: file.clone(),
         text,
         exclusive: !updating,
     }];
-    if new_index != index {
+    if new_index != index.text {
         effects.push(Effect::Write {
             path: INDEX_FILE_NAME.to_owned(),
-            text: new_index,
+            text: index.with(new_index),
             exclusive: false,
         });
     }

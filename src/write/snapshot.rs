@@ -1,9 +1,12 @@
 //! What a host read before a write: its listing, and the contents the plan asked for.
 
-use std::collections::BTreeMap;
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 
+use crate::error::{Error, Refusal};
+use crate::limits::Limits;
 use crate::scan::{is_topic_path, Head, INDEX_FILE_NAME};
 use crate::text::normalize_text;
 
@@ -36,11 +39,85 @@ pub struct Snapshot {
     /// after following symbolic links, or `null` when it leads out of the directory.
     #[serde(default)]
     pub resolved: BTreeMap<String, Option<String>>,
+    /// `entries` by path, built on the first lookup (a listing can hold 50,000 entries).
+    #[serde(skip)]
+    by_path: OnceCell<HashMap<String, usize>>,
+}
+
+/// `MEMORY.md` as stored, for an edit that must keep every byte it does not change: the
+/// byte-order mark apart, the text with its own line endings (CRLF lines keep their `\r`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoredText {
+    pub bom: bool,
+    pub text: String,
+}
+
+impl StoredText {
+    /// The line ending new lines get: the file's own (`\r\n` when its first line ends so).
+    pub fn newline(&self) -> &'static str {
+        match self.text.find('\n') {
+            Some(i) if i > 0 && self.text.as_bytes().get(i - 1) == Some(&b'\r') => "\r\n",
+            _ => "\n",
+        }
+    }
+
+    /// The file's new content: `text` with the byte-order mark back in front if it had one.
+    pub fn with(&self, text: String) -> String {
+        if self.bom {
+            format!("\u{FEFF}{text}")
+        } else {
+            text
+        }
+    }
 }
 
 impl Snapshot {
+    pub fn new(
+        entries: Vec<Entry>,
+        contents: BTreeMap<String, Head>,
+        resolved: BTreeMap<String, Option<String>>,
+    ) -> Self {
+        Self {
+            entries,
+            contents,
+            resolved,
+            by_path: OnceCell::new(),
+        }
+    }
+
+    /// Records a file as written: its new content, and a listing entry if it had none.
+    pub fn put_file(&mut self, path: &str, text: String, mtime_ms: f64) {
+        if self.entry(path).is_none() {
+            self.entries.push(Entry {
+                path: path.to_owned(),
+                kind: "file".into(),
+                size: 0.0,
+                mtime_ms,
+                problem: None,
+            });
+            self.by_path = OnceCell::new();
+        }
+        #[allow(clippy::cast_precision_loss)] // a file's size, far below 2^52
+        let size = text.len() as f64;
+        if let Some(i) = self.by_path.get().and_then(|m| m.get(path)).copied() {
+            if let Some(e) = self.entries.get_mut(i) {
+                e.size = size;
+            }
+        } else if let Some(e) = self.entries.iter_mut().find(|e| e.path == path) {
+            e.size = size;
+        }
+        self.contents.insert(path.to_owned(), Head::Text(text));
+    }
+
     pub fn entry(&self, path: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.path == path)
+        let index = self.by_path.get_or_init(|| {
+            let mut map = HashMap::with_capacity(self.entries.len());
+            for (i, e) in self.entries.iter().enumerate() {
+                map.entry(e.path.clone()).or_insert(i);
+            }
+            map
+        });
+        index.get(path).and_then(|&i| self.entries.get(i))
     }
 
     pub fn is_file(&self, path: &str) -> bool {
@@ -62,6 +139,66 @@ impl Snapshot {
     /// `MEMORY.md`'s text; empty when it does not exist.
     pub fn index_text(&self) -> String {
         self.text(INDEX_FILE_NAME).unwrap_or_default()
+    }
+
+    /// The whole content of a file read for a write, exactly as stored, or `None` when it was
+    /// not read (missing). Refused — never cut — when it was not read whole: larger than
+    /// `maxFileBytes` (`TOO_LARGE`), shorter than the listing says (`CHANGED`: it changed
+    /// while read), or not UTF-8 (`INVALID_UTF8`: rewriting it would alter bytes the write
+    /// never meant to touch).
+    pub fn whole_text(&self, path: &str, limits: &Limits) -> Result<Option<&str>, Error> {
+        let Some(head) = self.contents.get(path) else {
+            return Ok(None);
+        };
+        let bytes = match head {
+            Head::Text(t) => t.as_bytes(),
+            Head::Bytes(b) => b.as_slice(),
+        };
+        let max = u64::from(limits.max_file_bytes);
+        let listed = self.entry(path).map_or(0.0, |e| e.size);
+        let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+        if read > max || listed > max as f64 {
+            let size = if listed > read as f64 {
+                format!("{listed} bytes")
+            } else {
+                format!("over {max} bytes")
+            };
+            return Err(Error::refused(
+                Refusal::TooLarge,
+                format!("{path} is {size}, more than the {max} bytes memdir reads whole (maxFileBytes), so it was not read: split it into smaller files"),
+            ));
+        }
+        if (read as f64) < listed {
+            return Err(Error::refused(
+                Refusal::Changed,
+                format!("{path} changed while it was read ({read} of {listed} bytes): try again"),
+            ));
+        }
+        match head {
+            Head::Text(t) => Ok(Some(t.as_str())),
+            Head::Bytes(b) => std::str::from_utf8(b).map(Some).map_err(|e| {
+                Error::refused(
+                    Refusal::InvalidUtf8,
+                    format!("{path} is not valid UTF-8 (byte {}): rewriting it would change bytes this write never meant to touch. Re-save the file as UTF-8 first", e.valid_up_to()),
+                )
+            }),
+        }
+    }
+
+    /// `MEMORY.md` read whole for an edit, BOM apart and line endings as stored; empty when
+    /// missing. Errors as [`Snapshot::whole_text`].
+    pub fn stored_index(&self, limits: &Limits) -> Result<StoredText, Error> {
+        let text = self.whole_text(INDEX_FILE_NAME, limits)?.unwrap_or("");
+        Ok(match text.strip_prefix('\u{FEFF}') {
+            Some(rest) => StoredText {
+                bom: true,
+                text: rest.to_owned(),
+            },
+            None => StoredText {
+                bom: false,
+                text: text.to_owned(),
+            },
+        })
     }
 
     /// Topic files: `*.md` anywhere except any `MEMORY.md`.

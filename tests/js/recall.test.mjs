@@ -139,7 +139,7 @@ test("index() and instructions()", async () => {
   assert.equal(index.content, "- [Deploy](project_deploy.md) — staging checklist");
   assert.equal(index.prompt, "Contents of /mem/MEMORY.md (the memory index, kept across conversations):\n\n- [Deploy](project_deploy.md) — staging checklist");
   const none = await openMemory({ host: new InMemoryHost({}) });
-  assert.deepEqual({ ...(await none.index()) }, { content: "", lineCount: 0, utf16Count: 0, wasLineTruncated: false, wasSizeTruncated: false, prompt: "" });
+  assert.deepEqual({ ...(await none.index()) }, { content: "", lineCount: 0, utf16Count: 0, wasLineTruncated: false, wasSizeTruncated: false, prompt: "", readPartially: false });
   const text = memory.instructions();
   assert.match(text, /`\/mem`/);
   for (const word of ["user", "feedback", "project", "reference", "MEMORY.md", "**Why:**", "What not to save"]) assert.ok(text.includes(word), word);
