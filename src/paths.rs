@@ -134,7 +134,7 @@ pub fn check_relative_path(path: &str) -> Result<(), Error> {
         return refuse("the path starts with a drive letter");
     }
     if path.chars().any(|c| ANGLE_BRACKETS.contains(&c)) {
-        return refuse("the path holds '<' or '>' (or a look-alike), which could forge a tag where it is shown");
+        return refuse("the path holds '<' or '>' (or a character that reads as one), which could forge a tag where it is shown");
     }
     if path.chars().any(|c| LOOKALIKES.contains(&c)) {
         return refuse("the path holds a look-alike of '.', '/' or '\\'");

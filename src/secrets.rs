@@ -40,6 +40,8 @@ const STRIPE: Rule = ("stripe_secret_key", "Stripe secret key");
 const GOOGLE: Rule = ("google_api_key", "Google API key");
 const NPM: Rule = ("npm_token", "npm token");
 const PRIVATE_KEY: Rule = ("private_key", "private key");
+const JWT: Rule = ("jwt", "JSON Web Token");
+const URL_PASSWORD: Rule = ("url_password", "password in a URL");
 
 /// The labels of `-----BEGIN {label}-----` that open a private key. PUBLIC KEY, CERTIFICATE
 /// and the like are not secrets.
@@ -81,8 +83,28 @@ pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
             hits.push((pos, len, PRIVATE_KEY));
         }
     }
+    for (pos, _) in text.match_indices(JWT_START) {
+        let boundary = pos == 0 || bytes.get(pos - 1).is_some_and(|&b| !is_word_byte(b) && b != b'.');
+        if let Some(len) = bytes.get(pos..).filter(|_| boundary).and_then(jwt_len) {
+            hits.push((pos, len, JWT));
+        }
+    }
+    for (pos, _) in text.match_indices("://") {
+        if let Some((start, len)) = url_password(bytes, pos) {
+            hits.push((start, len, URL_PASSWORD));
+        }
+    }
 
     hits.sort_by_key(|&(pos, _, _)| pos);
+    // a URL whose password is itself a known token is reported as that token, once
+    let spans: Vec<(usize, usize)> = hits
+        .iter()
+        .filter(|h| h.2 != URL_PASSWORD)
+        .map(|&(pos, len, _)| (pos, pos + len))
+        .collect();
+    hits.retain(|&(pos, len, rule)| {
+        rule != URL_PASSWORD || !spans.iter().any(|&(a, b)| a >= pos && b <= pos + len)
+    });
 
     let mut line: usize = 1;
     let mut counted_to = 0;
@@ -167,6 +189,73 @@ fn classify(word: &[u8]) -> Option<Rule> {
         return (rest.len() == 36 && alnum(rest)).then_some(NPM);
     }
     None
+}
+
+/// A JSON Web Token starts with the base64url of `{"`: its header, and its payload too.
+const JWT_START: &str = "eyJ";
+/// Shortest header, payload and signature counted as a token (a real header alone is ~36).
+const JWT_MIN_PART: usize = 10;
+const JWT_MIN_SIGNATURE: usize = 16;
+
+/// The length of a JWT at the start of `s`: three base64url parts joined by `.`, the first
+/// two starting `eyJ`, ending at a boundary.
+fn jwt_len(s: &[u8]) -> Option<usize> {
+    let part = |from: usize| s.get(from..).map_or(0, |r| r.iter().take_while(|&&b| is_word_byte(b)).count());
+    let header = part(0);
+    let payload_at = header + 1;
+    let payload = part(payload_at);
+    let signature_at = payload_at + payload + 1;
+    let signature = part(signature_at);
+    let end = signature_at + signature;
+    let ok = header >= JWT_MIN_PART
+        && payload >= JWT_MIN_PART
+        && signature >= JWT_MIN_SIGNATURE
+        && s.get(header) == Some(&b'.')
+        && s.get(payload_at + payload) == Some(&b'.')
+        && s.get(payload_at..).is_some_and(|r| r.starts_with(JWT_START.as_bytes()))
+        && s.get(end) != Some(&b'.');
+    ok.then_some(end)
+}
+
+/// How far after `://` the `user:password@` part is looked for.
+const MAX_USERINFO: usize = 256;
+/// Passwords that say where a real one would go.
+const PLACEHOLDER_PASSWORDS: &[&str] = &[
+    "password", "pass", "passwd", "pwd", "secret", "changeme", "redacted", "hidden", "token",
+];
+
+/// `scheme://user:password@host` with a real-looking password at `colon_slash` (the `://`):
+/// the start of the scheme and the length up to the `@`.
+fn url_password(bytes: &[u8], colon_slash: usize) -> Option<(usize, usize)> {
+    let scheme_start = bytes
+        .get(..colon_slash)?
+        .iter()
+        .rposition(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .map_or(0, |i| i + 1);
+    let scheme = bytes.get(scheme_start..colon_slash)?;
+    if !scheme.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let after = colon_slash + 3;
+    let rest = bytes.get(after..)?;
+    let end = rest
+        .iter()
+        .take(MAX_USERINFO)
+        .position(|&b| matches!(b, b'@' | b'/' | b'?' | b'#') || b.is_ascii_whitespace() || b == b'"' || b == b'\'')?;
+    if rest.get(end) != Some(&b'@') {
+        return None;
+    }
+    let userinfo = rest.get(..end)?;
+    let colon = userinfo.iter().position(|&b| b == b':')?;
+    let password = userinfo.get(colon + 1..)?;
+    let host = rest.get(end + 1)?;
+    let lower = String::from_utf8_lossy(password).to_ascii_lowercase();
+    let placeholder = password.is_empty()
+        || PLACEHOLDER_PASSWORDS.contains(&lower.as_str())
+        || password.iter().all(|&b| matches!(b, b'*' | b'x' | b'X' | b'.'))
+        || matches!(password.first(), Some(b'$' | b'<' | b'{' | b'%' | b'['));
+    (!placeholder && (host.is_ascii_alphanumeric() || *host == b'['))
+        .then_some((scheme_start, after + end + 1 - scheme_start))
 }
 
 /// The length of the `-----BEGIN {label}-----` marker at the start of `s` when it opens a
@@ -346,6 +435,44 @@ mod tests {
                 ("npm_token", 6)
             ]
         );
+    }
+
+    fn jwt() -> String {
+        // {"alg":"HS256","typ":"JWT"}.{"sub":"1234567890"}.signature
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c".to_owned()
+    }
+
+    #[test]
+    fn jwts_and_passwords_in_urls() {
+        assert_eq!(codes(&format!("Authorization: Bearer {}", jwt())), ["jwt"]);
+        assert_eq!(codes(&format!("\"{}\"", jwt())), ["jwt"]);
+        let found = find_secrets("db: postgres://app:s3cr3t-Pw@db.internal:5432/app");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].code, "url_password");
+        assert_eq!(found[0].preview, "post… (25 chars)");
+        assert_eq!(codes("https://deploy:hunter2@example.com/x"), ["url_password"]);
+        for text in [
+            // placeholders, and URLs without a password
+            "postgres://user:password@localhost/db",
+            "postgres://user:${DB_PASSWORD}@localhost/db",
+            "redis://:<password>@cache:6379",
+            "https://user@example.com/",
+            "https://example.com/a:b@c",
+            "mailto:someone@example.com",
+            "amqp://guest:****@rabbit/",
+            // hashes, ids and dotted things that are not tokens
+            "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "id 123e4567-e89b-12d3-a456-426614174000",
+            "eyJ is how a base64 JSON object starts; eyJhbGciOiJIUzI1NiJ9 alone is only a header",
+            "version eyJabcdefghij.eyJabcdefghij.short",
+            "a.b.c eyJ.eyJ.eyJ",
+        ] {
+            assert!(codes(text).is_empty(), "{text}");
+        }
+        // linear on pathological input
+        let _ = find_secrets(&"eyJ".repeat(100_000));
+        let _ = find_secrets(&"a://".repeat(100_000));
+        let _ = find_secrets(&format!("x://{}", "a:".repeat(100_000)));
     }
 
     #[test]

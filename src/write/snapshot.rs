@@ -158,7 +158,8 @@ impl Snapshot {
         let listed = self.entry(path).map_or(0.0, |e| e.size);
         let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
         if read > max || listed > max as f64 {
-            let size = if listed > read as f64 {
+            // the listing's figure when it shows the size; a read is cut one byte past the limit
+            let size = if listed > max as f64 {
                 format!("{listed} bytes")
             } else {
                 format!("over {max} bytes")
