@@ -35,6 +35,8 @@ export interface OpenDir {
   handle: FileHandle | null;
   /** Real relative segments (links resolved). */
   segments: string[];
+  /** The shared root descriptor: released, not closed. */
+  shared?: boolean;
 }
 
 export function isCode(error: unknown, ...codes: string[]): boolean {
@@ -67,6 +69,10 @@ export function procFdAvailable(fs: NodeFs): Promise<boolean> {
 }
 
 export class DirWalker {
+  /** The root's descriptor, shared by the calls in flight (a scan opens it once, not 200 times). */
+  private rootHandle: Promise<FileHandle> | null = null;
+  private rootUsers = 0;
+
   constructor(
     private readonly fs: NodeFs,
     private readonly root: string,
@@ -85,7 +91,16 @@ export class DirWalker {
   }
 
   async close(dir: OpenDir | null | undefined): Promise<void> {
-    await dir?.handle?.close().catch(() => {});
+    if (!dir?.handle) return;
+    if (!dir.shared) {
+      await dir.handle.close().catch(() => {});
+      return;
+    }
+    if (--this.rootUsers === 0) {
+      const handle = this.rootHandle;
+      this.rootHandle = null;
+      await handle?.then((h) => h.close()).catch(() => {});
+    }
   }
 
   /** The root's real path, from the descriptor when there is one. */
@@ -101,7 +116,16 @@ export class DirWalker {
       if (!st.isDirectory()) throw hostError("ENOTDIR", "the memory directory is not a directory");
       return { handle: null, segments: [] };
     }
-    return { handle: await this.fs.open(this.root, O_RDONLY | O_DIRECTORY), segments: [] };
+    this.rootUsers++;
+    this.rootHandle ??= this.fs.open(this.root, O_RDONLY | O_DIRECTORY);
+    const opening = this.rootHandle;
+    try {
+      return { handle: await opening, segments: [], shared: true };
+    } catch (error) {
+      if (this.rootHandle === opening) this.rootHandle = null;
+      this.rootUsers--;
+      throw error;
+    }
   }
 
   /**

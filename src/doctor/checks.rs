@@ -12,7 +12,7 @@ use crate::secrets::find_secrets;
 use crate::text::utf16_len;
 use crate::write::entry::{classify, format_entry, Line, MAX_ENTRY_UTF16};
 use crate::write::guard::index_size;
-use crate::write::similar::{name_key, similar_descriptions};
+use crate::write::similar::{name_key, WordSet};
 use crate::write::Snapshot;
 
 /// Pairs of files compared for near-duplicate descriptions stop here (names are always compared).
@@ -255,7 +255,10 @@ fn file_checks(
             }
         }
         if let Some(text) = &text {
-            if let Some((start, end)) = description_region(text, limits) {
+            let region = spans_lines(text, limits)
+                .then(|| description_region(text, limits))
+                .flatten();
+            if let Some((start, end)) = region {
                 if end > start && folded_description_file(text, limits).is_some() {
                     push(finding(
                         "description_multiline",
@@ -287,6 +290,11 @@ fn file_checks(
     let mut names: BTreeMap<String, &str> = BTreeMap::new();
     let mut sorted = all.clone();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    let words: Vec<Option<WordSet>> = sorted
+        .iter()
+        .take(MAX_COMPARED_FILES)
+        .map(|m| m.description.as_deref().map(WordSet::of))
+        .collect();
     for (i, m) in sorted.iter().enumerate() {
         if let Some(name) = &m.name {
             if let Some(first) = names.get(&name_key(name)) {
@@ -302,15 +310,14 @@ fn file_checks(
             }
             names.insert(name_key(name), &m.path);
         }
-        if i >= MAX_COMPARED_FILES {
+        let Some(Some(mine)) = words.get(i) else {
             continue;
-        }
-        let Some(d) = &m.description else { continue };
-        if let Some(other) = sorted.iter().take(i).find(|o| {
-            o.description
-                .as_deref()
-                .is_some_and(|od| similar_descriptions(od, d))
-        }) {
+        };
+        let twin = words
+            .iter()
+            .take(i)
+            .position(|o| o.as_ref().is_some_and(|o| o.similar(mine)));
+        if let Some(other) = twin.and_then(|j| sorted.get(j)) {
             push(finding(
                 "duplicate_topic",
                 Severity::Warning,
@@ -320,6 +327,19 @@ fn file_checks(
                     "{} has almost the same description: merge the two",
                     other.path
                 ),
+                None,
+            ));
+        }
+    }
+    let max_bytes = f64::from(limits.max_file_bytes);
+    for e in snapshot.entries.iter().filter(|e| e.kind == "file" && e.size > max_bytes) {
+        if e.path == INDEX_FILE_NAME || crate::scan::is_topic_path(&e.path) {
+            push(finding(
+                "too_large",
+                Severity::Warning,
+                &e.path,
+                None,
+                format!("the file is {} bytes, over the {} bytes memdir reads whole (maxFileBytes): edits of it are refused and only its start is checked; split it into smaller files", e.size, limits.max_file_bytes),
                 None,
             ));
         }
@@ -342,6 +362,20 @@ fn file_checks(
         findings.sort_by_key(|f| (f.severity, f.line));
         out.extend(findings);
     }
+}
+
+/// A cheap look before parsing the frontmatter again: is a `description:` line within the
+/// header lines followed by an indented (continuation) line?
+fn spans_lines(text: &str, limits: &Limits) -> bool {
+    let mut lines = text.split('\n').take(to_usize(limits.max_header_lines));
+    while let Some(line) = lines.next() {
+        if line.starts_with("description:") {
+            return lines
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| l.starts_with([' ', '\t']));
+        }
+    }
+    false
 }
 
 /// The scan over every file of the snapshot (doctor reads them all).

@@ -151,10 +151,14 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
             exclusive: false,
         })
         .collect();
-    for (path, _, new) in changed {
-        snapshot.put_file(&path, new, input.now_ms);
-    }
-    let after = report(&snapshot, &options);
+    let after = if changed.is_empty() {
+        before.clone()
+    } else {
+        for (path, _, new) in changed {
+            snapshot.put_file(&path, new, input.now_ms);
+        }
+        report(&snapshot, &options)
+    };
     FixPlan {
         effects,
         diff,

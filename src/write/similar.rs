@@ -13,28 +13,56 @@ pub fn name_key(name: &str) -> String {
         .to_lowercase()
 }
 
-fn words(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+/// The distinct lower-cased words of a text, computed once so that comparing many pairs
+/// (doctor compares up to a thousand descriptions pairwise) costs no allocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WordSet(BTreeSet<String>);
+
+impl WordSet {
+    pub fn of(text: &str) -> Self {
+        Self(
+            text.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect(),
+        )
+    }
+
+    /// Jaccard similarity of the two word sets, 0…1.
+    pub fn similarity(&self, other: &WordSet) -> f64 {
+        let (small, large) = if self.0.len() <= other.0.len() {
+            (&self.0, &other.0)
+        } else {
+            (&other.0, &self.0)
+        };
+        let shared = small.iter().filter(|w| large.contains(*w)).count();
+        let union = small.len() + large.len() - shared;
+        if union == 0 {
+            return 0.0;
+        }
+        #[allow(clippy::cast_precision_loss)] // word counts are far below 2^52
+        let ratio = shared as f64 / union as f64;
+        ratio
+    }
+
+    /// Almost the same words. Jaccard ≥ 0.8 needs the smaller set to be ≥ 0.8 of the larger,
+    /// so most pairs are settled by their sizes alone.
+    pub fn similar(&self, other: &WordSet) -> bool {
+        let (a, b) = (self.0.len(), other.0.len());
+        #[allow(clippy::cast_precision_loss)]
+        let sizes_allow = (a.min(b) as f64) >= SIMILAR_DESCRIPTION * a.max(b) as f64;
+        sizes_allow && self.similarity(other) >= SIMILAR_DESCRIPTION
+    }
 }
 
 /// Jaccard similarity of the two texts' word sets, 0…1.
 pub fn description_similarity(a: &str, b: &str) -> f64 {
-    let (a, b) = (words(a), words(b));
-    let union = a.union(&b).count();
-    if union == 0 {
-        return 0.0;
-    }
-    #[allow(clippy::cast_precision_loss)] // word counts are far below 2^52
-    let ratio = a.intersection(&b).count() as f64 / union as f64;
-    ratio
+    WordSet::of(a).similarity(&WordSet::of(b))
 }
 
 /// Two descriptions a reader would call the same.
 pub fn similar_descriptions(a: &str, b: &str) -> bool {
-    description_similarity(a, b) >= SIMILAR_DESCRIPTION
+    WordSet::of(a).similar(&WordSet::of(b))
 }
 
 #[cfg(test)]

@@ -1,0 +1,13 @@
+import { openMemory } from "memdir";
+import { takeSnapshot } from "../pkg/snapshot.js";
+import { runDoctor, planDoctorFixes, defaultLimits } from "memdir";
+const dir = process.argv[2];
+const m = await openMemory({ dir });
+let t = performance.now();
+const snap = await takeSnapshot(m.host, { read: ["MEMORY.md"], allTopics: true, maxFileBytes: 1 << 20 });
+console.log("snapshot", Math.round(performance.now() - t)); t = performance.now();
+const input = { entries: snap.entries, contents: snap.contents, nowMs: Date.now(), limits: defaultLimits(), staleCoreDays: null };
+const r = runDoctor(input);
+console.log("runDoctor", Math.round(performance.now() - t)); t = performance.now();
+planDoctorFixes(input);
+console.log("planDoctorFixes", Math.round(performance.now() - t));
