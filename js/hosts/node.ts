@@ -6,8 +6,9 @@
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
+import { hostname } from "node:os";
 import { join, relative, sep } from "node:path";
-import { hostError, type HostEntry, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type LockOwner, type MemoryHost } from "../host.js";
 
 /** The subset of `node:fs/promises` the host uses; injectable to simulate faults in tests. */
 export type NodeFs = Pick<typeof fsp, "lstat" | "stat" | "readdir" | "realpath" | "open" | "readFile" | "writeFile" | "rename" | "rm" | "mkdir" | "link" | "unlink">;
@@ -133,6 +134,42 @@ export class NodeHost implements MemoryHost {
     }
   }
 
+  async lstat(path: string): Promise<HostEntry | null> {
+    try {
+      const st = await this.fs.lstat(this.abs(path));
+      if (st.isSymbolicLink()) return { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "symlink" };
+      return st.isDirectory() ? { path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 } : fileEntry(path, st);
+    } catch (error) {
+      if (isCode(error, "ENOENT")) return null;
+      if (isCode(error, "ENOTDIR")) throw hostError("ENOTDIR", `${path}: a folder on the way is a file`);
+      throw error;
+    }
+  }
+
+  /** This process: `os.hostname()`, `process.pid`, and on Linux the boot id and pid namespace. */
+  async lockOwner(): Promise<LockOwner> {
+    return { host: hostname(), pid: process.pid, ...(await machine()) };
+  }
+
+  /**
+   * `kill(pid, 0)` on this machine (same host name and pid namespace): `false` when the pid is
+   * gone or from an earlier boot; `null` for another machine or namespace, which only time can judge.
+   */
+  async ownerAlive(owner: LockOwner): Promise<boolean | null> {
+    const here = await machine();
+    if (owner.host !== hostname()) return null;
+    if (here.boot && owner.boot && owner.boot !== here.boot) return false; // the machine rebooted since
+    if ((owner.pidns ?? null) !== here.pidns) return null;
+    if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0) return null; // 0 and -1 would signal groups
+    try {
+      process.kill(owner.pid, 0);
+      return true;
+    } catch (error) {
+      if (isCode(error, "ESRCH")) return false;
+      return isCode(error, "EPERM") ? true : null; // EPERM: alive, another user's
+    }
+  }
+
   async readHead(path: string, maxLines: number): Promise<Uint8Array> {
     const handle = await this.openRegular(path);
     try {
@@ -222,6 +259,17 @@ export class NodeHost implements MemoryHost {
     if ((await this.fs.lstat(dst).catch(() => null)) !== null) throw hostError("EEXIST", `${to} already exists`);
     await this.fs.rename(src, dst);
   }
+}
+
+let machineInfo: Promise<{ boot: string | null; pidns: string | null }> | undefined;
+
+/** The boot id and pid namespace where the OS has them (Linux), read once. */
+function machine(): Promise<{ boot: string | null; pidns: string | null }> {
+  machineInfo ??= Promise.all([
+    fsp.readFile("/proc/sys/kernel/random/boot_id", "utf8").then((s) => s.trim() || null, () => null),
+    fsp.readlink("/proc/self/ns/pid").then((s) => s || null, () => null),
+  ]).then(([boot, pidns]) => ({ boot, pidns }));
+  return machineInfo;
 }
 
 function fileEntry(path: string, st: { isFile(): boolean; mtimeMs: number; size: number }): HostEntry {
