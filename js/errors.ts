@@ -7,7 +7,9 @@
  * - `WASM_POISONED`: the WebAssembly module trapped earlier and was shut off;
  * - write refusals (nothing was written): `INVALID_MEMORY`, `SECRET_DETECTED`, `LIMIT_EXCEEDED`,
  *   `DUPLICATE_MEMORY`, `INDEX_ONLY`, `NOT_FOUND`;
- * - `LOCKED`: another writer held the directory's lock past `lock.timeoutMs`.
+ * - `LOCKED`: another writer held the directory's lock past `lock.timeoutMs`;
+ * - `NOT_A_DIRECTORY`: a write found a file where the memory directory (or a folder above it)
+ *   should be; nothing was written.
  *
  * Model, network and file problems during recall are never thrown: recall returns
  * `outcome: "failed"` with the reason.

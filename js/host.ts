@@ -13,9 +13,25 @@ export interface HostEntry {
   size: number;
   /**
    * Set when the entry cannot be used: `not_a_file` (a directory or device named `*.md`),
-   * `symlink_escape` (a link out of the memory directory), `unreadable`.
+   * `symlink_escape` (a link out of the memory directory), `unreadable`; from `lstat`,
+   * `symlink` (a symbolic link, not followed).
    */
   problem?: string;
+}
+
+/**
+ * Who holds a lock, as far as a host can tell: the machine, the pid, and where the OS has them
+ * the boot (a pid from before a reboot is dead) and the pid namespace (a container's pids mean
+ * nothing outside it).
+ */
+export interface LockOwner {
+  /** The machine's name (`os.hostname()` in Node). */
+  host: string;
+  pid: number;
+  /** Linux: `/proc/sys/kernel/random/boot_id`. */
+  boot?: string | null;
+  /** Linux: the pid namespace, `readlink /proc/self/ns/pid`. */
+  pidns?: string | null;
 }
 
 /** Thrown by hosts for a missing file, so callers can tell it from other failures. */
@@ -46,6 +62,20 @@ export interface MemoryHost {
    * the memory directory. Hosts without links leave it out; the core checks what comes back.
    */
   resolve?(path: string): Promise<string | null>;
+  /**
+   * Like `stat`, but a symbolic link at `path` is reported as itself (`kind: "other"`,
+   * `problem: "symlink"`, the link's own mtime), so a dangling one is not `null`; throws
+   * `ENOTDIR` when a folder on the way is a file. Hosts without links leave it out (`stat` is used).
+   */
+  lstat?(path: string): Promise<HostEntry | null>;
+  /** This process, written into the lock file. Hosts without processes leave it out. */
+  lockOwner?(): Promise<LockOwner>;
+  /**
+   * Whether the owner of a lock still runs: `false` only when it provably does not (same machine
+   * and pid namespace, and the pid is gone or from an earlier boot), `null` when this host cannot
+   * tell (another machine). Without it, locks are judged by their age alone.
+   */
+  ownerAlive?(owner: LockOwner): Promise<boolean | null>;
   /** Joins the root and a relative path for display (`absolutePath` of a memory). */
   absolutePath(path: string): string;
 }

@@ -8,7 +8,7 @@ export * from "./core.js";
 export { MemdirError } from "./errors.js";
 export { openMemory } from "./memory.js";
 export type { Memory as OpenedMemory, MemorySession, OpenMemoryOptions, Prefetch, RecallEvent, RecallOptions, RecallOutcome, RecallResult, RecalledMemory, SelectorConfig, SelectorFunction, SelectorRequest } from "./memory.js";
-export type { HostEntry, HostError, MemoryHost } from "./host.js";
+export type { HostEntry, HostError, LockOwner, MemoryHost } from "./host.js";
 export { InMemoryHost } from "./hosts/memory.js";
 export { VsCodeHost } from "./hosts/vscode.js";
 export { MemoryToolError, memoryTool, runMemoryCommand } from "./tool.js";

@@ -1,13 +1,25 @@
 /**
  * One writer at a time: a lock file (`.memdir.lock`) created exclusively in the memory
- * directory. Two processes remembering at once take turns, and each re-reads the index under
- * the lock, so no index line is lost. A lock left by a process that died is broken: at once
- * when its process is gone (same machine), else after `staleMs`.
+ * directory, whole (`{pid, host, boot, pidns, at, token}`). Two processes remembering at once
+ * take turns, and each re-reads the index under the lock, so no index line is lost.
+ *
+ * A lock is broken when it is stale (lock-file.ts): at once when the host proves its owner gone
+ * (same machine: the pid is dead or from an earlier boot), else once it is older than `staleMs`;
+ * something under its name that is not a lock, once its mtime is a short grace old. Breaking is
+ * itself exclusive (`.memdir.lock.break`, with the breaker's own body) and re-judges the lock
+ * under it, so two writers that find one stale lock never both take it; a breaker whose owner is
+ * provably gone is cleared at once, any other after a bound shorter than the timeout. Under the
+ * lock, the temporary files of interrupted writes are cleared (sweep.ts). The protocol, and what
+ * it does not guarantee across machines, is written down in the README ("Locking").
  */
 import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
+import { describeLock, encodeLock, inspectLock, judgeLock, MAX_LOCK_BYTES, parseLock, sameLock, type FoundLock, type LockBody, type StaleLimits } from "./lock-file.js";
+import { sweepTemporaries } from "./sweep.js";
 
 export const LOCK_FILE = ".memdir.lock";
+/** Held, exclusively, while a writer breaks a stale lock. */
+export const BREAK_FILE = ".memdir.lock.break";
 
 export interface LockOptions {
   /** Give up after this long. Default 10,000 ms. */
@@ -16,93 +28,134 @@ export interface LockOptions {
   staleMs?: number;
 }
 
-interface LockBody {
-  pid: number | null;
-  host: string | null;
-  at: number;
-  token: string;
+/** Something under the lock's name that is not a lock is respected this long (by its mtime). */
+const NOT_A_LOCK_GRACE_MS = 2_000;
+/** A breaker whose owner cannot be judged is cleared after this (breaking takes milliseconds). */
+const BREAKER_STALE_MS = 2_000;
+/** Immediate retries in a row (after a lock vanished or was broken) before backing off again. */
+const MAX_FAST_RETRIES = 3;
+
+interface Limits extends StaleLimits {
+  /** The breaker's bound: min(BREAKER_STALE_MS, staleMs, timeoutMs / 2). */
+  breakerMs: number;
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+type BreakOutcome = "broken" | "ownerGone" | "retry" | "wait";
 
-function processInfo(): { pid: number | null; host: string | null } {
-  const proc = (globalThis as { process?: { pid?: number; env?: Record<string, string | undefined> } }).process;
-  return { pid: proc?.pid ?? null, host: proc?.env?.HOSTNAME ?? null };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const codeOf = (error: unknown) => (error as { code?: string } | null)?.code ?? "";
+
+function newToken(): string {
+  const random = new Uint8Array(9);
+  if (typeof globalThis.crypto?.getRandomValues === "function") globalThis.crypto.getRandomValues(random);
+  else for (let i = 0; i < random.length; i++) random[i] = Math.floor(Math.random() * 256);
+  return `${Date.now().toString(36)}-${Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-/** Whether the process that wrote the lock is gone (only knowable on the same machine, in Node). */
-function ownerGone(body: LockBody): boolean {
-  const me = processInfo();
-  const proc = (globalThis as { process?: { kill?: (pid: number, signal: number) => void } }).process;
-  if (body.pid === null || me.pid === null || body.host !== me.host || !proc?.kill) return false;
+async function removeIfThere(host: MemoryHost, path: string): Promise<void> {
   try {
-    proc.kill(body.pid, 0);
-    return false;
+    await host.remove(path);
   } catch (error) {
-    return (error as { code?: string }).code === "ESRCH";
+    if (codeOf(error) !== "ENOENT") throw error;
+  }
+}
+
+/** Removes `path` if it still carries `token` (ours); best effort. */
+async function removeOwn(host: MemoryHost, path: string, token: string): Promise<void> {
+  try {
+    if (parseLock(await host.readFile(path, MAX_LOCK_BYTES + 1))?.token === token) await host.remove(path);
+  } catch {
+    // gone, or unreadable: a breaker left behind is cleared by the next writer that needs it
   }
 }
 
 /**
- * Removes the lock carrying `staleToken` if this writer wins the right to; `true` when the
- * lock is gone (by us or anyone), so acquiring can be retried at once.
+ * Clears a breaker left by a writer that is gone (at once when the host proves it, else after
+ * `breakerMs`); `true` when there is no breaker any more.
  */
-async function breakLock(host: MemoryHost, staleToken: string, mine: string, staleMs: number): Promise<boolean> {
-  const breaker = `${LOCK_FILE}.break-${staleToken.replace(/[^A-Za-z0-9-]/g, "")}`;
-  try {
-    await host.writeFile(breaker, encoder.encode(mine), { exclusive: true });
-  } catch (error) {
-    if ((error as { code?: string }).code !== "EEXIST") throw error;
-    // another writer is breaking it; a breaker that died mid-way is cleared after `staleMs`
-    const st = await host.stat(breaker).catch(() => null);
-    if (st && Date.now() - st.mtimeMs > staleMs) await host.remove(breaker).catch(() => {});
-    return false;
-  }
-  try {
-    if ((await readLock(host)).token === staleToken) await host.remove(LOCK_FILE);
-  } catch {
-    // already gone: nothing to break
-  } finally {
-    await host.remove(breaker).catch(() => {});
-  }
+async function clearBreaker(host: MemoryHost, limits: Limits): Promise<boolean> {
+  const found = await inspectLock(host, BREAK_FILE);
+  if (found === null) return true;
+  const bound = { staleMs: limits.breakerMs, graceMs: limits.breakerMs };
+  if (!(await judgeLock(host, found, bound, Date.now())).stale) return false;
+  // another writer may have cleared it and taken its own meanwhile: remove only the one judged
+  const again = await inspectLock(host, BREAK_FILE);
+  if (again === null) return true;
+  if (!sameLock(found, again)) return false;
+  await removeIfThere(host, BREAK_FILE);
   return true;
 }
 
-/** The lock file's body; throws when it is gone or not whole JSON. */
-async function readLock(host: MemoryHost): Promise<LockBody> {
-  return JSON.parse(decoder.decode(await host.readFile(LOCK_FILE))) as LockBody;
+/** Takes the breaker and, holding it, removes the lock if it is (still) stale. */
+async function breakStale(host: MemoryHost, me: LockBody, limits: Limits): Promise<BreakOutcome> {
+  try {
+    await host.writeFile(BREAK_FILE, encodeLock({ ...me, at: Date.now() }), { exclusive: true });
+  } catch (error) {
+    if (codeOf(error) !== "EEXIST") throw error;
+    return (await clearBreaker(host, limits)) ? "retry" : "wait";
+  }
+  try {
+    // judged again under the breaker: another writer may have broken it and taken a new lock
+    const found = await inspectLock(host, LOCK_FILE);
+    if (found === null) return "retry";
+    const verdict = await judgeLock(host, found, limits, Date.now());
+    if (!verdict.stale) return "wait";
+    await removeIfThere(host, LOCK_FILE);
+    return verdict.dead ? "ownerGone" : "broken";
+  } finally {
+    await removeOwn(host, BREAK_FILE, me.token);
+  }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function notADirectory(host: MemoryHost, cause: unknown): MemdirError {
+  return new MemdirError("NOT_A_DIRECTORY", `${host.root} is not a directory (it, or a folder above it, is a file); nothing was written`, { cause });
+}
 
 /** Runs `fn` holding the directory's write lock. */
 export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
+  const limits: Limits = { staleMs, graceMs: Math.min(NOT_A_LOCK_GRACE_MS, staleMs), breakerMs: Math.min(BREAKER_STALE_MS, staleMs, timeoutMs / 2) };
   const started = Date.now();
-  const token = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-  const body: LockBody = { ...processInfo(), at: Date.now(), token };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      body.at = Date.now();
-      await host.writeFile(LOCK_FILE, encoder.encode(JSON.stringify(body)), { exclusive: true });
-      break;
-    } catch (error) {
-      if ((error as { code?: string }).code !== "EEXIST") throw error;
+  const owner = host.lockOwner ? await host.lockOwner().catch(() => null) : null;
+  const body: LockBody = { pid: owner?.pid ?? null, host: owner?.host ?? null, boot: owner?.boot ?? null, pidns: owner?.pidns ?? null, at: started, token: newToken() };
+  let broke = false;
+  let holderGone = false;
+  try {
+    let found: FoundLock | null = null;
+    for (let attempt = 0, fast = 0; ; attempt++) {
+      try {
+        body.at = Date.now();
+        await host.writeFile(LOCK_FILE, encodeLock(body), { exclusive: true });
+        break;
+      } catch (error) {
+        if (codeOf(error) !== "EEXIST") throw error;
+      }
+      found = await inspectLock(host, LOCK_FILE);
+      // ours after all: the create succeeded but its reply was lost and retried (NFS)
+      if (found?.body?.token === body.token) break;
+      let outcome: BreakOutcome = found === null ? "retry" : "wait";
+      if (found !== null && (await judgeLock(host, found, limits, Date.now())).stale) outcome = await breakStale(host, body, limits);
+      if (outcome === "broken" || outcome === "ownerGone") broke = true;
+      if (outcome === "ownerGone") holderGone = true;
+      if (Date.now() - started > timeoutMs) {
+        const held = found === null ? "" : `: ${describeLock(found, Date.now())}`;
+        throw new MemdirError("LOCKED", `the memory directory is locked by another writer (${LOCK_FILE}${held}) for over ${timeoutMs} ms; nothing was written`);
+      }
+      if (outcome !== "wait" && fast++ < MAX_FAST_RETRIES) continue;
+      fast = 0;
+      await sleep(Math.min(50, 2 + attempt * 2) + Math.random() * 10);
     }
-    const held = await readLock(host).catch(() => null); // vanished, or not whole: try again
-    if (held && typeof held.token === "string" && (ownerGone(held) || Date.now() - held.at > staleMs)) {
-      if (await breakLock(host, held.token, token, staleMs)) continue;
-    }
-    if (Date.now() - started > timeoutMs) {
-      throw new MemdirError("LOCKED", `the memory directory is locked by another writer (${LOCK_FILE}) for over ${timeoutMs} ms; nothing was written`);
-    }
-    await sleep(Math.min(50, 2 + attempt * 2) + Math.random() * 10);
+  } catch (error) {
+    if (codeOf(error) === "ENOTDIR") throw notADirectory(host, error);
+    throw error;
   }
   try {
+    const swept = await sweepTemporaries(host, { lockFiles: [LOCK_FILE, BREAK_FILE], holderGone, force: broke });
+    // a breaker left by a writer killed after it broke a lock would hold up the next break
+    if (swept !== null) await clearBreaker(host, limits).catch(() => false);
     return await fn();
   } finally {
-    if ((await readLock(host).catch(() => null))?.token === token) await host.remove(LOCK_FILE).catch(() => {});
+    await removeOwn(host, LOCK_FILE, body.token);
   }
 }

@@ -143,7 +143,8 @@ export interface Memory {
    * Writes a topic file with valid frontmatter and its one line in MEMORY.md (added, or
    * updated in place). Throws a `MemdirError` — `INVALID_MEMORY`, `SECRET_DETECTED`,
    * `LIMIT_EXCEEDED`, `DUPLICATE_MEMORY`, `INDEX_ONLY`, `UNSAFE_PATH` — and writes nothing
-   * when a rule refuses it.
+   * when a rule refuses it; `LOCKED` when another writer holds the lock past `lock.timeoutMs`,
+   * `NOT_A_DIRECTORY` when the memory directory is a file.
    */
   remember(input: RememberInput): Promise<WriteResult>;
   /** Removes a topic file and every index line linking to it; `NOT_FOUND` when neither exists. */

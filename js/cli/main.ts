@@ -4,7 +4,7 @@
  * the exact blocks an agent would inject this turn, with tokens and cost.
  *
  * Exit status: 0 success; 1 a recall or provider failure, a refused write, or doctor errors that
- * remain; 2 bad arguments; 3 a missing memory directory.
+ * remain; 2 bad arguments; 3 no memory directory (missing, or a file where it should be).
  */
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -130,6 +130,10 @@ async function main(argv: string[]): Promise<number> {
       const e = error as { code?: string; message?: string };
       if (!(error instanceof MemdirError)) throw error;
       if (o.json) process.stdout.write(`${JSON.stringify({ error: { code: e.code, message: e.message } }, null, 2)}\n`);
+      if (e.code === "NOT_A_DIRECTORY") {
+        process.stderr.write(`memdir: no memory directory: ${e.message}\n`);
+        return 3;
+      }
       process.stderr.write(`memdir: ${command} refused (${e.code}): ${e.message}\n`);
       return 1;
     }

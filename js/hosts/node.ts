@@ -9,8 +9,9 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import type { Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
+import { hostname } from "node:os";
 import { join, resolve as resolvePath } from "node:path";
-import { hostError, type HostEntry, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type LockOwner, type MemoryHost } from "../host.js";
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type NodeFs, type OpenDir } from "./node-dirs.js";
 
 export type { NodeFs } from "./node-dirs.js";
@@ -168,8 +169,61 @@ export class NodeHost implements MemoryHost {
       }
     } catch (error) {
       if (isCode(error, "ENOENT", "ENOTDIR")) return null;
-      if (isCode(error, "UNSAFE_PATH")) return { path, kind: "other", mtimeMs: 0, size: 0, problem: "symlink_escape" };
+      if (isCode(error, "UNSAFE_PATH")) {
+        // a link out: reported as such when it leads somewhere, as nothing when it is dangling
+        const there = await this.fs.stat(this.absolutePath(path)).then(() => true, () => false);
+        return there ? { path, kind: "other", mtimeMs: 0, size: 0, problem: "symlink_escape" } : null;
+      }
       throw error;
+    }
+  }
+
+  async lstat(path: string): Promise<HostEntry | null> {
+    const walker = await this.walkerReady;
+    const segments = path.split("/");
+    const name = segments.pop()!;
+    let dir: OpenDir;
+    try {
+      dir = await walker.openDir(segments);
+    } catch (error) {
+      if (isCode(error, "ENOENT")) return null;
+      if (isCode(error, "ENOTDIR")) throw hostError("ENOTDIR", `${path}: a folder on the way is a file`);
+      throw error;
+    }
+    try {
+      const st = await this.fs.lstat(walker.at(dir, name));
+      if (st.isSymbolicLink()) return { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "symlink" };
+      return st.isDirectory() ? { path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 } : fileEntry(path, st);
+    } catch (error) {
+      if (isCode(error, "ENOENT")) return null;
+      if (isCode(error, "ENOTDIR")) throw hostError("ENOTDIR", `${path}: a folder on the way is a file`);
+      throw error;
+    } finally {
+      await walker.close(dir);
+    }
+  }
+
+  /** This process: `os.hostname()`, `process.pid`, and on Linux the boot id and pid namespace. */
+  async lockOwner(): Promise<LockOwner> {
+    return { host: hostname(), pid: process.pid, ...(await machine()) };
+  }
+
+  /**
+   * `kill(pid, 0)` on this machine (same host name and pid namespace): `false` when the pid is
+   * gone or from an earlier boot; `null` for another machine or namespace, which only time can judge.
+   */
+  async ownerAlive(owner: LockOwner): Promise<boolean | null> {
+    const here = await machine();
+    if (owner.host !== hostname()) return null;
+    if (here.boot && owner.boot && owner.boot !== here.boot) return false; // the machine rebooted since
+    if ((owner.pidns ?? null) !== here.pidns) return null;
+    if (!Number.isSafeInteger(owner.pid) || owner.pid <= 0) return null; // 0 and -1 would signal groups
+    try {
+      process.kill(owner.pid, 0);
+      return true;
+    } catch (error) {
+      if (isCode(error, "ESRCH")) return false;
+      return isCode(error, "EPERM") ? true : null; // EPERM: alive, another user's
     }
   }
 
@@ -293,6 +347,17 @@ export class NodeHost implements MemoryHost {
       await walker.close(source);
     }
   }
+}
+
+let machineInfo: Promise<{ boot: string | null; pidns: string | null }> | undefined;
+
+/** The boot id and pid namespace where the OS has them (Linux), read once. */
+function machine(): Promise<{ boot: string | null; pidns: string | null }> {
+  machineInfo ??= Promise.all([
+    fsp.readFile("/proc/sys/kernel/random/boot_id", "utf8").then((s) => s.trim() || null, () => null),
+    fsp.readlink("/proc/self/ns/pid").then((s) => s || null, () => null),
+  ]).then(([boot, pidns]) => ({ boot, pidns }));
+  return machineInfo;
 }
 
 function fileEntry(path: string, st: { isFile(): boolean; mtimeMs: number; size: number }): HostEntry {

@@ -13,6 +13,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
 import { NodeHost, openMemory, scanMemories } from "memdir";
+import { machine } from "./machine.mjs";
 
 const WRITER = fileURLToPath(new URL("./fixtures-proc/writer.mjs", import.meta.url));
 const LOCK = ".memdir.lock";
@@ -345,6 +346,7 @@ test("SIGKILL mid-write, five times: every file whole, the index whole, the stal
     const done = await memory.remember(check);
     assert.deepEqual([done.file, done.action], [checkFile, "created"]);
     assert.ok(!existsSync(join(dir, LOCK)), "the lock is released");
+    assert.deepEqual(readdirSync(dir).filter((n) => n.includes(".tmp-")), [], "the killed writer's temporary files are cleared");
     assert.equal(readFileSync(join(dir, checkFile), "utf8"), textOf(check));
     topic.set(checkFile, textOf(check));
     line.set(checkFile, lineOf(checkFile, check));
@@ -384,7 +386,7 @@ test("a lock held by a live process: writes fail with LOCKED and write nothing; 
 
   const sleeper = spawnWriter({ mode: "sleep" });
   await sleeper.until((f) => f.some((x) => x.ready), "the sleeper");
-  const lockBody = (pid, extra = {}) => JSON.stringify({ pid, host: process.env.HOSTNAME ?? null, at: Date.now(), token: "x", ...extra });
+  const lockBody = (pid, extra = {}) => JSON.stringify({ pid, ...machine, at: Date.now(), token: "x", ...extra });
   writeFileSync(lockPath, lockBody(sleeper.child.pid));
   const before = tree();
   const memory = await open(dir, { lock: { timeoutMs: 300 } });
@@ -399,6 +401,7 @@ test("a lock held by a live process: writes fail with LOCKED and write nothing; 
   assert.deepEqual(tree(), before, "nothing written, the live owner's lock untouched");
 
   // a lock naming a dead pid on another machine cannot be judged: it is waited for too
+  // (a writer names its machine by os.hostname() and its boot, never by $HOSTNAME, which Node does not set)
   writeFileSync(lockPath, lockBody(sleeper.child.pid, { host: "some-other-machine" }));
   sleeper.child.kill("SIGKILL");
   await sleeper.closed;
@@ -434,7 +437,7 @@ test("two writers meeting the same dead owner's lock do not both take it", async
   mkdirSync(dir);
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const dead = spawnSync(process.execPath, ["-e", "0"]).pid;
-  writeFileSync(join(dir, LOCK), JSON.stringify({ pid: dead, host: process.env.HOSTNAME ?? null, at: Date.now(), token: "dead" }));
+  writeFileSync(join(dir, LOCK), JSON.stringify({ pid: dead, ...machine, at: Date.now(), token: "dead" }));
   let slowed = false;
   // A is descheduled for 100 ms between judging the dead lock and removing it
   const fsA = { ...fsp, rm: async (p, o) => { if (basename(String(p)) === LOCK && !slowed) { slowed = true; await sleep(100); } return fsp.rm(p, o); } };

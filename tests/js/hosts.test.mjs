@@ -498,6 +498,37 @@ for (const backend of backends) {
   });
 }
 
+// The lock over every host: hosts that cannot judge a process (in-memory, VS Code) judge by age.
+for (const backend of backends) {
+  test(`${backend.name}: the lock: a fresh one refuses, an old one and something that is not a lock are broken`, { skip: backend.skip }, async () => {
+    const { host } = await backend.make({}, { missing: false });
+    const open = async (timeoutMs) => openMemory({ host, selector: { provider: "lexical" }, lock: { timeoutMs } });
+    const theirs = (at) => bytes(JSON.stringify({ pid: null, host: null, at, token: "theirs" }));
+    const input = (n) => ({ type: "project", name: `Lock ${n}`, description: `Lock case ${n} about the ${["harbor", "quartz", "falcon"][n]} rules`, body: "x" });
+    await host.writeFile(".memdir.lock", theirs(Date.now()));
+    await assert.rejects((await open(200)).remember(input(0)), { code: "LOCKED" });
+    assert.equal(JSON.parse(text(await host.readFile(".memdir.lock"))).token, "theirs", "a fresh lock is left alone");
+    await host.remove(".memdir.lock");
+    await host.writeFile(".memdir.lock", theirs(Date.now() - 60_000));
+    assert.equal((await (await open(1000)).remember(input(1))).action, "created");
+    // judged by its mtime: at once where the host's clock says it is old, else after the 2 s grace
+    await host.writeFile(".memdir.lock", bytes("not a lock"));
+    assert.equal((await (await open(4000)).remember(input(2))).action, "created");
+    assert.deepEqual(paths(await host.list()), ["MEMORY.md", "project_lock_1.md", "project_lock_2.md"], "no lock, breaker or temporary file left");
+  });
+}
+
+test("VsCodeHost: the next write clears an old temporary file of an interrupted write, and keeps a young one", async () => {
+  let clock = Date.now() - 60_000;
+  const { vs, host } = await vscodeHost({}, { now: () => clock });
+  await vs.fs.writeFile(at(".old.md.tmp-0123456789ab"), bytes("half a memory, a minute old"));
+  clock = Date.now();
+  await vs.fs.writeFile(at(".young.md.tmp-0123456789ab"), bytes("half a memory, being written"));
+  const memory = await openMemory({ host, selector: { provider: "lexical" } });
+  await memory.remember({ type: "user", name: "Role", description: "The user is a Go engineer new to React", body: "x" });
+  assert.deepEqual(paths(await host.list()), [".young.md.tmp-0123456789ab", "MEMORY.md", "user_role.md"]);
+});
+
 test("VsCodeHost: writes refuse a path through a link, which workspace.fs cannot resolve", async () => {
   const { vs, host } = await vscodeHost({ "a.md": "a" });
   await seed(vs, "/work/outside/dir/x.md", "x");
