@@ -67,7 +67,10 @@ export interface RecalledMemory {
   /** Relative path: what `alreadySurfaced` takes. */
   path: string;
   absolutePath: string;
+  /** The file's modification time. */
   mtimeMs: number;
+  /** The memory's time (the older of the mtime and a recorded `metadata.modified`): its age is from this. */
+  timeMs: number;
   ageDays: number;
   /** Fixed when surfaced; keep it, so a cached prompt stays byte-identical. */
   header: string;
@@ -301,8 +304,9 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
             const memory = byPath.get(path)!;
             try {
               const content = await host.readFile(path, limits.maxInjectBytes + 8);
-              const r: RenderedMemory = renderMemory({ path, absolutePath: host.absolutePath(path), mtimeMs: memory.mtimeMs, content, nowMs, limits });
-              return { path, absolutePath: host.absolutePath(path), mtimeMs: memory.mtimeMs, ageDays: memoryAgeDays(memory.mtimeMs, nowMs), header: r.header, content: r.body, truncated: r.truncated, text: r.text } satisfies RecalledMemory;
+              const timeMs = memory.timeMs ?? memory.mtimeMs; // the scan always sets it
+              const r: RenderedMemory = renderMemory({ path, absolutePath: host.absolutePath(path), mtimeMs: timeMs, content, nowMs, limits });
+              return { path, absolutePath: host.absolutePath(path), mtimeMs: memory.mtimeMs, timeMs, ageDays: memoryAgeDays(timeMs, nowMs), header: r.header, content: r.body, truncated: r.truncated, text: r.text } satisfies RecalledMemory;
             } catch (error) {
               result.error = [result.error, `${path} could not be read (${errorCode(error) || (error as Error).message})`].filter(Boolean).join("; ");
               return null;
@@ -401,7 +405,9 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
       write(async () => {
         const resolve = ["MEMORY.md", ...(typeof input?.file === "string" ? [input.file] : [])];
         const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], heads: limits.maxHeaderLines, resolve, maxFileBytes: limits.maxFileBytes }, concurrency);
-        return planRemember(input, snapshot, limits);
+        // the write records its time: `now` is passed in, never read by the core
+        const stamped = typeof input === "object" && input !== null && input.nowMs == null ? { ...input, nowMs: now() } : input;
+        return planRemember(stamped, snapshot, limits);
       }),
     forget: (file) =>
       write(async () => {

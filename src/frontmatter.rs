@@ -50,13 +50,18 @@ impl MemoryType {
 }
 
 /// The fields memdir reads from frontmatter.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Fields {
     pub name: Option<String>,
     /// Folded to one line.
     pub description: Option<String>,
-    /// Only one of the four types.
+    /// Only one of the four types: the top-level `type`, else `metadata.type` (the form
+    /// current Claude Code writes).
     pub memory_type: Option<MemoryType>,
+    /// The `metadata:` block as written (`node_type`, `type`, `originSessionId`, `modified`, …).
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// `metadata.modified` (ISO 8601) in ms since the epoch, when it is a valid time.
+    pub modified_ms: Option<f64>,
     /// Problems with individual fields (wrong type value, non-scalar description, …).
     pub notes: Vec<FieldNote>,
     /// Parsed only after quoting values that held YAML-special characters (the reference's retry).
@@ -73,7 +78,7 @@ pub struct FieldNote {
 }
 
 /// What the head of a file holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Header {
     /// Line 1 is not `---`.
     Missing,
@@ -263,7 +268,25 @@ fn fields_from(pod: Pod, close_line: usize, recovered: bool) -> Header {
             }),
         },
     }
-    match map.get("type") {
+    let metadata = match map.get("metadata") {
+        Some(Pod::Hash(m)) => Some(m),
+        _ => None,
+    };
+    fields.metadata = metadata.map(|m| {
+        m.iter()
+            .map(|(k, v)| (k.clone(), pod_to_json(v)))
+            .collect()
+    });
+    fields.modified_ms = metadata
+        .and_then(|m| scalar(m.get("modified")))
+        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s.trim()).ok())
+        .map(|t| t.timestamp_millis() as f64);
+    // the top-level type wins; current Claude Code writes it inside `metadata:`
+    let type_value = match map.get("type") {
+        None | Some(Pod::Null) => metadata.and_then(|m| m.get("type")),
+        top => top,
+    };
+    match type_value {
         None | Some(Pod::Null) => {}
         Some(value) => {
             let raw = scalar(Some(value)).unwrap_or_default();
@@ -279,6 +302,24 @@ fn fields_from(pod: Pod, close_line: usize, recovered: bool) -> Header {
         }
     }
     Header::Parsed(fields)
+}
+
+/// A YAML value as JSON, for the fields memdir keeps but does not read.
+fn pod_to_json(value: &Pod) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Pod::Null => Value::Null,
+        Pod::String(s) => Value::String(s.clone()),
+        Pod::Integer(i) => Value::from(*i),
+        Pod::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+        Pod::Boolean(b) => Value::Bool(*b),
+        Pod::Array(items) => Value::Array(items.iter().map(pod_to_json).collect()),
+        Pod::Hash(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), pod_to_json(v)))
+                .collect(),
+        ),
+    }
 }
 
 fn scalar(value: Option<&Pod>) -> Option<String> {

@@ -20,7 +20,7 @@ pub fn format_manifest(memories: &[Memory]) -> String {
         }
         out.push_str(&memory.path);
         out.push_str(" (");
-        out.push_str(&iso_time(memory.mtime_ms));
+        out.push_str(&iso_time(memory.time()));
         out.push(')');
         if let Some(description) = &memory.description {
             out.push_str(": ");

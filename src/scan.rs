@@ -125,7 +125,17 @@ impl<'de> Deserialize<'de> for Head {
 #[serde(rename_all = "camelCase")]
 pub struct Memory {
     pub path: String,
+    /// The file's modification time, as the host listed it.
     pub mtime_ms: f64,
+    /// `metadata.modified` from the frontmatter (current Claude Code records it), when valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified_ms: Option<f64>,
+    /// The memory's time: the older of `mtimeMs` and `modifiedMs`. A checkout, copy or sync
+    /// resets a file's mtime but not the recorded time, and a recorded time in the future
+    /// cannot make a memory look fresher than its file. Order, manifest and age use it.
+    /// Optional on input (computed when absent).
+    #[serde(default)]
+    pub time_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// One line: white space folded.
@@ -133,6 +143,17 @@ pub struct Memory {
     pub description: Option<String>,
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub memory_type: Option<MemoryType>,
+    /// The frontmatter's `metadata:` block as written, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl Memory {
+    /// See [`Memory::time_ms`]: the older of the file's mtime and the recorded time.
+    pub fn time(&self) -> f64 {
+        self.time_ms
+            .unwrap_or_else(|| self.modified_ms.map_or(self.mtime_ms, |m| m.min(self.mtime_ms)))
+    }
 }
 
 /// Something the caller should know about one file; never an exception.
@@ -283,6 +304,13 @@ pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
             result.dropped.push(memory);
         }
     }
+    // the cap goes by the listing's mtime (all that is known before reading); the kept ones
+    // are ordered by their time, which the heads can make older
+    result.memories.sort_by(|a, b| {
+        b.time()
+            .total_cmp(&a.time())
+            .then_with(|| a.path.cmp(&b.path))
+    });
     result.diagnostics = diagnostics;
     result
 }
@@ -297,9 +325,12 @@ fn read_memory(
     let mut memory = Memory {
         path: path.to_owned(),
         mtime_ms: candidate.mtime_ms,
+        modified_ms: None,
+        time_ms: Some(candidate.mtime_ms),
         name: None,
         description: None,
         memory_type: None,
+        metadata: None,
     };
     let text = match &candidate.file.head {
         Some(Head::Text(text)) => std::borrow::Cow::Borrowed(text.as_str()),
@@ -359,6 +390,9 @@ fn read_memory(
             memory.name = fields.name;
             memory.description = fields.description;
             memory.memory_type = fields.memory_type;
+            memory.metadata = fields.metadata;
+            memory.modified_ms = fields.modified_ms.filter(|m| m.abs() <= MAX_DATE_MS);
+            memory.time_ms = Some(memory.modified_ms.map_or(candidate.mtime_ms, |m| m.min(candidate.mtime_ms)));
         }
     }
     memory

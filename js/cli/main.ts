@@ -151,8 +151,8 @@ async function main(argv: string[]): Promise<number> {
     const now = Date.now();
     out(scan, () => {
       const rows = [
-        ...scan.memories.map((m) => [m.type ?? "-", m.path, memoryAge(m.mtimeMs, now), m.description ?? ""]),
-        ...scan.dropped.map((m) => [m.type ?? "-", `${m.path} [dropped: past the ${scan.memories.length}-file cap]`, memoryAge(m.mtimeMs, now), m.description ?? ""]),
+        ...scan.memories.map((m) => [m.type ?? "-", m.path, memoryAge(m.timeMs ?? m.mtimeMs, now), m.description ?? ""]),
+        ...scan.dropped.map((m) => [m.type ?? "-", `${m.path} [dropped: past the ${scan.memories.length}-file cap]`, memoryAge(m.timeMs ?? m.mtimeMs, now), m.description ?? ""]),
       ];
       const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["TYPE", "PATH", "AGE"][i]!.length));
       const line = (r: string[]) => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c)).join("  ").trimEnd();
@@ -199,7 +199,7 @@ function formatRecall(r: RecallResult): string {
   const lines = [
     `selector: ${r.selector ?? "none"}${r.model && r.selector !== "lexical" ? ` (${r.model})` : ""}`,
     `outcome:  ${r.outcome}${r.error ? ` — ${r.error}` : ""}`,
-    `chosen:   ${r.memories.length ? r.memories.map((m) => `${m.path} (${memoryAge(m.mtimeMs, Date.now())}${m.truncated ? `, cut: ${m.truncated}` : ""})`).join(", ") : "nothing"}`,
+    `chosen:   ${r.memories.length ? r.memories.map((m) => `${m.path} (${memoryAge(m.timeMs, Date.now())}${m.truncated ? `, cut: ${m.truncated}` : ""})`).join(", ") : "nothing"}`,
   ];
   if (r.rejected.length) lines.push(`rejected: ${r.rejected.map((x) => `${JSON.stringify(x.value)} (${x.reason})`).join(", ")}`);
   const u = r.usage;

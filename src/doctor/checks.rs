@@ -279,7 +279,7 @@ fn file_checks(
             }
         }
         if matches!(m.memory_type, Some(MemoryType::User | MemoryType::Feedback)) {
-            let age = age_days(m.mtime_ms, options.now_ms);
+            let age = age_days(m.time(), options.now_ms);
             if age > stale_days {
                 push(finding("stale_core_memory", Severity::Warning, &m.path, None,
                     format!("a {} memory last changed {age} days ago (over {stale_days}): check it still holds", m.memory_type.map_or("", MemoryType::as_str)), None));

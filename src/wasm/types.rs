@@ -77,11 +77,19 @@ export interface FileHead {
 /** A topic file that is a memory. */
 export interface Memory {
   path: string;
+  /** The file's modification time, as listed. */
   mtimeMs: number;
+  /** `metadata.modified` from the frontmatter (current Claude Code records it), when valid. */
+  modifiedMs?: number;
+  /** The memory's time: the older of `mtimeMs` and `modifiedMs`; order, manifest and age use it. Set by the scan; computed when absent. */
+  timeMs?: number | null;
   name?: string;
   /** One line: white space folded. */
   description?: string;
+  /** `type`, or `metadata.type` when the top level has none. */
   type?: MemoryType;
+  /** The frontmatter's `metadata:` block as written. */
+  metadata?: Record<string, unknown>;
 }
 
 /** Something to know about one file. */
@@ -353,6 +361,10 @@ export interface RememberInput {
   body: string;
   /** Default `{type}_{slug of name}.md`; pass an existing file to update it. */
   file?: string | null;
+  /** The conversation writing it: recorded as `metadata.originSessionId` (an update keeps the file's own otherwise). */
+  sessionId?: string | null;
+  /** When it is written (ms since the epoch), recorded as `metadata.modified`; `memory.remember()` fills it from `now()`. */
+  nowMs?: number | null;
 }
 
 /** What `remember` / `forget` will write. */

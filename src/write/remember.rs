@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::entry::{format_entry, upsert_entry};
 use super::guard::{fits, index_rules, no_secrets, resolved_inside, room_for_topic};
 use super::similar::{name_key, similar_descriptions};
-use super::yaml::topic_file;
+use super::yaml::{topic_file, TopicMeta};
 use super::{Effect, Snapshot};
 use crate::error::{Error, Refusal};
 use crate::frontmatter::{parse_header, Header, MemoryType};
@@ -30,6 +30,13 @@ pub struct RememberInput {
     /// The topic file to write or update; default `{type}_{slug of name}.md`.
     #[serde(default)]
     pub file: Option<String>,
+    /// The conversation writing it: recorded as `metadata.originSessionId` (an update keeps
+    /// the file's own when this is absent).
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// When it is written (ms since the epoch): recorded as `metadata.modified`.
+    #[serde(default)]
+    pub now_ms: Option<f64>,
 }
 
 /// The plan for one `remember`.
@@ -145,7 +152,27 @@ pub fn plan_remember(
     let line = format_entry(name, &file, description);
     let (new_index, _) = upsert_entry(&index.text, &file, &line, index.newline());
     index_rules(&index.text, &new_index, limits)?;
-    let text = topic_file(name, description, memory_type, &input.body);
+    let mut meta = TopicMeta {
+        session_id: input.session_id.clone().filter(|s| !s.trim().is_empty()),
+        modified_ms: input.now_ms.filter(|n| n.is_finite()),
+        other: serde_json::Map::new(),
+    };
+    if let Some(old) = updating.then(|| metadata_of(snapshot, &file, limits)).flatten() {
+        if meta.session_id.is_none() {
+            meta.session_id = old
+                .get("originSessionId")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned);
+        }
+        meta.other = old;
+    }
+    if let Some(id) = &meta.session_id {
+        no_secrets("the session id", id)?;
+        if id.contains(['\n', '\r']) {
+            return Err(invalid("the session id must be one line"));
+        }
+    }
+    let text = topic_file(name, description, memory_type, &meta, &input.body);
     fits(&file, &text, limits)?;
     let mut effects = vec![Effect::Write {
         path: file.clone(),
@@ -177,6 +204,20 @@ pub(crate) fn header_of(
     let max = to_usize(limits.max_header_lines);
     match parse_header(first_lines(&text, max), max) {
         Header::Parsed(f) => Some((f.name, f.description)),
+        _ => None,
+    }
+}
+
+/// The `metadata:` block of a file whose head was read, if it has one.
+fn metadata_of(
+    snapshot: &Snapshot,
+    path: &str,
+    limits: &Limits,
+) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let text = snapshot.text(path)?;
+    let max = to_usize(limits.max_header_lines);
+    match parse_header(first_lines(&text, max), max) {
+        Header::Parsed(f) => f.metadata,
         _ => None,
     }
 }

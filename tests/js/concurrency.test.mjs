@@ -40,12 +40,15 @@ const TYPES = ["user", "feedback", "project", "reference"];
 function memoryFor(who, n, g) {
   const type = TYPES[g % TYPES.length];
   const name = `${who} fact ${n}`;
-  const input = { type, name, description: `${who} note ${n} about ${A[g % A.length]} and ${B[g % B.length]}`, body: `What ${who} learned, number ${n}.\nEND-OF-MEMORY ${who} ${n}` };
+  const input = { type, name, description: `${who} note ${n} about ${A[g % A.length]} and ${B[g % B.length]}`, body: `What ${who} learned, number ${n}.\nEND-OF-MEMORY ${who} ${n}`, nowMs: STAMP };
   return { input, file: `${type}_${name.toLowerCase().replace(/[^a-z0-9]+/g, "_")}.md` };
 }
 
-/** What memdir writes, spelled out independently (the names and descriptions here are plain YAML scalars). */
-const topicText = ({ name, description, type, body }) => `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n\n${body.trimEnd()}\n`;
+/** When every test memory is written (recorded as metadata.modified). */
+const STAMP = Date.UTC(2026, 2, 5, 12, 34, 56, 789);
+/** What memdir writes, spelled out independently (the names and descriptions here are plain YAML scalars), in Claude Code's current form. */
+const topicText = ({ name, description, type, body }) =>
+  `---\nname: ${name}\ndescription: ${description}\nmetadata:\n  node_type: memory\n  type: ${type}\n  modified: 2026-03-05T12:34:56.789Z\n---\n\n${body.trimEnd()}\n`;
 const entryLine = (file, { name, description }) => `- [${name}](${file}) — ${description}`;
 const ENTRY = /^- \[([^\]]+)\]\(([^)\s]+\.md)\) — (\S.*)$/;
 
@@ -178,7 +181,7 @@ test("remember, forget and the memory tool (create, str_replace on MEMORY.md, de
 
   const rem = Array.from({ length: 8 }, (_, n) => memoryFor("Rememberer", n, 200 + n));
   const tools = Array.from({ length: 6 }, (_, n) => {
-    const input = { type: "reference", name: `Tool note ${n}`, description: `Tool writer note ${n} on ${A[(300 + n) % A.length]} and ${B[(300 + n) % B.length]}`, body: `Written through the memory tool.\nEND-OF-MEMORY tool ${n}` };
+    const input = { type: "reference", name: `Tool note ${n}`, description: `Tool writer note ${n} on ${A[(300 + n) % A.length]} and ${B[(300 + n) % B.length]}`, body: `Written through the memory tool.\nEND-OF-MEMORY tool ${n}`, nowMs: STAMP };
     return { input, file: `tool_note_${n}.md` };
   });
   const dels = [6, 7, 8].map((s, n) => ({ seed: s, ...memoryFor("Deleter", n, 400 + n) }));
@@ -341,7 +344,7 @@ test("SIGKILL mid-write, five times: every file whole, the index whole, the stal
 
     // the next writer goes ahead at once: a dead owner's lock is broken, not waited out
     const memory = await open(dir, { lock: { timeoutMs: 3000 } });
-    const check = { type: "project", name: `Check after round ${round}`, description: `Check ${round} after the kill drill on ${A[round + 5]} and ${B[round + 5]}`, body: `The test wrote this after round ${round}.\nEND-OF-MEMORY check ${round}` };
+    const check = { type: "project", name: `Check after round ${round}`, description: `Check ${round} after the kill drill on ${A[round + 5]} and ${B[round + 5]}`, body: `The test wrote this after round ${round}.\nEND-OF-MEMORY check ${round}`, nowMs: STAMP };
     const checkFile = `project_check_after_round_${round}.md`;
     const done = await memory.remember(check);
     assert.deepEqual([done.file, done.action], [checkFile, "created"]);

@@ -13,7 +13,7 @@ function stillHealthy() {
   assert.equal(view.content.split("\n\n")[0], "a\nb");
   assert.equal(view.lineCount, 3);
   const scan = memdir.scanMemories([{ path: "x.md", mtimeMs: NOW, head: "---\ndescription: ok\ntype: user\n---\n" }]);
-  assert.deepEqual(scan.memories, [{ path: "x.md", mtimeMs: NOW, description: "ok", type: "user" }]);
+  assert.deepEqual(scan.memories, [{ path: "x.md", mtimeMs: NOW, timeMs: NOW, description: "ok", type: "user" }]);
   assert.deepEqual(memdir.parseSelection('{"selected_memories":["x.md"]}', ["x.md"]).selected, ["x.md"]);
 }
 

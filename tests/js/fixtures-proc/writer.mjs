@@ -14,6 +14,8 @@ import { openMemory } from "memdir";
 const config = JSON.parse(process.argv[2] ?? "{}");
 const say = (fact) => process.stdout.write(`${JSON.stringify(fact)}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** When every memory is written (metadata.modified), fixed so the test can spell the text out. */
+const STAMP = Date.UTC(2026, 2, 5, 12, 34, 56, 789);
 
 if (config.mode === "sleep") {
   say({ ready: true, pid: process.pid });
@@ -51,13 +53,13 @@ if (config.mode === "sleep") {
     if (known.length > 0 && (seq % 3 === 2 || created >= config.maxNew)) {
       const { file, name } = known[(seq * 7) % known.length];
       const v = `u${config.round}x${seq}`;
-      input = { type: "project", name, description: `Update ${v} of ${name} covering ${A[seq % A.length]}`, body: body(`${name} update ${v}`, `END-OF-MEMORY ${file} ${v}`), file };
+      input = { type: "project", name, description: `Update ${v} of ${name} covering ${A[seq % A.length]}`, body: body(`${name} update ${v}`, `END-OF-MEMORY ${file} ${v}`), file, nowMs: STAMP };
     } else {
       const i = created++;
       // one word of the name is unique (r2n7), so no two descriptions come near 0.8 word overlap
       const name = `Fact r${config.round}n${i}`;
       const file = `project_fact_r${config.round}n${i}.md`;
-      input = { type: "project", name, description: `${name} about ${A[(i + 5 * config.round) % A.length]} and ${B[(i + 7 * config.round) % B.length]}`, body: body(name, `END-OF-MEMORY ${file} new`) };
+      input = { type: "project", name, description: `${name} about ${A[(i + 5 * config.round) % A.length]} and ${B[(i + 7 * config.round) % B.length]}`, body: body(name, `END-OF-MEMORY ${file} new`), nowMs: STAMP };
       known.push({ file, name });
     }
     say({ intent: seq, file: input.file ?? `project_fact_r${config.round}n${created - 1}.md`, input });
