@@ -22,9 +22,12 @@ import type { MemoryHost } from "./host.js";
 import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
 import { bounded } from "./bounded.js";
 import { planForget, planRemember } from "./core.js";
-import type { DoctorReport, FixPlan, RememberInput, WritePlan } from "./core.js";
+import type { DoctorReport, FixPlan, RememberInput, Snapshot, WritePlan } from "./core.js";
 import { applyDoctorFixes, doctorFixPlan, doctorReport, type DoctorOptions } from "./doctor.js";
-import { withLock, type LockOptions } from "./lock.js";
+import type { LockOptions } from "./lock.js";
+import { crossing } from "./edge.js";
+import { MemdirError } from "./errors.js";
+import { ioHost, withIoLock } from "./io.js";
 import { applyEffects, takeSnapshot } from "./snapshot.js";
 import { memoryTool, type MemoryTool } from "./tool.js";
 
@@ -140,12 +143,16 @@ export interface Memory {
   session(): MemorySession;
   /**
    * Writes a topic file with valid frontmatter and its one line in MEMORY.md (added, or
-   * updated in place). Throws a `MemdirError` — `INVALID_MEMORY`, `SECRET_DETECTED`,
-   * `LIMIT_EXCEEDED`, `DUPLICATE_MEMORY`, `INDEX_ONLY`, `UNSAFE_PATH` — and writes nothing
-   * when a rule refuses it.
+   * updated in place). Throws a `MemdirError` — `INVALID_ARGUMENT`, `INVALID_MEMORY`,
+   * `SECRET_DETECTED`, `LIMIT_EXCEEDED`, `DUPLICATE_MEMORY`, `INDEX_ONLY`, `UNSAFE_PATH` — and
+   * writes nothing when a rule refuses it; `LOCKED` or `IO_ERROR` when the directory could
+   * not be written.
    */
   remember(input: RememberInput): Promise<WriteResult>;
-  /** Removes a topic file and every index line linking to it; `NOT_FOUND` when neither exists. */
+  /**
+   * Removes a topic file and every index line linking to it; `NOT_FOUND` when neither exists,
+   * and the same errors as `remember` otherwise.
+   */
   forget(file: string): Promise<WriteResult>;
   /** Handlers for Anthropic's `memory_20250818` memory tool, over this directory. */
   tool(): MemoryTool;
@@ -183,6 +190,9 @@ export interface MemorySession {
 
 const decoder = new TextDecoder();
 
+/** An empty directory: what `remember` and `forget` are checked against before any I/O. */
+const NOTHING: Snapshot = { entries: [], contents: {}, resolved: {} };
+
 function envKey(name: string): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   return env?.[name] || undefined;
@@ -190,6 +200,10 @@ function envKey(name: string): string | undefined {
 
 async function resolveHost(options: OpenMemoryOptions): Promise<MemoryHost> {
   if (options.host) return options.host;
+  for (const key of ["dir", "projectRoot"] as const) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== "string" || value.includes("\0"))) throw new MemdirError("INVALID_ARGUMENT", `invalid argument: \`${key}\` must be a path (a string without NUL)`);
+  }
   const { NodeHost } = await import("./hosts/node.js");
   if (options.dir) return new NodeHost(options.dir);
   if (options.projectRoot) {
@@ -198,7 +212,7 @@ async function resolveHost(options: OpenMemoryOptions): Promise<MemoryHost> {
     const dir = projectMemoryDir({ homeDir: homedir(), projectRoot: await findProjectRoot(options.projectRoot), configDir: envKey("CLAUDE_CONFIG_DIR") ?? null });
     return new NodeHost(dir);
   }
-  throw new TypeError("openMemory needs `dir`, `projectRoot` or `host`");
+  throw new MemdirError("INVALID_ARGUMENT", "invalid argument: openMemory needs `dir`, `projectRoot` or `host`");
 }
 
 
@@ -210,6 +224,7 @@ function errorCode(error: unknown): string {
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
   const host = await resolveHost(options);
   const limits: Limits = { ...defaultLimits(), ...options.limits };
+  truncateIndex("", limits); // the core checks the limits now: an unknown key is an error at open
   const now = options.now ?? Date.now;
   const concurrency = Math.max(1, options.concurrency ?? 16);
   const selector: SelectorConfig | SelectorFunction =
@@ -382,12 +397,15 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     };
   }
 
+  // writes read and write through `io`, so a host failure is an IO_ERROR naming a relative path
+  const io = ioHost(host);
+
   async function write(plan: () => Promise<WritePlan>): Promise<WriteResult> {
-    return withLock(
+    return withIoLock(
       host,
       async () => {
         const planned = await plan();
-        await applyEffects(host, planned.effects);
+        await applyEffects(io, planned.effects);
         return { file: planned.file, absolutePath: host.absolutePath(planned.file), action: planned.action, indexLine: planned.indexLine };
       },
       options.lock,
@@ -396,17 +414,28 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
 
   return {
     host,
-    remember: (input) =>
-      write(async () => {
-        const resolve = ["MEMORY.md", ...(typeof input?.file === "string" ? [input.file] : [])];
-        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], heads: limits.maxHeaderLines, resolve }, concurrency);
+    async remember(given) {
+      // read once, then checked by the core before any I/O or lock: a refusal that does not
+      // depend on the directory (shape, type, secrets, an unsafe `file`) comes from this dry run
+      const input = crossing({ input: given }).input as RememberInput;
+      planRemember(input, NOTHING, limits);
+      return write(async () => {
+        const resolve = ["MEMORY.md", ...(typeof input.file === "string" ? [input.file] : [])];
+        const snapshot = await takeSnapshot(io, { read: ["MEMORY.md"], heads: limits.maxHeaderLines, resolve }, concurrency);
         return planRemember(input, snapshot, limits);
-      }),
-    forget: (file) =>
-      write(async () => {
-        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], resolve: ["MEMORY.md", file] }, concurrency);
+      });
+    },
+    async forget(file) {
+      try {
+        planForget(file, NOTHING); // the same dry run: only NOT_FOUND depends on the directory
+      } catch (error) {
+        if ((error as MemdirError).code !== "NOT_FOUND") throw error;
+      }
+      return write(async () => {
+        const snapshot = await takeSnapshot(io, { read: ["MEMORY.md"], resolve: ["MEMORY.md", file] }, concurrency);
         return planForget(file, snapshot);
-      }),
+      });
+    },
     tool: () => memoryTool(host, limits, options.lock),
     doctor: (opts) => doctorReport(host, limits, now(), opts),
     planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
