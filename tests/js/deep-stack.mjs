@@ -20,7 +20,7 @@ const dive = () => {
     seen[kind] = (seen[kind] ?? 0) + 1;
   }
 };
-for (let i = 0; i < 5; i++) dive();
+for (let i = 0; i < 2; i++) dive();
 let exact = 0;
 for (let i = 0; i < 1000; i++) {
   const plan = memdir.planToolCommand({ command: "view", path: `/memories/a${i}.md` });

@@ -195,9 +195,10 @@ test("wide input is held to 1,000,000 values and 1 GiB a call", () => {
   const sparse = [];
   sparse.length = 2 ** 31;
   assert.throws(() => memdir.formatManifest(sparse), { code: "INVALID_ARGUMENT", message: /more than 1,000,000 values/ });
-  const big = "x".repeat(200 * 1024 * 1024); // 200 Mi UTF-16 units count 600 MiB
-  assert.throws(() => memdir.unifiedDiff("a.md", big, big), { code: "INVALID_ARGUMENT", message: /more than 1,073,741,824 bytes/ });
-  assert.equal(memdir.truncateIndex(big).wasSizeTruncated, true, "one such string is within the budget");
+  // a string counts 3 bytes a UTF-16 unit each time it appears: 400 × 1 Mi units is 1.2 GiB
+  const mi = "x".repeat(1 << 20);
+  assert.throws(() => memdir.scanMemories(Array.from({ length: 400 }, (_, i) => ({ path: `f${i}.md`, mtimeMs: NOW, head: mi }))), { code: "INVALID_ARGUMENT", message: /more than 1,073,741,824 bytes \(at files\[341\]\.head\)/ });
+  assert.equal(memdir.scanMemories(Array.from({ length: 300 }, (_, i) => ({ path: `f${i}.md`, mtimeMs: NOW, head: i ? "" : mi }))).memories.length, 200);
   // under the budget, a large directory still crosses
   const files = Array.from({ length: 20_000 }, (_, i) => ({ path: `f${i}.md`, mtimeMs: NOW - i, head: "---\ndescription: d\n---\n" }));
   assert.equal(memdir.scanMemories(files).dropped.length, 19_800);
