@@ -7,11 +7,26 @@
 //! leaf — strings, numbers, bytes, enums — to serde-wasm-bindgen. The JS facade has already
 //! bounded the value's depth and size (`js/edge.ts`), so the recursion here is shallow.
 
-use js_sys::{Array, ArrayBuffer, Object, Uint8Array};
+use js_sys::{Array, Object};
 use serde::de::value::{MapDeserializer, SeqDeserializer};
 use serde::de::{self, IntoDeserializer, Visitor};
 use serde_wasm_bindgen::{Deserializer as Leaf, Error};
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
+
+#[wasm_bindgen(inline_js = "export function shape(v) { \
+    if (typeof v !== 'object' || v === null) return 0; \
+    if (Array.isArray(v)) return 1; \
+    if (v instanceof Uint8Array || v instanceof ArrayBuffer) return 0; \
+    return 2; }")]
+extern "C" {
+    /// What a value is to the decoder, in one call: 1 an array, 2 a record (an object that is
+    /// neither an array nor bytes), 0 anything else (a leaf).
+    fn shape(value: &JsValue) -> u8;
+}
+
+const ARRAY: u8 = 1;
+const RECORD: u8 = 2;
 
 pub(crate) struct Strict(pub(crate) JsValue);
 
@@ -19,14 +34,7 @@ impl Strict {
     /// An object whose own keys are its fields: not an array or byte array. (The facade
     /// hands the core plain copies: a `Map` arrives as a plain object, a `Set` as an array.)
     fn as_record(&self) -> Option<&Object> {
-        if !self.0.is_object()
-            || Array::is_array(&self.0)
-            || self.0.is_instance_of::<Uint8Array>()
-            || self.0.is_instance_of::<ArrayBuffer>()
-        {
-            return None;
-        }
-        self.0.dyn_ref::<Object>()
+        (shape(&self.0) == RECORD).then(|| self.0.unchecked_ref())
     }
 
     /// serde's "invalid type" error for a value that is not the container asked for.
@@ -67,12 +75,10 @@ impl<'de> de::Deserializer<'de> for Strict {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if Array::is_array(&self.0) {
-            return self.deserialize_seq(visitor);
-        }
-        match self.as_record() {
-            Some(object) => Self::visit_record(object, visitor),
-            None => self.leaf().deserialize_any(visitor),
+        match shape(&self.0) {
+            ARRAY => self.deserialize_seq(visitor),
+            RECORD => Self::visit_record(self.0.unchecked_ref(), visitor),
+            _ => self.leaf().deserialize_any(visitor),
         }
     }
 
