@@ -1,10 +1,13 @@
 /**
  * Typed access to the Rust core. Every rule lives in Rust; this file only checks that the
- * module is ready, forwards the call, and turns thrown values into `MemdirError`s.
+ * module is ready, bounds and copies the arguments (`edge.ts`), forwards the call, and turns
+ * thrown values into `MemdirError`s.
  *
- * A trap inside WebAssembly (which the core is written never to cause) leaves the instance
- * in an unknown state, so the first `RuntimeError` shuts the module off: later calls throw
- * `WASM_POISONED` instead of returning wrong answers.
+ * A trap inside WebAssembly (which the core is written never to cause), or the JavaScript
+ * stack running out while the module runs, leaves the instance half-way through a call. The
+ * module is then re-instantiated from its compiled code — a fresh instance, since the core
+ * keeps no state between calls — and the call is tried once more on it; a call that traps a
+ * fresh instance too throws `WASM_TRAPPED`. Later calls work either way.
  */
 import * as wasm from "./wasm/memdir.js";
 import type {
@@ -43,6 +46,7 @@ import type {
   ToolResult,
   WritePlan,
 } from "./wasm/memdir.js";
+import { crossing } from "./edge.js";
 import { MemdirError, toMemdirError } from "./errors.js";
 
 export type {
@@ -91,7 +95,9 @@ export type {
   WritePlan,
 } from "./wasm/memdir.js";
 
-let state: "uninitialized" | "ready" | "poisoned" = "uninitialized";
+let state: "uninitialized" | "ready" = "uninitialized";
+/** Set when the instance trapped and could not be replaced yet: the next call tries again. */
+let broken: unknown = null;
 
 /** What `init` accepts: the module's bytes, a compiled module, a URL, or a fetch `Response`. */
 export type WasmSource = BufferSource | WebAssembly.Module | URL | string | Response | Promise<Response>;
@@ -119,23 +125,51 @@ export function isReady(): boolean {
   return state === "ready";
 }
 
-function guard<T>(run: () => T): T {
-  if (state !== "ready") {
-    throw state === "poisoned"
-      ? new MemdirError("WASM_POISONED", "the memdir WebAssembly module trapped earlier and was shut off; reload it")
-      : new MemdirError("NOT_INITIALIZED", "memdir is not initialised: call `await init()` first");
-  }
+/** Whether `error` is the core's own typed error (thrown on purpose, the instance intact). */
+function fromCore(error: unknown): boolean {
+  return error instanceof Error && error.name === "MemdirError" && typeof (error as { code?: unknown }).code === "string";
+}
+
+/** A fresh instance of the compiled module in place of the current one; `false` if that failed. */
+function restart(): boolean {
   try {
-    return run();
+    wasm.__wbg_reset_state();
+    broken = null;
+    return true;
   } catch (error) {
-    if (error instanceof WebAssembly.RuntimeError) state = "poisoned";
-    throw toMemdirError(error);
+    broken = error;
+    return false;
+  }
+}
+
+function trapped(error: unknown): MemdirError {
+  const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const after = broken === null ? "it was restarted, later calls work" : "it could not be restarted yet; the next call tries again";
+  return new MemdirError("WASM_TRAPPED", `the memdir WebAssembly module trapped on this call (${why}); ${after}`, { cause: error });
+}
+
+/**
+ * Runs one core call on a bounded plain copy of its arguments (named, so errors can say
+ * which). Anything thrown that is not the core's own `MemdirError` came from inside the
+ * module: the instance is replaced and the call tried once more.
+ */
+function guard<A extends Record<string, unknown>, T>(args: A, run: (args: A) => T): T {
+  if (state !== "ready") throw new MemdirError("NOT_INITIALIZED", "memdir is not initialised: call `await init()` first");
+  if (broken !== null && !restart()) throw trapped(broken);
+  const copy = crossing(args);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return run(copy);
+    } catch (error) {
+      if (fromCore(error)) throw toMemdirError(error);
+      if (!restart() || attempt > 0) throw trapped(error);
+    }
   }
 }
 
 /** The SPEC's default limits. */
 export function defaultLimits(): Limits {
-  return guard(() => wasm.defaultLimits());
+  return guard({}, () => wasm.defaultLimits());
 }
 
 /**
@@ -143,22 +177,22 @@ export function defaultLimits(): Limits {
  * When a limit cuts, a warning naming it and the real figures is appended after a blank line.
  */
 export function truncateIndex(text: string, limits?: Partial<Limits> | null): IndexView {
-  return guard(() => wasm.truncateIndex(text, limits ?? null));
+  return guard({ text, limits }, (a) => wasm.truncateIndex(a.text, a.limits ?? null));
 }
 
 /** Bytes of MEMORY.md to read: what the limits could keep, plus a margin. */
 export function indexReadBytes(limits?: Partial<Limits> | null): number {
-  return guard(() => wasm.indexReadBytes(limits ?? null));
+  return guard({ limits }, (a) => wasm.indexReadBytes(a.limits ?? null));
 }
 
 /** MEMORY.md as the model sees it: the view and the prompt block, from what the host read. */
 export function indexPrompt(input: IndexInput): IndexPrompt {
-  return guard(() => wasm.indexPrompt(input));
+  return guard({ input }, (a) => wasm.indexPrompt(a.input));
 }
 
 /** Orders a listing (newest first) so a host reads only the heads it needs. */
 export function planScan(files: FileHead[], limits?: Partial<Limits> | null): ScanPlan {
-  return guard(() => wasm.planScan(files, limits ?? null));
+  return guard({ files, limits }, (a) => wasm.planScan(a.files, a.limits ?? null));
 }
 
 /**
@@ -166,17 +200,17 @@ export function planScan(files: FileHead[], limits?: Partial<Limits> | null): Sc
  * at `maxFiles`; older files come back in `dropped`, problems in `diagnostics`.
  */
 export function scanMemories(files: FileHead[], limits?: Partial<Limits> | null): ScanResult {
-  return guard(() => wasm.scanMemories(files, limits ?? null));
+  return guard({ files, limits }, (a) => wasm.scanMemories(a.files, a.limits ?? null));
 }
 
 /** The selector's manifest: `- [type] path (ISO mtime): description`, one line a memory. */
 export function formatManifest(memories: Memory[]): string {
-  return guard(() => wasm.formatManifest(memories));
+  return guard({ memories }, (a) => wasm.formatManifest(a.memories));
 }
 
 /** The side query for this turn, or `skip` saying why none is needed. */
 export function buildSelectionRequest(input: SelectionInput): SelectionRequest {
-  return guard(() => wasm.buildSelectionRequest(input));
+  return guard({ input }, (a) => wasm.buildSelectionRequest(a.input));
 }
 
 /** Reads the selector's answer against the candidates; a bad answer is data, not an exception. */
@@ -186,115 +220,115 @@ export function parseSelection(
   alreadySurfaced?: string[] | null,
   limits?: Partial<Limits> | null,
 ): Selection {
-  return guard(() => wasm.parseSelection(answerText, candidates, alreadySurfaced ?? null, limits ?? null));
+  return guard({ answerText, candidates, alreadySurfaced, limits }, (a) => wasm.parseSelection(a.answerText, a.candidates, a.alreadySurfaced ?? null, a.limits ?? null));
 }
 
 /** Whole 24-hour periods since `mtimeMs` (0 for a future time). */
 export function memoryAgeDays(mtimeMs: number, nowMs: number): number {
-  return guard(() => wasm.memoryAgeDays(mtimeMs, nowMs));
+  return guard({ mtimeMs, nowMs }, (a) => wasm.memoryAgeDays(a.mtimeMs, a.nowMs));
 }
 
 /** `"today"`, `"yesterday"` or `"N days ago"`. */
 export function memoryAge(mtimeMs: number, nowMs: number): string {
-  return guard(() => wasm.memoryAge(mtimeMs, nowMs));
+  return guard({ mtimeMs, nowMs }, (a) => wasm.memoryAge(a.mtimeMs, a.nowMs));
 }
 
 /** The staleness caveat for a memory older than a day, else `""`. */
 export function memoryFreshnessText(mtimeMs: number, nowMs: number): string {
-  return guard(() => wasm.memoryFreshnessText(mtimeMs, nowMs));
+  return guard({ mtimeMs, nowMs }, (a) => wasm.memoryFreshnessText(a.mtimeMs, a.nowMs));
 }
 
 /** The caveat wrapped in `<system-reminder>` tags with a newline, else `""`. */
 export function memoryFreshnessNote(mtimeMs: number, nowMs: number): string {
-  return guard(() => wasm.memoryFreshnessNote(mtimeMs, nowMs));
+  return guard({ mtimeMs, nowMs }, (a) => wasm.memoryFreshnessNote(a.mtimeMs, a.nowMs));
 }
 
 /** One memory as the `<system-reminder>` block to inject, cut at a complete line. */
 export function renderMemory(input: RenderInput): RenderedMemory {
-  return guard(() => wasm.renderMemory(input));
+  return guard({ input }, (a) => wasm.renderMemory(a.input));
 }
 
 /** Claude Code's `sanitizePath`. */
 export function sanitizePath(name: string): string {
-  return guard(() => wasm.sanitizePath(name));
+  return guard({ name }, (a) => wasm.sanitizePath(a.name));
 }
 
 /** The default memory directory: `<home>/.claude/projects/<sanitized root>/memory/`. */
 export function projectMemoryDir(input: MemoryDirInput): string {
-  return guard(() => wasm.projectMemoryDir(input));
+  return guard({ input }, (a) => wasm.projectMemoryDir(a.input));
 }
 
 /** Throws `UNSAFE_PATH` unless `path` is a safe relative path inside the memory directory. */
 export function checkRelativePath(path: string): void {
-  guard(() => wasm.checkRelativePath(path));
+  guard({ path }, (a) => wasm.checkRelativePath(a.path));
 }
 
 /** US dollars for one side query; `usd: null` for a model not in the price table. */
 export function estimateCost(input: CostInput): Cost {
-  return guard(() => wasm.estimateCost(input));
+  return guard({ input }, (a) => wasm.estimateCost(a.input));
 }
 
 /** The side query's HTTP request for one provider, shaped for the model. */
 export function buildProviderRequest(input: ProviderRequestInput): HttpRequest {
-  return guard(() => wasm.buildProviderRequest(input));
+  return guard({ input }, (a) => wasm.buildProviderRequest(a.input));
 }
 
 /** Decodes a provider's response into text, stop reason, usage, or a failure. */
 export function decodeProviderResponse(input: ProviderResponseInput): ProviderAnswer {
-  return guard(() => wasm.decodeProviderResponse(input));
+  return guard({ input }, (a) => wasm.decodeProviderResponse(a.input));
 }
 
 /** Whether and when to retry a failed attempt, as the official SDKs do. */
 export function retryDecision(input: RetryInput): RetryDecision {
-  return guard(() => wasm.retryDecision(input));
+  return guard({ input }, (a) => wasm.retryDecision(a.input));
 }
 
 /** The offline BM25 selector; can choose nothing. */
 export function lexicalSelect(input: LexicalInput): LexicalSelection {
-  return guard(() => wasm.lexicalSelect(input));
+  return guard({ input }, (a) => wasm.lexicalSelect(a.input));
 }
 
 /** The system-prompt section that teaches the main model how to keep the memory in `dir`. */
 export function memoryInstructions(dir: string): string {
-  return guard(() => wasm.memoryInstructions(dir));
+  return guard({ dir }, (a) => wasm.memoryInstructions(a.dir));
 }
 
 /** Step 1 of a memory-tool command: the paths to resolve and read (or the answer, for a bad command). */
 export function planToolCommand(command: MemoryToolCommand): ToolPlan {
-  return guard(() => wasm.planToolCommand(command));
+  return guard({ command }, (a) => wasm.planToolCommand(a.command));
 }
 
 /** Step 2 of a memory-tool command: the result text and the effects to apply. */
 export function runToolCommand(command: MemoryToolCommand, snapshot: Snapshot, limits?: Partial<Limits> | null): ToolResult {
-  return guard(() => wasm.runToolCommand(command, snapshot, limits ?? null));
+  return guard({ command, snapshot, limits }, (a) => wasm.runToolCommand(a.command, a.snapshot, a.limits ?? null));
 }
 
 /** Plans `remember`, or throws a `MemdirError` saying why it is refused (nothing is written). */
 export function planRemember(input: RememberInput, snapshot: Snapshot, limits?: Partial<Limits> | null): WritePlan {
-  return guard(() => wasm.planRemember(input, snapshot, limits ?? null));
+  return guard({ input, snapshot, limits }, (a) => wasm.planRemember(a.input, a.snapshot, a.limits ?? null));
 }
 
 /** Plans `forget`, or throws `NOT_FOUND`. */
 export function planForget(file: string, snapshot: Snapshot, limits?: Partial<Limits> | null): WritePlan {
-  return guard(() => wasm.planForget(file, snapshot, limits ?? null));
+  return guard({ file, snapshot, limits }, (a) => wasm.planForget(a.file, a.snapshot, a.limits ?? null));
 }
 
 /** Every doctor check (SPEC §5). */
 export function runDoctor(input: DoctorInput): DoctorReport {
-  return guard(() => wasm.runDoctor(input));
+  return guard({ input }, (a) => wasm.runDoctor(a.input));
 }
 
 /** The safe fixes as effects and a diff, with the report before and after. */
 export function planDoctorFixes(input: DoctorInput): FixPlan {
-  return guard(() => wasm.planDoctorFixes(input));
+  return guard({ input }, (a) => wasm.planDoctorFixes(a.input));
 }
 
 /** High-confidence credentials in a text (kind, line, redacted preview). */
 export function findSecrets(text: string): SecretFinding[] {
-  return guard(() => wasm.findSecrets(text));
+  return guard({ text }, (a) => wasm.findSecrets(a.text));
 }
 
 /** A unified diff of two texts; empty when equal. */
 export function unifiedDiff(path: string, old: string, updated: string): string {
-  return guard(() => wasm.unifiedDiff(path, old, updated));
+  return guard({ path, old, updated }, (a) => wasm.unifiedDiff(a.path, a.old, a.updated));
 }

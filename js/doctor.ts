@@ -5,8 +5,10 @@
  */
 import { planDoctorFixes, runDoctor } from "./core.js";
 import type { DoctorInput, DoctorReport, FixPlan, Limits } from "./core.js";
-import { hostError, type MemoryHost } from "./host.js";
-import { withLock, type LockOptions } from "./lock.js";
+import { MemdirError } from "./errors.js";
+import type { MemoryHost } from "./host.js";
+import { ioHost, withIoLock } from "./io.js";
+import type { LockOptions } from "./lock.js";
 import { applyEffects, takeSnapshot } from "./snapshot.js";
 
 export interface DoctorOptions {
@@ -15,7 +17,7 @@ export interface DoctorOptions {
 }
 
 async function input(host: MemoryHost, limits: Limits, nowMs: number, options: DoctorOptions): Promise<DoctorInput> {
-  const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], allTopics: true, maxFileBytes: limits.maxFileBytes });
+  const snapshot = await takeSnapshot(ioHost(host), { read: ["MEMORY.md"], allTopics: true, maxFileBytes: limits.maxFileBytes });
   return { entries: snapshot.entries, contents: snapshot.contents, nowMs, limits, staleCoreDays: options.staleCoreDays ?? null };
 }
 
@@ -29,17 +31,19 @@ export async function doctorFixPlan(host: MemoryHost, limits: Limits, nowMs: num
 
 /**
  * Applies `plan` if the directory still gives the same plan; returns the report after.
- * Throws `ECHANGED` when something changed since the plan was made (nothing is written).
+ * Throws `CHANGED` when something changed since the plan was made (nothing is written),
+ * `LOCKED` or `IO_ERROR` when the directory could not be written.
  */
 export async function applyDoctorFixes(host: MemoryHost, plan: FixPlan, limits: Limits, nowMs: number, options: DoctorOptions = {}, lock: LockOptions = {}): Promise<DoctorReport> {
-  return withLock(
+  if (typeof plan?.diff !== "string") throw new MemdirError("INVALID_ARGUMENT", "invalid argument: applyFixes takes the plan `planFixes` returned");
+  return withIoLock(
     host,
     async () => {
       const again = await doctorFixPlan(host, limits, nowMs, options);
       if (again.diff !== plan.diff) {
-        throw hostError("ECHANGED", "the memory directory changed since the fixes were planned; nothing was written — run doctor again");
+        throw new MemdirError("CHANGED", "the memory directory changed since the fixes were planned; nothing was written — run doctor again");
       }
-      await applyEffects(host, again.effects);
+      await applyEffects(ioHost(host), again.effects);
       return doctorReport(host, limits, nowMs, options);
     },
     lock,

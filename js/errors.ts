@@ -1,25 +1,43 @@
 /**
- * The one error type memdir throws. `code` is stable and meant for branching:
+ * The one error type memdir throws, everywhere. `code` is stable and meant for branching:
  *
- * - `INVALID_ARGUMENT`: an argument had the wrong type or shape;
- * - `UNSAFE_PATH`: a path that could leave the memory directory;
- * - `NOT_INITIALIZED`: the browser build was used before `await init()`;
- * - `WASM_POISONED`: the WebAssembly module trapped earlier and was shut off;
+ * - `INVALID_ARGUMENT`: an argument had the wrong type or shape, an unknown key (at any
+ *   depth), or passed the limits on what crosses into the core (`INPUT_LIMITS`: 64 levels of
+ *   nesting, 1,000,000 values, 1 GiB);
+ * - `UNSAFE_PATH`: a path that could leave the memory directory (checked before any I/O);
  * - write refusals (nothing was written): `INVALID_MEMORY`, `SECRET_DETECTED`, `LIMIT_EXCEEDED`,
- *   `DUPLICATE_MEMORY`, `INDEX_ONLY`, `NOT_FOUND`;
+ *   `DUPLICATE_MEMORY`, `INDEX_ONLY`, `NOT_FOUND`, `TOO_LARGE` (a file it must rewrite is over
+ *   `maxFileBytes`: refused, never cut), `INVALID_UTF8` (a file it must rewrite is not UTF-8);
  * - `LOCKED`: another writer held the directory's lock past `lock.timeoutMs`;
  * - `NOT_A_DIRECTORY`: a write found a file where the memory directory (or a folder above it)
  *   should be; nothing was written.
+ * - `CHANGED`: the directory changed between `planFixes` and `applyFixes`, or a file changed
+ *   while a write read it (nothing was written);
+ * - `IO_ERROR`: the host (file system, VS Code, …) failed. `errno` holds the host's own code
+ *   (`ENOENT`, `EACCES`, `ENAMETOOLONG`, …) and `path` the path relative to the memory
+ *   directory; the message names that relative path, never the absolute host path (the
+ *   host's raw error is the `cause`, for logs);
+ * - `NOT_INITIALIZED`: the browser build was used before `await init()`;
+ * - `WASM_TRAPPED`: the WebAssembly module trapped on this call (a bug: please report it);
+ *   it was re-instantiated, and later calls work;
+ * - `INTERNAL`: anything else unexpected.
  *
  * Model, network and file problems during recall are never thrown: recall returns
- * `outcome: "failed"` with the reason.
+ * `outcome: "failed"` with the reason. The memory tool never throws either: a problem is an
+ * error result, whose text shows `/memories/…` paths only.
  */
 export class MemdirError extends Error {
   override name = "MemdirError";
   readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** For `IO_ERROR`: the host's error code (`ENOENT`, `EACCES`, `ENAMETOOLONG`, …). */
+  readonly errno?: string;
+  /** For `IO_ERROR`: the path the host failed on, relative to the memory directory. */
+  readonly path?: string;
+  constructor(code: string, message: string, options?: { cause?: unknown; errno?: string; path?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    if (options?.errno !== undefined) this.errno = options.errno;
+    if (options?.path !== undefined) this.path = options.path;
   }
 }
 

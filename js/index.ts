@@ -6,6 +6,7 @@
  */
 export * from "./core.js";
 export { MemdirError } from "./errors.js";
+export { INPUT_LIMITS } from "./edge.js";
 export { openMemory } from "./memory.js";
 export type { Memory as OpenedMemory, MemorySession, OpenMemoryOptions, Prefetch, RecallEvent, RecallOptions, RecallOutcome, RecallResult, RecalledMemory, SelectorConfig, SelectorFunction, SelectorRequest } from "./memory.js";
 export type { HostEntry, HostError, LockOwner, MemoryHost } from "./host.js";

@@ -23,9 +23,12 @@ import type { MemoryHost } from "./host.js";
 import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
 import { bounded } from "./bounded.js";
 import { planForget, planRemember } from "./core.js";
-import type { DoctorReport, FixPlan, RememberInput, WritePlan } from "./core.js";
+import type { DoctorReport, FixPlan, RememberInput, Snapshot, WritePlan } from "./core.js";
 import { applyDoctorFixes, doctorFixPlan, doctorReport, type DoctorOptions } from "./doctor.js";
-import { withLock, type LockOptions } from "./lock.js";
+import type { LockOptions } from "./lock.js";
+import { crossing } from "./edge.js";
+import { MemdirError } from "./errors.js";
+import { ioHost, withIoLock } from "./io.js";
 import { applyEffects, takeSnapshot } from "./snapshot.js";
 import { memoryTool, type MemoryTool } from "./tool.js";
 
@@ -144,13 +147,16 @@ export interface Memory {
   session(): MemorySession;
   /**
    * Writes a topic file with valid frontmatter and its one line in MEMORY.md (added, or
-   * updated in place). Throws a `MemdirError` — `INVALID_MEMORY`, `SECRET_DETECTED`,
-   * `LIMIT_EXCEEDED`, `DUPLICATE_MEMORY`, `INDEX_ONLY`, `UNSAFE_PATH` — and writes nothing
-   * when a rule refuses it; `LOCKED` when another writer holds the lock past `lock.timeoutMs`,
-   * `NOT_A_DIRECTORY` when the memory directory is a file.
+   * updated in place). Throws a `MemdirError` — `INVALID_ARGUMENT`, `INVALID_MEMORY`,
+   * `SECRET_DETECTED`, `LIMIT_EXCEEDED`, `DUPLICATE_MEMORY`, `INDEX_ONLY`, `UNSAFE_PATH`,
+   * `TOO_LARGE`, `INVALID_UTF8` — and writes nothing when a rule refuses it; `LOCKED` or
+   * `IO_ERROR` when the directory could not be written, `NOT_A_DIRECTORY` when it is a file.
    */
   remember(input: RememberInput): Promise<WriteResult>;
-  /** Removes a topic file and every index line linking to it; `NOT_FOUND` when neither exists. */
+  /**
+   * Removes a topic file and every index line linking to it; `NOT_FOUND` when neither exists,
+   * and the same errors as `remember` otherwise.
+   */
   forget(file: string): Promise<WriteResult>;
   /** Handlers for Anthropic's `memory_20250818` memory tool, over this directory. */
   tool(): MemoryTool;
@@ -187,6 +193,9 @@ export interface MemorySession {
 }
 
 
+/** An empty directory: what `remember` and `forget` are checked against before any I/O. */
+const NOTHING: Snapshot = { entries: [], contents: {}, resolved: {} };
+
 function envKey(name: string): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   return env?.[name] || undefined;
@@ -194,6 +203,10 @@ function envKey(name: string): string | undefined {
 
 async function resolveHost(options: OpenMemoryOptions): Promise<MemoryHost> {
   if (options.host) return options.host;
+  for (const key of ["dir", "projectRoot"] as const) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== "string" || value.includes("\0"))) throw new MemdirError("INVALID_ARGUMENT", `invalid argument: \`${key}\` must be a path (a string without NUL)`);
+  }
   const { NodeHost } = await import("./hosts/node.js");
   if (options.dir) return new NodeHost(options.dir);
   if (options.projectRoot) {
@@ -202,7 +215,7 @@ async function resolveHost(options: OpenMemoryOptions): Promise<MemoryHost> {
     const dir = projectMemoryDir({ homeDir: homedir(), projectRoot: await findProjectRoot(options.projectRoot), configDir: envKey("CLAUDE_CONFIG_DIR") ?? null });
     return new NodeHost(dir);
   }
-  throw new TypeError("openMemory needs `dir`, `projectRoot` or `host`");
+  throw new MemdirError("INVALID_ARGUMENT", "invalid argument: openMemory needs `dir`, `projectRoot` or `host`");
 }
 
 
@@ -214,6 +227,7 @@ function errorCode(error: unknown): string {
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
   const host = await resolveHost(options);
   const limits: Limits = { ...defaultLimits(), ...options.limits };
+  indexReadBytes(limits); // the core checks the limits now: an unknown key is an error at open
   const now = options.now ?? Date.now;
   const concurrency = Math.max(1, options.concurrency ?? 16);
   const selector: SelectorConfig | SelectorFunction =
@@ -387,12 +401,15 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     };
   }
 
+  // writes read and write through `io`, so a host failure is an IO_ERROR naming a relative path
+  const io = ioHost(host);
+
   async function write(plan: () => Promise<WritePlan>): Promise<WriteResult> {
-    return withLock(
+    return withIoLock(
       host,
       async () => {
         const planned = await plan();
-        await applyEffects(host, planned.effects);
+        await applyEffects(io, planned.effects);
         return { file: planned.file, absolutePath: host.absolutePath(planned.file), action: planned.action, indexLine: planned.indexLine };
       },
       options.lock,
@@ -401,19 +418,30 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
 
   return {
     host,
-    remember: (input) =>
-      write(async () => {
-        const resolve = ["MEMORY.md", ...(typeof input?.file === "string" ? [input.file] : [])];
-        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], heads: limits.maxHeaderLines, resolve, maxFileBytes: limits.maxFileBytes }, concurrency);
-        // the write records its time: `now` is passed in, never read by the core
-        const stamped = typeof input === "object" && input !== null && input.nowMs == null ? { ...input, nowMs: now() } : input;
-        return planRemember(stamped, snapshot, limits);
-      }),
-    forget: (file) =>
-      write(async () => {
-        const snapshot = await takeSnapshot(host, { read: ["MEMORY.md"], resolve: ["MEMORY.md", file], maxFileBytes: limits.maxFileBytes }, concurrency);
+    async remember(given) {
+      // read once, then checked by the core before any I/O or lock: a refusal that does not
+      // depend on the directory (shape, type, secrets, an unsafe `file`) comes from this dry run
+      const read = crossing({ input: given }).input as RememberInput;
+      // the write records its time: `now` is passed in, never read by the core
+      const input = typeof read === "object" && read !== null && read.nowMs == null ? { ...read, nowMs: now() } : read;
+      planRemember(input, NOTHING, limits);
+      return write(async () => {
+        const resolve = ["MEMORY.md", ...(typeof input.file === "string" ? [input.file] : [])];
+        const snapshot = await takeSnapshot(io, { read: ["MEMORY.md"], heads: limits.maxHeaderLines, resolve, maxFileBytes: limits.maxFileBytes }, concurrency);
+        return planRemember(input, snapshot, limits);
+      });
+    },
+    async forget(file) {
+      try {
+        planForget(file, NOTHING, limits); // the same dry run: only NOT_FOUND depends on the directory
+      } catch (error) {
+        if ((error as MemdirError).code !== "NOT_FOUND") throw error;
+      }
+      return write(async () => {
+        const snapshot = await takeSnapshot(io, { read: ["MEMORY.md"], resolve: ["MEMORY.md", file], maxFileBytes: limits.maxFileBytes }, concurrency);
         return planForget(file, snapshot, limits);
-      }),
+      });
+    },
     tool: () => memoryTool(host, limits, options.lock),
     doctor: (opts) => doctorReport(host, limits, now(), opts),
     planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),

@@ -89,6 +89,41 @@ function stopped(timedOut: boolean, timeoutMs: number): { code: string; message:
   return timedOut ? { code: "timeout", message: `the side query took longer than ${timeoutMs} ms` } : { code: "aborted", message: "the side query was aborted" };
 }
 
+/**
+ * The most of a provider's response body memdir reads, in bytes: 1 MiB. An answer is at most
+ * 256 tokens and an error body a few KB; past this the request is aborted, so a server that
+ * streams without end costs 1 MiB, not the process's memory.
+ */
+export const MAX_RESPONSE_BYTES = 1 << 20;
+
+/** The body as text, or `null` once it runs past `MAX_RESPONSE_BYTES` (then `abort()` is called). */
+async function readCapped(response: Response, abort: () => void): Promise<string | null> {
+  if (Number(response.headers.get("content-length")) > MAX_RESPONSE_BYTES) {
+    abort();
+    return null;
+  }
+  const reader = typeof response.body?.getReader === "function" ? response.body.getReader() : null;
+  if (reader === null) {
+    // a caller's fetch that gives no stream: the text, still held to the cap
+    const text = await response.text();
+    return new TextEncoder().encode(text).length > MAX_RESPONSE_BYTES ? null : text;
+  }
+  const decoder = new TextDecoder(); // as response.text(): UTF-8, BOM dropped, bad bytes replaced
+  let bytes = 0;
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > MAX_RESPONSE_BYTES) {
+      abort();
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
 /** Runs the side query against a provider. */
 export async function queryProvider(config: SelectorConfig & { provider: ProviderName }, request: SelectionRequest, signal?: AbortSignal): Promise<SideQueryResult> {
   const timeoutMs = config.timeoutMs ?? 10_000;
@@ -121,13 +156,14 @@ async function attemptAll(config: SelectorConfig & { provider: ProviderName }, r
     model = http.model;
     attempts++;
     let status = 0;
-    let body = "";
+    let body: string | null = "";
     let headers: Record<string, string> = {};
+    const thisAttempt = new AbortController(); // this attempt alone: aborted when its body runs past the cap
     try {
-      const response = await doFetch(http.url, { method: "POST", headers: http.headers, body: http.body, signal: limit.signal });
+      const response = await doFetch(http.url, { method: "POST", headers: http.headers, body: http.body, signal: AbortSignal.any([limit.signal, thisAttempt.signal]) });
       status = response.status;
       response.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));
-      body = await response.text();
+      body = await readCapped(response, () => thisAttempt.abort(new Error("the response was too large")));
     } catch (error) {
       if (limit.signal.aborted) return { text: null, usage: NO_USAGE, model, attempts, failure: stopped(limit.timedOut(), timeoutMs) };
       const decision = retryDecision({ status: 0, attempt, maxRetries, nowMs: Date.now(), jitter: Math.random() });
@@ -139,6 +175,10 @@ async function attemptAll(config: SelectorConfig & { provider: ProviderName }, r
       }
       attempt++;
       continue;
+    }
+    if (body === null) {
+      const cap = `${MAX_RESPONSE_BYTES.toLocaleString("en")} bytes (1 MiB)`;
+      return { text: null, usage: NO_USAGE, model, attempts, failure: { code: "response_too_large", message: `the response body ran past ${cap}; the request was aborted` } };
     }
     const answer = decodeProviderResponse({ provider: config.provider, status, body });
     if (!answer.failure) return { text: answer.text, usage: answer.usage, model: answer.model ?? model, attempts, failure: null };

@@ -27,7 +27,7 @@ export interface SnapshotRequest {
   list?: boolean;
 }
 
-/** Lists the directory and reads what was asked, concurrently. Unreadable files are left out. */
+/** Lists the directory and reads what was asked, concurrently. Files that vanished are left out; any other read failure throws. */
 export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, concurrency = 16): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
   const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
   const listed = request.list === false ? (await Promise.all(named.map((p) => host.stat(p)))).filter((e) => e !== null) : await host.list();
@@ -42,20 +42,29 @@ export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, c
   await bounded([...whole], concurrency, async (p) => {
     try {
       contents[p] = await host.readFile(p, request.maxFileBytes + 1);
-    } catch {
-      // vanished or unreadable: the core treats it as not read
+    } catch (error) {
+      // vanished since the listing: the core treats it as not there. Any other failure
+      // (EACCES, EIO, EMFILE, …) stops the write: deciding without a file that is there
+      // would write an index without its entries.
+      if (!vanished(error)) throw error;
     }
   });
   await bounded(heads, concurrency, async (p) => {
     try {
       contents[p] = await host.readHead(p, request.heads!);
-    } catch {
-      // as above
+    } catch (error) {
+      if (!vanished(error)) throw error; // as above
     }
   });
   const resolved: Record<string, string | null> = {};
   if (host.resolve) for (const p of request.resolve ?? []) if (p !== "") resolved[p] = await host.resolve(p);
   return { entries, contents, resolved };
+}
+
+/** A read that failed because the file is no longer there as a file (code, or `errno` of an `IO_ERROR`). */
+function vanished(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown } | null;
+  return ["ENOENT", "ENOTDIR", "EISDIR", "EINVAL"].includes(String(e?.errno ?? e?.code ?? ""));
 }
 
 /** Applies the core's effects in order; each write is atomic on the host. */

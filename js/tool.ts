@@ -6,8 +6,11 @@
  */
 import { planToolCommand, runToolCommand } from "./core.js";
 import type { Limits, MemoryToolCommand, ToolResult } from "./core.js";
+import { crossing } from "./edge.js";
+import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
-import { withLock, type LockOptions } from "./lock.js";
+import { ioHost, withIoLock } from "./io.js";
+import type { LockOptions } from "./lock.js";
 import { applyEffects, takeSnapshot } from "./snapshot.js";
 
 /** Thrown by a handler for an error result: the SDK's tool runner sends `Error: <message>` with `is_error: true`. */
@@ -39,40 +42,49 @@ export interface MemoryTool extends MemoryToolHandlers {
 
 const HOST_RETRY = new Set(["EEXIST", "ENOENT", "ENOTDIR"]);
 
-/** Runs one command through the core: plan, read, decide, write. */
+const shown = (path: string) => (path === "" ? "/memories" : `/memories/${path}`);
+
+/** The error result for a command that could not finish; its text names `/memories` paths only. */
+function unfinished(command: string, error: unknown): ToolResult {
+  const why = error instanceof MemdirError ? error.message : `an unexpected ${(error as Error)?.name ?? "error"}`;
+  return { text: `The memory tool could not finish the ${command}: ${why}`, isError: true, effects: [] };
+}
+
+/** Runs one command through the core: plan, read, decide, write. Never throws. */
 export async function runMemoryCommand(host: MemoryHost, input: unknown, limits: Limits, lock: LockOptions = {}): Promise<ToolResult> {
-  const command = input as MemoryToolCommand;
+  let command: MemoryToolCommand;
   let plan;
   try {
+    // read the model's input once, bounded: the plan and the decision see the same command
+    command = crossing({ command: input }).command as MemoryToolCommand;
     plan = planToolCommand(command);
   } catch (error) {
     return { text: `Invalid memory command: ${(error as Error).message}`, isError: true, effects: [] };
   }
   if (plan.result) return plan.result;
+  const io = ioHost(host, shown);
   const once = async (): Promise<ToolResult> => {
     for (let attempt = 0; ; attempt++) {
       // a host that resolves links can skip the listing when the command does not need it
-      let list = plan.list === "always" || !host.resolve;
-      if (!list && plan.list === "ifDirectory") list = plan.resolve[0] === "" || (await host.stat(plan.resolve[0]!))?.kind === "directory";
-      const snapshot = await takeSnapshot(host, { read: plan.read, resolve: plan.resolve, list, maxFileBytes: limits.maxFileBytes });
+      let list = plan.list === "always" || !io.resolve;
+      if (!list && plan.list === "ifDirectory") list = plan.resolve[0] === "" || (await io.stat(plan.resolve[0]!))?.kind === "directory";
+      const snapshot = await takeSnapshot(io, { read: plan.read, resolve: plan.resolve, list, maxFileBytes: limits.maxFileBytes });
       const result = runToolCommand(command, snapshot, limits);
       if (result.isError || result.effects.length === 0) return result;
       try {
-        await applyEffects(host, result.effects);
+        await applyEffects(io, result.effects);
         return result;
       } catch (error) {
         // something changed between the read and the write: decide again on a fresh read
-        const code = (error as { code?: string }).code ?? "";
-        if (attempt === 0 && HOST_RETRY.has(code)) continue;
-        return { text: `The memory tool could not finish the ${command.command}: ${(error as Error).message}`, isError: true, effects: [] };
+        if (attempt === 0 && HOST_RETRY.has((error as MemdirError).errno ?? "")) continue;
+        return unfinished(command.command, error);
       }
     }
   };
-  if (!plan.writes) return once();
   try {
-    return await withLock(host, once, lock);
+    return plan.writes ? await withIoLock(host, once, lock) : await once();
   } catch (error) {
-    return { text: `The memory tool could not finish the ${command.command}: ${(error as Error).message}`, isError: true, effects: [] };
+    return unfinished(command.command, error);
   }
 }
 

@@ -1,8 +1,9 @@
 // Builds pkg/: the Rust core for wasm32, wasm-bindgen's `web` glue (one module that both the
 // Node entry, loading synchronously, and the browser entry, loading with `await init()`,
-// share), wasm-opt -O3 from npm's binaryen (Debian's binaryen 108 corrupts this output), and
-// the TypeScript facade. Skips everything when pkg/ was built from the same sources; pass
-// --force to rebuild anyway. Prints the wasm size raw and gzipped.
+// share; it can re-instantiate itself after a trap), wasm-opt -O3 from npm's binaryen
+// (Debian's binaryen 108 corrupts this output), and the TypeScript facade. Skips everything
+// when pkg/ was built from the same sources; pass --force to rebuild anyway. Prints the wasm
+// size raw and gzipped.
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -42,8 +43,10 @@ export function build({ force = false } = {}) {
   const raw = join(root, "target/wasm32-unknown-unknown/release/memdir.wasm");
   rmSync(pkg, { recursive: true, force: true });
   mkdirSync(join(pkg, "wasm"), { recursive: true });
+  // --experimental-reset-state-function: `__wbg_reset_state()` re-instantiates the compiled
+  // module in place, which js/core.ts does after a trap instead of shutting memdir off
   step("wasm-bindgen --target web", () =>
-    run(wasmBindgen, ["--target", "web", "--out-dir", join(pkg, "wasm"), "--out-name", "memdir", raw]),
+    run(wasmBindgen, ["--target", "web", "--experimental-reset-state-function", "--out-dir", join(pkg, "wasm"), "--out-name", "memdir", raw]),
   );
   const wasm = join(pkg, "wasm", "memdir_bg.wasm");
   const bindgenBytes = statSync(wasm).size;

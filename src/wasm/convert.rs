@@ -5,6 +5,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 
+use super::strict::Strict;
 use crate::Error;
 
 /// The JS `Error` thrown for a core error: `name` is `MemdirError`, `code` is stable.
@@ -22,60 +23,18 @@ pub(crate) fn to_js_error(error: &Error) -> JsValue {
 
 /// Decodes argument `name`; a wrong shape becomes `INVALID_ARGUMENT` naming the argument.
 ///
-/// serde-wasm-bindgen reads only the fields a struct declares, so `deny_unknown_fields`
-/// never fires through it; for an object argument the keys are checked here instead, so a
-/// misspelt option (`maxIndexBytes`) is an error rather than silently ignored.
+/// Decoding goes through [`Strict`], so a struct's `deny_unknown_fields` holds at every
+/// depth, as in the native core: a misspelt option (`maxIndexBytes`), even in a nested
+/// `limits`, is an error rather than silently ignored.
 pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue, name: &str) -> Result<T, JsValue> {
-    if let (Some(fields), Some(object)) = (struct_fields::<T>(), plain_object(&value)) {
-        for key in js_sys::Object::keys(object)
-            .iter()
-            .filter_map(|k| k.as_string())
-        {
-            if !fields.contains(&key.as_str()) {
-                let known = fields.join(", ");
-                let message = format!("{name}: unknown field `{key}`, expected one of {known}");
-                return Err(to_js_error(&Error::invalid(message)));
-            }
-        }
-    }
-    serde_wasm_bindgen::from_value(value)
-        .map_err(|e| to_js_error(&Error::invalid(format!("{name}: {e}"))))
-}
-
-fn plain_object(value: &JsValue) -> Option<&js_sys::Object> {
-    if js_sys::Array::is_array(value) {
-        return None;
-    }
-    value.dyn_ref::<js_sys::Object>()
-}
-
-/// The field names serde expects for `T`, when `T` is a struct: a deserializer that only
-/// records what `deserialize_struct` is asked for.
-fn struct_fields<T: DeserializeOwned>() -> Option<&'static [&'static str]> {
-    use serde::de::{self, Visitor};
-    struct Probe(Option<&'static [&'static str]>);
-    impl<'de> de::Deserializer<'de> for &mut Probe {
-        type Error = de::value::Error;
-        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-            Err(de::Error::custom("probe"))
-        }
-        fn deserialize_struct<V: Visitor<'de>>(
-            self,
-            _: &'static str,
-            fields: &'static [&'static str],
-            _: V,
-        ) -> Result<V::Value, Self::Error> {
-            self.0 = Some(fields);
-            Err(de::Error::custom("probe"))
-        }
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
-        }
-    }
-    let mut probe = Probe(None);
-    let _ = T::deserialize(&mut probe);
-    probe.0
+    T::deserialize(Strict(value)).map_err(|e| {
+        let error = JsValue::from(e);
+        let message = match error.dyn_ref::<js_sys::Error>() {
+            Some(js) => String::from(js.message()),
+            None => format!("{error:?}"),
+        };
+        to_js_error(&Error::invalid(format!("{name}: {message}")))
+    })
 }
 
 /// Decodes an optional argument: `undefined` and `null` give `None`.

@@ -39,6 +39,46 @@ test("calls before init() throw NOT_INITIALIZED; init() loads the module", async
   assert.deepEqual(result.view, { content: "a\nb", lineCount: 2, utf16Count: 3, wasLineTruncated: false, wasSizeTruncated: false });
 });
 
+test("after a trap the module is re-instantiated in the page: the next call is exact", async () => {
+  const result = await page.evaluate(async () => {
+    const m = await import("/pkg/entry/browser.js");
+    const raw = await import("/pkg/wasm/memdir.js"); // the glue the facade uses, unbounded
+    await m.init();
+    let deep = [];
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const out = { traps: 0, tries: 0, answers: [] };
+    for (let round = 0; round < 5; round++) {
+      // the raw glue, past the facade's bounds: the core's stack runs out (a trap), or first
+      // the engine's (a RangeError that leaves the module's stack pointer moved, so the next traps)
+      for (let i = 0; i < 100; i++) {
+        out.tries++;
+        try {
+          raw.planToolCommand({ command: "view", path: "/memories", x: deep });
+        } catch (e) {
+          if (e instanceof WebAssembly.RuntimeError) break;
+        }
+      }
+      try {
+        raw.memoryAgeDays(0, 0);
+      } catch (e) {
+        if (e instanceof WebAssembly.RuntimeError) out.traps++;
+      }
+      out.answers.push([m.memoryAgeDays(0, 3 * 86_400_000), m.truncateIndex("a\nb\nc", { maxIndexLines: 2 }).content.split("\n\n")[0]]);
+    }
+    try {
+      m.planToolCommand({ command: "view", path: "/memories", x: deep });
+    } catch (e) {
+      out.facade = { name: e.name, code: e.code };
+    }
+    out.ready = m.isReady();
+    return out;
+  });
+  assert.equal(result.traps, 5, "each round left the instance trapping");
+  assert.deepEqual(result.answers, Array(5).fill([3, "a\nb"]));
+  assert.deepEqual(result.facade, { name: "MemdirError", code: "INVALID_ARGUMENT" });
+  assert.equal(result.ready, true);
+});
+
 test("every shared fixture case gives the same result in Chromium", async () => {
   const files = fixtureFiles();
   const results = await page.evaluate(async (files) => {

@@ -1,7 +1,9 @@
 // Hostile input through the built package: nothing may trap the module (a trap poisons it for
 // every later call). Each group ends by showing that ordinary calls still give exact results.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import * as memdir from "memdir";
 
 const NOW = 1772714096789;
@@ -128,18 +130,158 @@ test("wrong argument types are typed errors", () => {
   stillHealthy();
 });
 
-test("100,000 calls that error leave the module healthy", () => {
-  let codes = new Set();
-  for (let i = 0; i < 100_000; i++) {
-    try {
-      if (i % 2) memdir.truncateIndex(i);
-      else memdir.checkRelativePath("../x");
-    } catch (error) {
-      codes.add(error.code);
-    }
-  }
-  assert.deepEqual([...codes].sort(), ["INVALID_ARGUMENT", "UNSAFE_PATH"]);
+test("100,000 core calls mixing errors and successes stay exact", () => {
+  const DAY = 86_400_000;
+  const kinds = [
+    (i) => assert.equal(memdir.memoryAgeDays(NOW - (i % 50) * DAY - 1, NOW), i % 50),
+    (i) => assert.throws(() => memdir.truncateIndex(i), { code: "INVALID_ARGUMENT" }),
+    (i) => assert.equal(memdir.truncateIndex(`- a${i}\n- b\n- c`, { maxIndexLines: 1 }).content.split("\n")[0], `- a${i}`),
+    (i) => assert.throws(() => memdir.checkRelativePath(`../x${i}.md`), { code: "UNSAFE_PATH" }),
+    (i) => assert.equal(memdir.sanitizePath(`/p/${i}`), `-p-${i}`),
+    (i) => assert.throws(() => memdir.scanMemories([{ path: "a.md", mtimeMs: i, typo: 1 }]), { code: "INVALID_ARGUMENT", message: /unknown field `typo`/ }),
+    (i) => assert.deepEqual(memdir.parseSelection(`{"selected_memories":["m${i % 7}.md","x.md"]}`, ["m0.md", "m1.md", "m2.md", "m3.md", "m4.md", "m5.md", "m6.md"]).selected, [`m${i % 7}.md`]),
+    (i) => assert.throws(() => memdir.planForget(`gone${i}.md`, { entries: [], contents: {} }), { code: "NOT_FOUND" }),
+    (i) => assert.throws(() => memdir.renderMemory({ path: "a.md", mtimeMs: 0, content: "x", nowMs: 0, limits: { maxInjectLines: i } , deep: [[[[]]]] }), { code: "INVALID_ARGUMENT" }),
+    (i) => assert.equal(memdir.runToolCommand({ command: "view", path: "/memories/a.md" }, { entries: [{ path: "a.md", kind: "file", size: `v${i}`.length }], contents: { "a.md": `v${i}` } }).text, `Here's the content of /memories/a.md with line numbers:\n     1\tv${i}`),
+  ];
+  for (let i = 0; i < 100_000; i++) kinds[i % kinds.length](i);
   stillHealthy();
+});
+
+/** `levels` arrays (or objects under `a`) nested in one another, the outermost included. */
+function nested(levels, kind = "array") {
+  let v = kind === "array" ? [] : {};
+  for (let i = 1; i < levels; i++) v = kind === "array" ? [v] : { a: v };
+  return v;
+}
+
+test("deep input is refused before it crosses into the module: INVALID_ARGUMENT, never a trap", () => {
+  // 3,000 nested objects overflowed the JS stack, 3,600 objects or 5,500 arrays trapped the module
+  for (const [levels, kind] of [[3000, "object"], [3600, "object"], [5500, "array"], [100_000, "array"]]) {
+    const deep = nested(levels, kind);
+    const calls = [
+      () => memdir.planToolCommand({ command: "view", path: "/memories", x: deep }),
+      () => memdir.runToolCommand({ command: "create", path: "/memories/a.md", file_text: deep }, { entries: [] }),
+      () => memdir.scanMemories([{ path: "a.md", mtimeMs: NOW, head: deep }]),
+      () => memdir.formatManifest(deep),
+      () => memdir.buildSelectionRequest({ query: "a b", memories: [], limits: deep }),
+      () => memdir.runDoctor({ entries: [], contents: { "a.md": deep }, nowMs: NOW }),
+      () => memdir.planRemember(deep, {}),
+    ];
+    for (const call of calls) assert.throws(call, { name: "MemdirError", code: "INVALID_ARGUMENT", message: /nested more than 64 levels deep/ }, `${levels} ${kind}`);
+  }
+  // the bound is exact: 64 levels cross (and the core answers about their shape), 65 do not
+  assert.throws(() => memdir.formatManifest(nested(64)), { code: "INVALID_ARGUMENT", message: /^invalid argument: memories: invalid type/ });
+  assert.throws(() => memdir.formatManifest(nested(65)), { code: "INVALID_ARGUMENT", message: /^invalid argument: memories\[0\]\[0\]\[0\]…\[0\]\[0\] is nested more than 64 levels deep/ });
+  const command = { command: "view", path: "/memories/a.md", view_range: [1, 1], extra: nested(62, "object") }; // the command object is level 1
+  assert.equal(memdir.planToolCommand(command).result, null);
+  assert.throws(() => memdir.planToolCommand({ ...command, extra: nested(64, "object") }), { code: "INVALID_ARGUMENT" });
+  // a value that refers to itself is the same as an infinitely deep one
+  const loop = { command: "view", path: "/memories" };
+  loop.self = loop;
+  assert.throws(() => memdir.planToolCommand(loop), { code: "INVALID_ARGUMENT", message: /refers to itself/ });
+  stillHealthy();
+});
+
+test("wide input is held to 1,000,000 values and 1 GiB a call", () => {
+  assert.equal(memdir.INPUT_LIMITS.maxNestingLevels, 64);
+  assert.equal(memdir.INPUT_LIMITS.maxValues, 1_000_000);
+  assert.equal(memdir.INPUT_LIMITS.maxBytes, 2 ** 30);
+  const wide = new Array(1_000_001).fill(0);
+  assert.throws(() => memdir.parseSelection("{}", wide), { code: "INVALID_ARGUMENT", message: /more than 1,000,000 values/ });
+  // a small array shared a million times is a million values, however little memory it takes
+  const shared = new Array(1000).fill(new Array(1000).fill("a.md"));
+  assert.throws(() => memdir.scanMemories([{ path: "a.md", mtimeMs: NOW, head: "x", kind: shared }]), { code: "INVALID_ARGUMENT", message: /more than 1,000,000 values/ });
+  const sparse = [];
+  sparse.length = 2 ** 31;
+  assert.throws(() => memdir.formatManifest(sparse), { code: "INVALID_ARGUMENT", message: /more than 1,000,000 values/ });
+  // a string counts 3 bytes a UTF-16 unit each time it appears: 400 × 1 Mi units is 1.2 GiB
+  const mi = "x".repeat(1 << 20);
+  assert.throws(() => memdir.scanMemories(Array.from({ length: 400 }, (_, i) => ({ path: `f${i}.md`, mtimeMs: NOW, head: mi }))), { code: "INVALID_ARGUMENT", message: /more than 1,073,741,824 bytes \(at files\[341\]\.head\)/ });
+  assert.equal(memdir.scanMemories(Array.from({ length: 300 }, (_, i) => ({ path: `f${i}.md`, mtimeMs: NOW, head: i ? "" : mi }))).memories.length, 200);
+  // under the budget, a large directory still crosses
+  const files = Array.from({ length: 20_000 }, (_, i) => ({ path: `f${i}.md`, mtimeMs: NOW - i, head: "---\ndescription: d\n---\n" }));
+  assert.equal(memdir.scanMemories(files).dropped.length, 19_800);
+  stillHealthy();
+});
+
+test("arguments are read once, as data: getters, proxies, Maps and Sets", () => {
+  let reads = 0;
+  const shifty = { command: "view", get path() { return reads++ === 0 ? "/memories/a.md" : "/memories/../../etc/passwd"; } };
+  assert.deepEqual(memdir.planToolCommand(shifty).read, ["a.md", "MEMORY.md"]);
+  assert.equal(reads, 1);
+  const trap = new Proxy({}, { ownKeys() { throw new Error("no keys for you"); } });
+  assert.throws(() => memdir.renderMemory(trap), { code: "INVALID_ARGUMENT", message: /input could not be read: no keys for you/ });
+  const snapshot = { entries: new Set([{ path: "a.md", kind: "file", size: 1 }]), contents: new Map([["a.md", "hi"]]) };
+  assert.equal(memdir.runToolCommand({ command: "view", path: "/memories/a.md" }, snapshot).text, "Here's the content of /memories/a.md with line numbers:\n     1\thi");
+  stillHealthy();
+});
+
+test("an unknown key is refused at any depth, as the native core refuses it", () => {
+  const typo = { maxIndexBytes: 1 };
+  const cases = [
+    () => memdir.buildSelectionRequest({ query: "how do we deploy", memories: [], limits: typo }),
+    () => memdir.renderMemory({ path: "a.md", mtimeMs: NOW, content: "x", nowMs: NOW, limits: typo }),
+    () => memdir.lexicalSelect({ query: "deploy", memories: [], limits: typo }),
+    () => memdir.runDoctor({ entries: [], contents: {}, nowMs: NOW, limits: typo }),
+    () => memdir.planDoctorFixes({ entries: [], contents: {}, nowMs: NOW, limits: typo }),
+    () => memdir.truncateIndex("x", typo),
+  ];
+  for (const call of cases) assert.throws(call, { code: "INVALID_ARGUMENT", message: /unknown field `maxIndexBytes`, expected one of `maxIndexLines`/ });
+  assert.throws(() => memdir.scanMemories([{ path: "a.md", mtimeMs: NOW, mtime: NOW }]), { message: /unknown field `mtime`/ });
+  assert.throws(() => memdir.buildSelectionRequest({ query: "a b", memories: [], alreadySurfaced: [], recentTools: [], surfacedUtf16: 0, limits: {}, extra: 1 }), { message: /unknown field `extra`/ });
+  // what the core reads without deny_unknown_fields (a listing entry may carry more) still passes
+  assert.equal(memdir.runToolCommand({ command: "view", path: "/memories/a.md" }, { entries: [{ path: "a.md", kind: "file", size: 1, inode: 7 }], contents: { "a.md": "x" } }).isError, false);
+  assert.deepEqual(memdir.buildSelectionRequest({ query: "how do we deploy", memories: [], limits: { maxSelected: 3 } }).skip, "no_memories");
+});
+
+test("a trap is recovered: the module is re-instantiated and the next call is exact", async () => {
+  // The facade bounds its input, so it cannot trap the module; the raw wasm-bindgen glue (not
+  // exported by the package; the same instance the facade uses) can, with input the facade
+  // refuses. 20,000 nested arrays run a stack out: the module's own (a trap, RuntimeError),
+  // or first the JS engine's (a RangeError, which leaves the module's stack pointer where it
+  // was, so the next such call traps).
+  const raw = await import(new URL("../../pkg/wasm/memdir.js", import.meta.url));
+  const deep = { command: "view", path: "/memories", x: nested(20_000) };
+  const trap = () => {
+    for (let i = 0; i < 100; i++) {
+      try {
+        raw.planToolCommand(deep);
+      } catch (error) {
+        if (error instanceof WebAssembly.RuntimeError) return;
+        assert.ok(error instanceof RangeError, String(error));
+      }
+    }
+    assert.fail("no trap in 100 tries");
+  };
+  for (let round = 0; round < 20; round++) {
+    trap();
+    // the broken instance traps again at once, even on two numbers…
+    assert.throws(() => raw.memoryAgeDays(0, 0), WebAssembly.RuntimeError);
+    // …but the facade replaces it and answers this very call
+    assert.equal(memdir.memoryAgeDays(NOW - 3 * 86_400_000, NOW), 3);
+    stillHealthy();
+    assert.equal(raw.memoryAgeDays(0, 86_400_000), 1, "the glue's instance is the fresh one");
+  }
+  // the memory tool and recall, straight after a trap
+  trap();
+  const selector = async () => '{"selected_memories":["user_role.md"]}';
+  const memory = await memdir.openMemory({ host: new memdir.InMemoryHost({ "user_role.md": "---\ndescription: the user is a Go engineer\ntype: user\n---\nGo.\n" }), selector });
+  assert.deepEqual(await memory.tool().execute({ command: "view", path: "/memories/user_role.md" }), { content: "Here's the content of /memories/user_role.md with line numbers:\n     1\t---\n     2\tdescription: the user is a Go engineer\n     3\ttype: user\n     4\t---\n     5\tGo.\n     6\t", isError: false });
+  trap();
+  const recalled = await memory.recall("what does the Go engineer know");
+  assert.deepEqual([recalled.outcome, recalled.memories.map((m) => m.path)], ["selected", ["user_role.md"]]);
+});
+
+test("calls from deep in the JS stack: the stack's RangeError or WASM_TRAPPED, then exact answers", () => {
+  // An agent deep in recursion: at some depths the JS stack runs out inside the module, which
+  // leaves it half-way through a call (its stack pointer moved); memdir restarts it.
+  const run = spawnSync(process.execPath, [fileURLToPath(new URL("deep-stack.mjs", import.meta.url))], { encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  const { seen, exact } = JSON.parse(run.stdout);
+  assert.deepEqual(Object.keys(seen).filter((k) => k !== "RangeError" && k !== "WASM_TRAPPED"), [], JSON.stringify(seen));
+  assert.ok(seen.WASM_TRAPPED > 0, `the stack ran out inside the module at least once: ${JSON.stringify(seen)}`);
+  assert.equal(exact, 1000);
 });
 
 test("the write rules under random commands, snapshots and directories: results or typed errors, never a trap", () => {

@@ -143,6 +143,23 @@ test("a hang past the timeout fails in time; an abort mid-request fails at once"
   assert.ok(performance.now() - t < 2000);
 });
 
+test("a body without end is cut at 1 MiB: the request is aborted and recall fails with the reason", async () => {
+  for (const [selector, path] of [[anthropic(), "/v1/messages"], [{ provider: "openai", apiKey: "sk-openai-test", baseUrl: `${mock.url}/v1` }, "/v1/chat/completions"]]) {
+    mock.reset();
+    mock.script({ endless: true });
+    // the deadline is far off: what ends this recall is the cap, not the clock
+    const r = await (await open({ ...selector, timeoutMs: 60_000 })).recall(QUERY);
+    assert.equal(r.outcome, "failed");
+    assert.match(r.error, /^response_too_large: the response body ran past 1,048,576 bytes \(1 MiB\); the request was aborted$/);
+    assert.deepEqual(r.memories, []);
+    const [entry, ...more] = mock.requests();
+    assert.equal(more.length, 0, "a body that is too large is not retried");
+    assert.equal(entry.path, path);
+    for (let i = 0; i < 200 && !mock.requests()[0].aborted; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(mock.requests()[0].aborted, true, "the client went away");
+  }
+});
+
 test("with fallback, a failed model call is answered by the lexical selector, and says so", async () => {
   mock.script({ kind: "server_error_no_retry" });
   const r = await (await open(anthropic({ fallback: true }))).recall(QUERY);

@@ -11,6 +11,8 @@
 // ollama, llamacpp, lmstudio, vllm; the bare path is openai), POST /api/chat (Ollama native),
 // OPTIONS * (CORS preflight), and the control plane POST /__mock/script, GET /__mock/requests,
 // POST /__mock/reset for code that cannot call into this process (the browser test).
+// Faults an outcome can script: `delayMs`, `hang` (never answers), `drop` (resets the
+// connection), `endless` (a 200 whose body streams junk until the client goes away).
 import { createServer } from "node:http";
 import { createHash, randomBytes } from "node:crypto";
 
@@ -109,7 +111,7 @@ const ERROR_KINDS = new Set(KINDS.slice(0, 7));
 function checkOutcome(o, i) {
   const where = `outcome ${i}`;
   if (o === null || typeof o !== "object" || Array.isArray(o)) throw new TypeError(`${where}: must be an object`);
-  const known = ["status", "headers", "body", "delayMs", "hang", "drop", "kind", "text", "selected", "calls"];
+  const known = ["status", "headers", "body", "delayMs", "hang", "drop", "endless", "kind", "text", "selected", "calls"];
   for (const k of Object.keys(o)) if (!known.includes(k)) throw new TypeError(`${where}: unknown field ${k}`);
   if (o.kind !== undefined && !KINDS.includes(o.kind)) throw new TypeError(`${where}: unknown kind ${o.kind}`);
   if (o.status !== undefined && !(Number.isInteger(o.status) && o.status >= 100 && o.status <= 599))
@@ -1213,6 +1215,7 @@ export async function startMockProviders(options = {}) {
       req.socket.destroy();
       return;
     }
+    if (outcome?.endless) return streamJunk(res, entry);
     let r;
     if (outcome && !outcome.kind && (outcome.status !== undefined || outcome.body !== undefined)) {
       r = { status: outcome.status ?? 200, headers: outcome.headers ?? {}, body: outcome.body };
@@ -1225,6 +1228,24 @@ export async function startMockProviders(options = {}) {
       }
     }
     if (send(res, r.status, r.headers, r.body)) entry.status = r.status;
+  }
+
+  /**
+   * A 200 whose body never ends: JSON-looking junk in 64 KiB chunks, written as fast as the
+   * client reads, until it goes away (or close()). `entry.bytesSent` counts what was written.
+   */
+  function streamJunk(res, entry) {
+    const chunk = Buffer.from('{"junk":"' + "x".repeat(64 * 1024 - 9));
+    entry.status = 200;
+    entry.bytesSent = 0;
+    res.writeHead(200, { "content-type": "application/json" });
+    const pump = () => {
+      while (!res.destroyed && !res.writableEnded) {
+        entry.bytesSent += chunk.length;
+        if (!res.write(chunk)) return void res.once("drain", pump);
+      }
+    };
+    pump();
   }
 
   const server = createServer((req, res) => {

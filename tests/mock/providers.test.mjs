@@ -838,6 +838,24 @@ describe("scripted outcomes", () => {
     assert.equal((await anthropic(abody())).status, 200);
   });
 
+  it("endless streams a body without end until the client goes away", async () => {
+    mock.script({ endless: true });
+    const res = await anthropic(abody());
+    assert.equal(res.status, 200);
+    const reader = res.body.getReader();
+    const first = (await reader.read()).value;
+    assert.match(new TextDecoder().decode(first.subarray(0, 16)), /^\{"junk":"x+$/);
+    let read = first.byteLength;
+    while (read < 4 << 20) read += (await reader.read()).value.byteLength;
+    await reader.cancel();
+    const settled = () => mock.requests()[0].aborted;
+    await within((async () => { while (!settled()) await new Promise((r) => setTimeout(r, 5)); })(), 2000, "the mock seeing the client go");
+    const [entry] = mock.requests();
+    assert.equal(entry.status, 200);
+    assert.ok(entry.bytesSent >= read, `${entry.bytesSent} bytes sent, ${read} read`);
+    assert.equal((await anthropic(abody())).status, 200, "the next request is answered as usual");
+  });
+
   it("hang never answers: the client times out, and close() ends hanging sockets at once", async () => {
     mock.script({ hang: true });
     await assert.rejects(
