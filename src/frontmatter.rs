@@ -272,11 +272,8 @@ fn fields_from(pod: Pod, close_line: usize, recovered: bool) -> Header {
         Some(Pod::Hash(m)) => Some(m),
         _ => None,
     };
-    fields.metadata = metadata.map(|m| {
-        m.iter()
-            .map(|(k, v)| (k.clone(), pod_to_json(v)))
-            .collect()
-    });
+    fields.metadata =
+        metadata.map(|m| m.iter().map(|(k, v)| (k.clone(), pod_to_json(v))).collect());
     fields.modified_ms = metadata
         .and_then(|m| scalar(m.get("modified")))
         .and_then(|s| chrono::DateTime::parse_from_rfc3339(s.trim()).ok())

@@ -151,8 +151,10 @@ pub struct Memory {
 impl Memory {
     /// See [`Memory::time_ms`]: the older of the file's mtime and the recorded time.
     pub fn time(&self) -> f64 {
-        self.time_ms
-            .unwrap_or_else(|| self.modified_ms.map_or(self.mtime_ms, |m| m.min(self.mtime_ms)))
+        self.time_ms.unwrap_or_else(|| {
+            self.modified_ms
+                .map_or(self.mtime_ms, |m| m.min(self.mtime_ms))
+        })
     }
 }
 

@@ -84,7 +84,10 @@ pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
         }
     }
     for (pos, _) in text.match_indices(JWT_START) {
-        let boundary = pos == 0 || bytes.get(pos - 1).is_some_and(|&b| !is_word_byte(b) && b != b'.');
+        let boundary = pos == 0
+            || bytes
+                .get(pos - 1)
+                .is_some_and(|&b| !is_word_byte(b) && b != b'.');
         if let Some(len) = bytes.get(pos..).filter(|_| boundary).and_then(jwt_len) {
             hits.push((pos, len, JWT));
         }
@@ -200,7 +203,10 @@ const JWT_MIN_SIGNATURE: usize = 16;
 /// The length of a JWT at the start of `s`: three base64url parts joined by `.`, the first
 /// two starting `eyJ`, ending at a boundary.
 fn jwt_len(s: &[u8]) -> Option<usize> {
-    let part = |from: usize| s.get(from..).map_or(0, |r| r.iter().take_while(|&&b| is_word_byte(b)).count());
+    let part = |from: usize| {
+        s.get(from..)
+            .map_or(0, |r| r.iter().take_while(|&&b| is_word_byte(b)).count())
+    };
     let header = part(0);
     let payload_at = header + 1;
     let payload = part(payload_at);
@@ -212,7 +218,8 @@ fn jwt_len(s: &[u8]) -> Option<usize> {
         && signature >= JWT_MIN_SIGNATURE
         && s.get(header) == Some(&b'.')
         && s.get(payload_at + payload) == Some(&b'.')
-        && s.get(payload_at..).is_some_and(|r| r.starts_with(JWT_START.as_bytes()))
+        && s.get(payload_at..)
+            .is_some_and(|r| r.starts_with(JWT_START.as_bytes()))
         && s.get(end) != Some(&b'.');
     ok.then_some(end)
 }
@@ -238,10 +245,9 @@ fn url_password(bytes: &[u8], colon_slash: usize) -> Option<(usize, usize)> {
     }
     let after = colon_slash + 3;
     let rest = bytes.get(after..)?;
-    let end = rest
-        .iter()
-        .take(MAX_USERINFO)
-        .position(|&b| matches!(b, b'@' | b'/' | b'?' | b'#') || b.is_ascii_whitespace() || b == b'"' || b == b'\'')?;
+    let end = rest.iter().take(MAX_USERINFO).position(|&b| {
+        matches!(b, b'@' | b'/' | b'?' | b'#') || b.is_ascii_whitespace() || b == b'"' || b == b'\''
+    })?;
     if rest.get(end) != Some(&b'@') {
         return None;
     }
@@ -252,7 +258,9 @@ fn url_password(bytes: &[u8], colon_slash: usize) -> Option<(usize, usize)> {
     let lower = String::from_utf8_lossy(password).to_ascii_lowercase();
     let placeholder = password.is_empty()
         || PLACEHOLDER_PASSWORDS.contains(&lower.as_str())
-        || password.iter().all(|&b| matches!(b, b'*' | b'x' | b'X' | b'.'))
+        || password
+            .iter()
+            .all(|&b| matches!(b, b'*' | b'x' | b'X' | b'.'))
         || matches!(password.first(), Some(b'$' | b'<' | b'{' | b'%' | b'['));
     (!placeholder && (host.is_ascii_alphanumeric() || *host == b'['))
         .then_some((scheme_start, after + end + 1 - scheme_start))
@@ -450,7 +458,10 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].code, "url_password");
         assert_eq!(found[0].preview, "post… (25 chars)");
-        assert_eq!(codes("https://deploy:hunter2@example.com/x"), ["url_password"]);
+        assert_eq!(
+            codes("https://deploy:hunter2@example.com/x"),
+            ["url_password"]
+        );
         for text in [
             // placeholders, and URLs without a password
             "postgres://user:password@localhost/db",

@@ -332,7 +332,11 @@ fn file_checks(
         }
     }
     let max_bytes = f64::from(limits.max_file_bytes);
-    for e in snapshot.entries.iter().filter(|e| e.kind == "file" && e.size > max_bytes) {
+    for e in snapshot
+        .entries
+        .iter()
+        .filter(|e| e.kind == "file" && e.size > max_bytes)
+    {
         if e.path == INDEX_FILE_NAME || crate::scan::is_topic_path(&e.path) {
             push(finding(
                 "too_large",

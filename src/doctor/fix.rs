@@ -88,7 +88,11 @@ pub(crate) fn folded_description_file(text: &str, limits: &Limits) -> Option<Str
 /// every line of the original ends so. `None` when the original mixes line endings (an edit
 /// would change lines it does not touch).
 fn in_stored_form(original: &str, edited_lf: &str) -> Option<String> {
-    let bom = if original.starts_with('\u{FEFF}') { "\u{FEFF}" } else { "" };
+    let bom = if original.starts_with('\u{FEFF}') {
+        "\u{FEFF}"
+    } else {
+        ""
+    };
     let lf = original.matches('\n').count();
     let crlf = original.matches("\r\n").count();
     let body = match (crlf, lf) {

@@ -35,11 +35,7 @@ pub struct DoctorInput {
 
 impl DoctorInput {
     pub(crate) fn snapshot(&self) -> Snapshot {
-        Snapshot::new(
-            self.entries.clone(),
-            self.contents.clone(),
-            BTreeMap::new(),
-        )
+        Snapshot::new(self.entries.clone(), self.contents.clone(), BTreeMap::new())
     }
 
     fn options(&self) -> Options {

@@ -3,11 +3,11 @@
 
 use super::view::number_lines;
 use super::ToolResult;
+use crate::error::{Error, Refusal};
 use crate::limits::Limits;
 use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 use crate::write::guard::{fits, index_rules, no_secrets, room_for_topic};
 use crate::write::{Effect, Snapshot};
-use crate::error::{Error, Refusal};
 
 /// The write rules for new text at `rel`; the error is the result text.
 fn guard(

@@ -309,11 +309,8 @@ pub fn plan_forget(
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
 ) -> JsResult {
     let snapshot: write::Snapshot = from_js(snapshot, "snapshot")?;
-    let plan = write::forget::plan_forget(
-        &string_arg(&file, "file")?,
-        &snapshot,
-        &limits_arg(limits)?,
-    );
+    let plan =
+        write::forget::plan_forget(&string_arg(&file, "file")?, &snapshot, &limits_arg(limits)?);
     to_js(&plan.map_err(|e| to_js_error(&e))?)
 }
 

@@ -239,7 +239,12 @@ mod tests {
             upsert_entry("# M\n- [A](a.md) — x\n\n", "a.md", "- [A](a.md) — y", "\n");
         assert!(replaced);
         assert_eq!(t, "# M\n- [A](a.md) — y\n\n");
-        let (t, _) = upsert_entry("# M\r\n- [A](a.md) — x\r\n", "a.md", "- [A](a.md) — y", "\r\n");
+        let (t, _) = upsert_entry(
+            "# M\r\n- [A](a.md) — x\r\n",
+            "a.md",
+            "- [A](a.md) — y",
+            "\r\n",
+        );
         assert_eq!(t, "# M\r\n- [A](a.md) — y\r\n");
         let (t, _) = upsert_entry("# M\r\n", "b.md", "- [B](b.md) — z", "\r\n");
         assert_eq!(t, "# M\r\n- [B](b.md) — z\r\n");

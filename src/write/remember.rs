@@ -157,7 +157,10 @@ pub fn plan_remember(
         modified_ms: input.now_ms.filter(|n| n.is_finite()),
         other: serde_json::Map::new(),
     };
-    if let Some(old) = updating.then(|| metadata_of(snapshot, &file, limits)).flatten() {
+    if let Some(old) = updating
+        .then(|| metadata_of(snapshot, &file, limits))
+        .flatten()
+    {
         if meta.session_id.is_none() {
             meta.session_id = old
                 .get("originSessionId")

@@ -64,8 +64,15 @@ pub fn topic_file(
         }
         for (key, value) in &meta.other {
             let plain_key = !key.is_empty()
-                && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-            if plain_key && !matches!(key.as_str(), "node_type" | "type" | "originSessionId" | "modified") {
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if plain_key
+                && !matches!(
+                    key.as_str(),
+                    "node_type" | "type" | "originSessionId" | "modified"
+                )
+            {
                 let value = match value {
                     serde_json::Value::String(s) => quote(s),
                     other => other.to_string(), // JSON is YAML flow style
