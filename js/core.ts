@@ -313,6 +313,11 @@ export function planForget(file: string, snapshot: Snapshot, limits?: Partial<Li
   return guard({ file, snapshot, limits }, (a) => wasm.planForget(a.file, a.snapshot, a.limits ?? null));
 }
 
+/** The links of MEMORY.md that leave the memory folder (decoded, anchors dropped), for a host to look up. */
+export function outsideLinks(indexText: string): string[] {
+  return guard({ indexText }, (a) => wasm.outsideLinks(a.indexText));
+}
+
 /** Every doctor check (SPEC §5). */
 export function runDoctor(input: DoctorInput): DoctorReport {
   return guard({ input }, (a) => wasm.runDoctor(a.input));

@@ -3,7 +3,7 @@
  * safe fixes the core planned, after showing their diff. Fixes are re-planned under the
  * write lock and applied only if nothing changed since the diff was shown.
  */
-import { planDoctorFixes, runDoctor } from "./core.js";
+import { outsideLinks, planDoctorFixes, runDoctor } from "./core.js";
 import type { DoctorInput, DoctorReport, FixPlan, Limits } from "./core.js";
 import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
@@ -18,8 +18,16 @@ export interface DoctorOptions {
 
 async function input(host: MemoryHost, limits: Limits, nowMs: number, options: DoctorOptions): Promise<DoctorInput> {
   const snapshot = await takeSnapshot(ioHost(host), { read: ["MEMORY.md"], allTopics: true, maxFileBytes: limits.maxFileBytes });
-  return { entries: snapshot.entries, contents: snapshot.contents, nowMs, limits, staleCoreDays: options.staleCoreDays ?? null };
+  // links that leave the folder are the host's to look up, where it can
+  const index = snapshot.contents["MEMORY.md"];
+  const outside: Record<string, boolean | null> = {};
+  for (const link of index ? outsideLinks(decoder.decode(index)) : []) {
+    outside[link] = host.lookOutside ? await host.lookOutside(link).catch(() => null) : null;
+  }
+  return { entries: snapshot.entries, contents: snapshot.contents, nowMs, limits, staleCoreDays: options.staleCoreDays ?? null, outside };
 }
+
+const decoder = new TextDecoder();
 
 export async function doctorReport(host: MemoryHost, limits: Limits, nowMs: number, options: DoctorOptions = {}): Promise<DoctorReport> {
   return runDoctor(await input(host, limits, nowMs, options));

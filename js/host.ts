@@ -76,6 +76,12 @@ export interface MemoryHost {
    * tell (another machine). Without it, locks are judged by their age alone.
    */
   ownerAlive?(owner: LockOwner): Promise<boolean | null>;
+  /**
+   * Whether a link of `MEMORY.md` that leaves the memory directory (`../plans/x.md`, an
+   * absolute path; from the core's `outsideLinks`) leads to something that exists, resolved
+   * from the directory; `null` when the host cannot tell. Only doctor asks; nothing is read.
+   */
+  lookOutside?(link: string): Promise<boolean | null>;
   /** Joins the root and a relative path for display (`absolutePath` of a memory). */
   absolutePath(path: string): string;
 }

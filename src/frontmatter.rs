@@ -85,6 +85,8 @@ pub enum Header {
     /// Opens on line 1 but does not close within the lines read.
     Unclosed {
         max_lines: usize,
+        /// Lines the head had: fewer than `max_lines` means the file ends unclosed.
+        read_lines: usize,
     },
     /// Opens and closes, but cannot be used; `line` is 1-based where known.
     Malformed {
@@ -115,7 +117,11 @@ pub fn parse_header(head: &str, max_lines: usize) -> Header {
         yaml_lines.push(line);
     }
     let Some(close_line) = close_line else {
-        return Header::Unclosed { max_lines };
+        let read_lines = head.split('\n').take(max_lines).count();
+        return Header::Unclosed {
+            max_lines,
+            read_lines,
+        };
     };
     let yaml = yaml_lines.join("\n");
     if yaml.len() > MAX_FRONTMATTER_BYTES {
@@ -148,12 +154,20 @@ fn load(yaml: &str) -> Result<Pod, LoadError> {
     vet(yaml)?;
     let wrapped = format!("---\n{yaml}\n---\n");
     let parsed = Matter::<YAML>::new().parse::<Pod>(&wrapped).map_err(|e| {
-        // the event walk names the line of a syntax error; gray_matter's message does not
-        let line = walk(yaml).err().and_then(|walked| walked.line);
-        LoadError {
-            reason: e.to_string(),
-            line,
-        }
+        // the event walk names the error and its line in the file's own numbering;
+        // gray_matter's message counts from its wrapper, so its position is dropped
+        walk(yaml).err().unwrap_or_else(|| {
+            let message = e.to_string();
+            let message = message
+                .strip_prefix("Deserialize error: ")
+                .unwrap_or(&message);
+            let reason = message
+                .split(" at byte ")
+                .next()
+                .unwrap_or(message)
+                .to_owned();
+            LoadError { reason, line: None }
+        })
     })?;
     Ok(parsed.data.unwrap_or(Pod::Null))
 }

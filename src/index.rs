@@ -178,6 +178,8 @@ pub fn index_prompt(input: &IndexInput) -> IndexPrompt {
         _ => bytes,
     };
     let text = String::from_utf8_lossy(bytes);
+    let normalized = normalize_text(&text);
+    let text = without_markup(&normalized);
     let view = if read_partially {
         let normalized = normalize_text(&text);
         let (mut view, kept) = measure_and_cut(js_trim(&normalized), &limits);
@@ -208,4 +210,21 @@ pub fn index_prompt(input: &IndexInput) -> IndexPrompt {
         prompt,
         read_partially,
     }
+}
+
+/// The index without what Claude Code strips before injecting it: frontmatter at the top and
+/// HTML comment blocks. Unchanged (borrowed) when it has neither.
+pub fn without_markup(text: &str) -> std::borrow::Cow<'_, str> {
+    use crate::write::entry::{classify_all, Line};
+    let kinds = classify_all(text);
+    if !kinds.iter().any(|k| *k == Line::Markup) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let kept: Vec<&str> = text
+        .split('\n')
+        .zip(kinds)
+        .filter(|(_, k)| *k != Line::Markup)
+        .map(|(l, _)| l)
+        .collect();
+    std::borrow::Cow::Owned(kept.join("\n"))
 }

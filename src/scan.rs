@@ -365,10 +365,17 @@ fn read_memory(
     let head = first_lines(&normalized, max_lines);
     match parse_header(head, max_lines) {
         Header::Missing => diagnostics.push(Diagnostic::new(path, "frontmatter_missing", "the file does not start with '---' frontmatter", Some(1))),
-        Header::Unclosed { max_lines } => diagnostics.push(Diagnostic::new(
+        Header::Unclosed {
+            max_lines,
+            read_lines,
+        } => diagnostics.push(Diagnostic::new(
             path,
             "frontmatter_unclosed",
-            format!("frontmatter opens on line 1 but does not close within {max_lines} lines, so it is ignored"),
+            if read_lines < max_lines {
+                "frontmatter opens on line 1 but no `---` line closes it, so it is ignored".to_owned()
+            } else {
+                format!("frontmatter opens on line 1 but does not close within {max_lines} lines, so it is ignored")
+            },
             Some(1),
         )),
         Header::Malformed { reason, line } => {

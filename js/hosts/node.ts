@@ -60,6 +60,16 @@ export class NodeHost implements MemoryHost {
     return resolveInside(await this.walkerReady, this.fs, path);
   }
 
+  /** Stats where a link out of the directory leads (for doctor); nothing is read. */
+  async lookOutside(link: string): Promise<boolean | null> {
+    try {
+      await this.fs.stat(resolvePath(this.root, link));
+      return true;
+    } catch (error) {
+      return isCode(error, "ENOENT", "ENOTDIR") ? false : null;
+    }
+  }
+
   async list(): Promise<HostEntry[]> {
     const walker = await this.walkerReady;
     let rootDir: OpenDir;

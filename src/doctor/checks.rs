@@ -10,7 +10,7 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::{scan_memories, FileHead, ScanResult, INDEX_FILE_NAME};
 use crate::secrets::find_secrets;
 use crate::text::utf16_len;
-use crate::write::entry::{classify, format_entry, Line, MAX_ENTRY_UTF16};
+use crate::write::entry::{classify, classify_all, format_entry, Line, Target, MAX_ENTRY_UTF16};
 use crate::write::guard::index_size;
 use crate::write::similar::{name_key, WordSet};
 use crate::write::Snapshot;
@@ -53,13 +53,18 @@ fn finding(
 
 pub(super) fn run(snapshot: &Snapshot, options: &Options) -> Vec<Finding> {
     let mut out = Vec::new();
-    let indexed = index_checks(snapshot, &options.limits, &mut out);
+    let indexed = index_checks(snapshot, &options.limits, &options.outside, &mut out);
     file_checks(options, snapshot, &indexed, &mut out);
     out
 }
 
 /// Index checks; returns the local targets the index links to.
-fn index_checks(snapshot: &Snapshot, limits: &Limits, out: &mut Vec<Finding>) -> BTreeSet<String> {
+fn index_checks(
+    snapshot: &Snapshot,
+    limits: &Limits,
+    outside: &BTreeMap<String, Option<bool>>,
+    out: &mut Vec<Finding>,
+) -> BTreeSet<String> {
     let mut targets = BTreeSet::new();
     let exists = snapshot.entry(INDEX_FILE_NAME).is_some();
     let text = snapshot.index_text();
@@ -94,61 +99,82 @@ fn index_checks(snapshot: &Snapshot, limits: &Limits, out: &mut Vec<Finding>) ->
             None,
         ));
     }
-    let mut run_start: Option<usize> = None;
     let all: Vec<&str> = text.split('\n').collect();
+    let kinds = classify_all(&text);
+    let first_entry = kinds.iter().position(|k| matches!(k, Line::Entry(_)));
+    let mut run_start: Option<usize> = None;
     let flush = |start: &mut Option<usize>, end: usize, out: &mut Vec<Finding>| {
-        if let Some(s) = start.take() {
-            let span = if end == s {
-                format!("line {s} is")
-            } else {
-                format!("lines {s}–{end} are")
-            };
-            out.push(finding("index_content", Severity::Error, INDEX_FILE_NAME, Some(s),
-                format!("{span} content, not index entries: MEMORY.md should hold only `- [Title](file.md) — hook` lines; move the content into a topic file"), None));
+        let Some(s) = start.take() else { return };
+        // one sentence above the entries is a preamble: not content to move, but still paid for
+        if end == s && first_entry.is_none_or(|f| s <= f) {
+            out.push(finding("index_preamble", Severity::Warning, INDEX_FILE_NAME, Some(s),
+                format!("line {s} is a sentence, not an entry: MEMORY.md is loaded into every prompt, so keep it to entries (a heading says the same for free)"), None));
+            return;
         }
+        let span = if end == s {
+            format!("line {s} is")
+        } else {
+            format!("lines {s}–{end} are")
+        };
+        out.push(finding("index_content", Severity::Error, INDEX_FILE_NAME, Some(s),
+            format!("{span} content, not index entries: MEMORY.md should hold only `- [Title](file.md) — hook` lines; move the content into a topic file"), None));
     };
-    for (i, line) in all.iter().enumerate() {
+    for (i, (line, kind)) in all.iter().zip(&kinds).enumerate() {
         let n = i + 1;
-        match classify(line) {
+        let e = match kind {
             Line::Content => {
                 run_start.get_or_insert(n);
                 continue;
             }
-            Line::Entry(e) if e.is_local() => {
+            Line::Entry(e) => e,
+            _ => {
                 flush(&mut run_start, n - 1, out);
-                let target = e.target.to_owned();
-                if !snapshot.is_file(&target) {
-                    out.push(finding(
-                        "dead_link",
-                        Severity::Error,
-                        INDEX_FILE_NAME,
-                        Some(n),
-                        format!("the entry links to {target}, which does not exist"),
-                        Some(format!("remove line {n}")),
-                    ));
-                    continue;
-                }
-                if !targets.insert(target.clone()) {
-                    out.push(finding(
-                        "duplicate_entry",
-                        Severity::Warning,
-                        INDEX_FILE_NAME,
-                        Some(n),
-                        format!("a second entry for {target}"),
-                        Some(format!("remove line {n}")),
-                    ));
-                    continue;
-                }
-                let length = utf16_len(line);
-                if length > MAX_ENTRY_UTF16 {
-                    let fix = shorter_entry(line).map(|_| {
-                        format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters")
-                    });
-                    out.push(finding("entry_too_long", Severity::Warning, INDEX_FILE_NAME, Some(n),
-                        format!("the entry is {length} characters; entries should be one short line (under {MAX_ENTRY_UTF16}) with the detail in {target}"), fix));
-                }
+                continue;
             }
-            _ => flush(&mut run_start, n - 1, out),
+        };
+        flush(&mut run_start, n - 1, out);
+        let target = match e.destination() {
+            Target::Inside(path) => path,
+            Target::Outside(raw) => {
+                outside_link(&raw, n, outside, out);
+                continue;
+            }
+            Target::Other => continue,
+        };
+        if !snapshot.is_file(&target) {
+            match unverifiable(snapshot, &target) {
+                // a folder on the way could not be listed: the file may well be there
+                Some(folder) => out.push(finding("link_unverifiable", Severity::Info, INDEX_FILE_NAME, Some(n),
+                    format!("the entry links to {target}, under {folder}, which memdir could not list; it is not checked"), None)),
+                None => out.push(finding(
+                    "dead_link",
+                    Severity::Error,
+                    INDEX_FILE_NAME,
+                    Some(n),
+                    format!("the entry links to {target}, which does not exist"),
+                    Some(format!("remove line {n}")),
+                )),
+            }
+            continue;
+        }
+        if !targets.insert(target.clone()) {
+            out.push(finding(
+                "duplicate_entry",
+                Severity::Warning,
+                INDEX_FILE_NAME,
+                Some(n),
+                format!("a second entry for {target}"),
+                Some(format!("remove line {n}")),
+            ));
+            continue;
+        }
+        let length = utf16_len(line.trim_end_matches('\r'));
+        if length > MAX_ENTRY_UTF16 {
+            let fix = shorter_entry(line).map(|_| {
+                format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters")
+            });
+            out.push(finding("entry_too_long", Severity::Warning, INDEX_FILE_NAME, Some(n),
+                format!("the entry is {length} characters; entries should be one short line (under {MAX_ENTRY_UTF16}) with the detail in {target}"), fix));
         }
     }
     flush(&mut run_start, all.len(), out);
@@ -156,6 +182,39 @@ fn index_checks(snapshot: &Snapshot, limits: &Limits, out: &mut Vec<Finding>) ->
         out.push(secret_finding(INDEX_FILE_NAME, &found));
     }
     targets
+}
+
+/// A link that leaves the memory folder: checked through the host where it could look
+/// (`outside`), never dead on memdir's own say-so, never fixed.
+fn outside_link(
+    raw: &str,
+    n: usize,
+    outside: &BTreeMap<String, Option<bool>>,
+    out: &mut Vec<Finding>,
+) {
+    match outside.get(raw).copied().flatten() {
+        Some(true) => {}
+        Some(false) => out.push(finding("outside_link_missing", Severity::Warning, INDEX_FILE_NAME, Some(n),
+            format!("the entry links outside the memory folder to {raw}, which the host could not find from here; remove the line yourself if that file is gone for good"), None)),
+        None => out.push(finding("outside_link", Severity::Info, INDEX_FILE_NAME, Some(n),
+            format!("the entry links outside the memory folder ({raw}); memdir does not look there, so it is not checked"), None)),
+    }
+}
+
+/// The first folder on the way to `path` that the host listed with a problem (unreadable, a
+/// link it could not follow): below it, memdir cannot tell what exists.
+fn unverifiable<'a>(snapshot: &Snapshot, path: &'a str) -> Option<&'a str> {
+    let mut prefix = path;
+    while let Some((parent, _)) = prefix.rsplit_once('/') {
+        if snapshot
+            .entry(parent)
+            .is_some_and(|e| e.problem.is_some() || e.kind == "other")
+        {
+            return Some(parent);
+        }
+        prefix = parent;
+    }
+    None
 }
 
 /// The entry with its hook shortened to fit, when that is possible.
@@ -331,6 +390,7 @@ fn file_checks(
             ));
         }
     }
+    foreign_files(snapshot, &scanned, &mut push);
     let max_bytes = f64::from(limits.max_file_bytes);
     for e in snapshot
         .entries
@@ -380,6 +440,70 @@ fn spans_lines(text: &str, limits: &Limits) -> bool {
         }
     }
     false
+}
+
+/// Extensions of files that look like memories or rules but that memdir does not read.
+const UNREAD_EXTENSIONS: &[(&str, &str)] = &[
+    (".mdc", "Cursor rules"),
+    (".markdown", "Markdown under another extension"),
+    (".mdx", "MDX"),
+    (".MD", "Markdown with an upper-case extension"),
+];
+/// The files of a Cline memory bank: plain Markdown without frontmatter.
+const CLINE_BANK: &[&str] = &[
+    "projectbrief.md",
+    "productContext.md",
+    "activeContext.md",
+    "systemPatterns.md",
+    "techContext.md",
+    "progress.md",
+];
+
+/// Files memdir does not read, and folders in other tools' shapes: say so, and what to do.
+fn foreign_files(snapshot: &Snapshot, scanned: &ScanResult, push: &mut impl FnMut(Finding)) {
+    let topics = scanned.memories.len() + scanned.dropped.len();
+    for (ext, what) in UNREAD_EXTENSIONS {
+        let files: Vec<&str> = snapshot
+            .entries
+            .iter()
+            .filter(|e| e.kind == "file" && e.path.ends_with(ext))
+            .map(|e| e.path.as_str())
+            .collect();
+        let Some(first) = files.iter().min() else {
+            continue;
+        };
+        let severity = if topics == 0 {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        push(finding("unread_files", severity, first, None,
+            format!("{} {ext} file{} ({what}) here {} not read: memdir reads `*.md` topic files with `description:` frontmatter{}. Convert the ones worth recalling, or keep them where their own tool reads them",
+                files.len(), if files.len() == 1 { "" } else { "s" }, if files.len() == 1 { "is" } else { "are" },
+                if topics == 0 { ", and there are none here, so recall finds nothing" } else { "" }), None));
+    }
+    let bank: Vec<&str> = snapshot
+        .entries
+        .iter()
+        .filter(|e| CLINE_BANK.contains(&e.path.rsplit('/').next().unwrap_or("")))
+        .map(|e| e.path.as_str())
+        .collect();
+    let bare = bank
+        .iter()
+        .filter(|p| {
+            scanned
+                .memories
+                .iter()
+                .chain(&scanned.dropped)
+                .any(|m| m.path == **p && m.description.is_none())
+        })
+        .count();
+    if bank.len() >= 3 && bare >= 3 {
+        if let Some(first) = bank.iter().min() {
+            push(finding("cline_memory_bank", Severity::Info, first, None,
+                format!("this looks like a Cline memory bank ({} of its core files): they have no frontmatter, so the selector sees only their names. Cline reads them all every time; to recall them one by one, give each a `description:` line in frontmatter", bank.len()), None));
+        }
+    }
 }
 
 /// The scan over every file of the snapshot (doctor reads them all).

@@ -31,6 +31,10 @@ pub struct DoctorInput {
     /// Default 90.
     #[serde(default)]
     pub stale_core_days: Option<u32>,
+    /// Links of `MEMORY.md` that leave the folder (from `outsideLinks`), with whether the host
+    /// found them (`null`: it could not look). Such a link is never called dead otherwise.
+    #[serde(default)]
+    pub outside: BTreeMap<String, Option<bool>>,
 }
 
 impl DoctorInput {
@@ -43,16 +47,18 @@ impl DoctorInput {
             now_ms: self.now_ms,
             limits: self.limits.unwrap_or_default(),
             stale_core_days: self.stale_core_days.unwrap_or(DEFAULT_STALE_CORE_DAYS),
+            outside: self.outside.clone(),
         }
     }
 }
 
 /// The settings of one doctor run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Options {
     pub now_ms: f64,
     pub limits: Limits,
     pub stale_core_days: u32,
+    pub outside: BTreeMap<String, Option<bool>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -111,6 +117,24 @@ impl DoctorReport {
 /// Runs every check.
 pub fn doctor(input: &DoctorInput) -> DoctorReport {
     report(&input.snapshot(), &input.options())
+}
+
+/// The links of an index that leave the memory folder, as written (anchors dropped): a host
+/// that can look outside checks them for `DoctorInput.outside`.
+pub fn outside_links(index_text: &str) -> Vec<String> {
+    let mut links: Vec<String> = crate::write::entry::classify_all(index_text)
+        .into_iter()
+        .filter_map(|line| match line {
+            crate::write::entry::Line::Entry(e) => match e.destination() {
+                crate::write::entry::Target::Outside(raw) => Some(raw),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    links.sort();
+    links.dedup();
+    links
 }
 
 fn report(snapshot: &Snapshot, options: &Options) -> DoctorReport {

@@ -5,7 +5,7 @@ use super::edit::refused;
 use super::ToolResult;
 use crate::limits::Limits;
 use crate::scan::{is_topic_path, INDEX_FILE_NAME};
-use crate::write::entry::{classify, remove_entries, retarget_entries, under, Line};
+use crate::write::entry::{classify, retarget_entries, under, Line};
 use crate::write::guard::{no_secrets, room_for_topic};
 use crate::write::{Effect, Snapshot};
 
@@ -56,21 +56,16 @@ pub fn delete(given: &str, rel: &str, snapshot: &Snapshot, limits: &Limits) -> T
 
 /// The index without the entries pointing at `rel` or below it, and how many went.
 fn remove_entries_under(index: &str, rel: &str) -> (String, usize) {
-    let targets: Vec<&str> = index
-        .split('\n')
-        .filter_map(|l| match classify(l) {
-            Line::Entry(e) if under(e.target, rel) => Some(e.target),
-            _ => None,
-        })
+    let lines: Vec<&str> = index.split('\n').collect();
+    let kept: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(
+            |l| !matches!(classify(l), Line::Entry(e) if e.file().is_some_and(|f| under(&f, rel))),
+        )
         .collect();
-    let mut new_index = index.to_owned();
-    let mut removed = 0;
-    for target in targets {
-        let (text, n) = remove_entries(&new_index, target);
-        new_index = text;
-        removed += n;
-    }
-    (new_index, removed)
+    let removed = lines.len() - kept.len();
+    (kept.join("\n"), removed)
 }
 
 pub fn rename(

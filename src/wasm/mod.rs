@@ -314,6 +314,18 @@ pub fn plan_forget(
     to_js(&plan.map_err(|e| to_js_error(&e))?)
 }
 
+/// The links of `MEMORY.md` that leave the memory folder (decoded, anchors dropped): a host
+/// that can look outside checks them for `DoctorInput.outside`.
+#[wasm_bindgen(js_name = outsideLinks, unchecked_return_type = "string[]")]
+pub fn outside_links(
+    #[wasm_bindgen(unchecked_param_type = "string")] index_text: JsValue,
+) -> JsResult {
+    to_js(&doctor::outside_links(&string_arg(
+        &index_text,
+        "indexText",
+    )?))
+}
+
 /// Every doctor check over a directory (SPEC §5).
 #[wasm_bindgen(js_name = runDoctor, unchecked_return_type = "DoctorReport")]
 pub fn run_doctor(

@@ -392,6 +392,8 @@ export interface DoctorInput {
   limits?: Partial<Limits> | null;
   /** Days after which a user or feedback memory is reported. Default 90. */
   staleCoreDays?: number | null;
+  /** For each of `outsideLinks(MEMORY.md)`: whether the host found it (`null`: it could not look). */
+  outside?: Record<string, boolean | null>;
 }
 
 export interface Finding {

@@ -14,11 +14,27 @@ pub const HOOK_SEPARATOR: &str = " — ";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Line<'a> {
     Blank,
+    /// A heading, or a thematic break (`---`, `***`, `___`): structure, not content.
     Heading,
+    /// Frontmatter or an HTML comment: never injected (Claude Code strips both).
+    Markup,
     /// A list item that starts with a link.
     Entry(EntryLine<'a>),
     /// Anything else.
     Content,
+}
+
+/// Where an entry's link leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A file inside the memory folder: its relative path with percent-escapes decoded, any
+    /// `#anchor` or `?query` dropped, and `./` and inner `..` resolved.
+    Inside(String),
+    /// A path that leaves the folder (`../plans/x.md`, `/abs/x.md`, `C:\x.md`), as written
+    /// minus any anchor: memdir cannot see it, so it is never called dead on that account.
+    Outside(String),
+    /// Not a file: a URL, `mailto:`, an anchor alone, nothing.
+    Other,
 }
 
 /// A parsed `- [Title](target) — hook` line.
@@ -32,25 +48,132 @@ pub struct EntryLine<'a> {
 }
 
 impl EntryLine<'_> {
-    /// Whether the target names a local file (not a URL or an anchor).
-    pub fn is_local(&self) -> bool {
-        !self.target.is_empty()
-            && !self.target.contains("://")
-            && !self.target.starts_with('#')
-            && !self.target.starts_with("mailto:")
+    /// Where the link leads (see [`Target`]).
+    pub fn destination(&self) -> Target {
+        let raw = self.target;
+        let is_url = raw.split_once(':').is_some_and(|(scheme, _)| {
+            scheme.len() > 1
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+        });
+        if raw.is_empty() || raw.starts_with('#') || is_url {
+            return Target::Other;
+        }
+        let path = raw.split(['#', '?']).next().unwrap_or(raw);
+        if path.is_empty() {
+            return Target::Other;
+        }
+        let decoded = percent_decode(path);
+        let bytes = decoded.as_bytes();
+        let absolute = decoded.starts_with(['/', '\\'])
+            || matches!(bytes, [d, b':', ..] if d.is_ascii_alphabetic())
+            || decoded.starts_with('~');
+        if absolute {
+            return Target::Outside(decoded.into_owned());
+        }
+        let mut parts: Vec<&str> = Vec::new();
+        for part in decoded.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    if parts.pop().is_none() {
+                        return Target::Outside(decoded.into_owned());
+                    }
+                }
+                other => parts.push(other),
+            }
+        }
+        if parts.is_empty() {
+            return Target::Other;
+        }
+        Target::Inside(parts.join("/"))
+    }
+
+    /// The file inside the folder the entry links to, if it links to one.
+    pub fn file(&self) -> Option<String> {
+        match self.destination() {
+            Target::Inside(path) => Some(path),
+            _ => None,
+        }
     }
 }
 
-/// Classifies one line of the index.
+/// `%XX` escapes decoded, when the result is UTF-8; otherwise the text as written.
+fn percent_decode(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('%') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let hex = |j: usize| bytes.get(j).and_then(|c| char::from(*c).to_digit(16));
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'%', Some(hi), Some(lo)) => {
+                out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
+                i += 3;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).map_or(std::borrow::Cow::Borrowed(text), std::borrow::Cow::Owned)
+}
+
+/// Classifies one line of the index on its own (see [`classify_all`] for markup that spans lines).
 pub fn classify(line: &str) -> Line<'_> {
     let trimmed = line.trim();
     if trimmed.is_empty() {
         return Line::Blank;
     }
-    if trimmed.starts_with('#') {
+    if trimmed.starts_with('#') || is_thematic_break(trimmed) {
         return Line::Heading;
     }
+    if trimmed.starts_with("<!--") && trimmed.ends_with("-->") {
+        return Line::Markup;
+    }
     parse_entry(trimmed).map_or(Line::Content, Line::Entry)
+}
+
+/// `---`, `***`, `___` (three or more of one, spaces allowed): a Markdown thematic break.
+fn is_thematic_break(line: &str) -> bool {
+    let marks: Vec<char> = line.chars().filter(|c| !c.is_whitespace()).collect();
+    marks.len() >= 3 && ['-', '*', '_'].iter().any(|m| marks.iter().all(|c| c == m))
+}
+
+/// Classifies every line, knowing what spans lines: frontmatter at the top and HTML comment
+/// blocks are [`Line::Markup`] (Claude Code strips both before injecting the index).
+pub fn classify_all(text: &str) -> Vec<Line<'_>> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = Vec::with_capacity(lines.len());
+    let mut in_frontmatter = lines.first().is_some_and(|l| l.trim_end() == "---")
+        && lines.iter().skip(1).any(|l| l.trim_end() == "---");
+    let mut in_comment = false;
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim();
+        if in_frontmatter {
+            out.push(Line::Markup);
+            if i > 0 && trimmed == "---" {
+                in_frontmatter = false;
+            }
+            continue;
+        }
+        if in_comment || trimmed.starts_with("<!--") {
+            out.push(Line::Markup);
+            let after_open = if in_comment {
+                trimmed
+            } else {
+                trimmed.get(4..).unwrap_or("")
+            };
+            in_comment = !after_open.contains("-->");
+            continue;
+        }
+        out.push(classify(line));
+    }
+    out
 }
 
 fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
@@ -95,9 +218,9 @@ fn find_link_close(s: &str) -> Option<usize> {
     None
 }
 
-/// Whether `line` is an entry linking to `path`.
+/// Whether `line` is an entry linking to the file `path` (anchors, escapes and `./` aside).
 pub fn links_to(line: &str, path: &str) -> bool {
-    matches!(classify(line), Line::Entry(e) if e.target == path)
+    matches!(classify(line), Line::Entry(e) if e.file().as_deref() == Some(path))
 }
 
 /// `- [Title](file.md) — hook`, the hook shortened at a word (with `…`) so the line stays
@@ -176,7 +299,7 @@ pub fn retarget_entries(index: &str, from: &str, to: &str) -> (String, usize) {
                 if e.target == from
                     || e.target
                         .strip_prefix(from)
-                        .is_some_and(|r| r.starts_with('/')) =>
+                        .is_some_and(|r| r.starts_with(['/', '#', '?'])) =>
             {
                 changed += 1;
                 let new_target = format!("{to}{}", e.target.get(from.len()..).unwrap_or(""));

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::entry::{classify, Line};
+use super::entry::{classify_all, Line};
 use crate::error::{Error, Refusal};
 use crate::limits::{to_usize, Limits};
 use crate::secrets::find_secrets;
@@ -58,15 +58,17 @@ pub fn index_size(text: &str) -> (usize, usize) {
 
 /// Refuses a new index that breaks a limit it did not already break, or adds content lines.
 pub fn index_rules(old: &str, new: &str, limits: &Limits) -> Result<(), Error> {
-    let before: BTreeSet<&str> = old
-        .split('\n')
-        .filter(|l| classify(l) == Line::Content)
-        .collect();
-    if let Some((n, line)) = new
-        .split('\n')
-        .enumerate()
-        .find(|(_, l)| classify(l) == Line::Content && !before.contains(l))
-    {
+    let content = |text| {
+        let kinds = classify_all(text);
+        text.split('\n')
+            .zip(kinds)
+            .enumerate()
+            .filter(|(_, (_, k))| *k == Line::Content)
+            .map(|(n, (l, _))| (n, l))
+            .collect::<Vec<_>>()
+    };
+    let before: BTreeSet<&str> = content(old).into_iter().map(|(_, l)| l).collect();
+    if let Some((n, line)) = content(new).into_iter().find(|(_, l)| !before.contains(l)) {
         return Err(Error::refused(
             Refusal::IndexOnly,
             format!(
