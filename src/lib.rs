@@ -28,6 +28,7 @@ pub mod secrets;
 pub mod selection;
 pub mod text;
 pub mod tool;
+pub mod words;
 pub mod write;
 
 pub use error::Error;

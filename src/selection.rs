@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::limits::{to_usize, Limits};
 use crate::manifest::format_manifest;
 use crate::scan::Memory;
-use crate::text::{is_js_whitespace, js_trim};
+use crate::text::js_trim;
 
 /// The instructions of the selector, in our own words.
 pub const SELECTOR_INSTRUCTIONS: &str = "You choose which saved memories an AI coding agent should read before it answers a query. \
@@ -102,7 +102,9 @@ pub fn build_selection_request(input: &SelectionInput) -> SelectionRequest {
         candidates: Vec::new(),
     };
     let query = js_trim(&input.query);
-    if !query.contains(is_js_whitespace) {
+    // one word: a CJK sentence has no spaces but many words (a deliberate difference: the
+    // reference skips it)
+    if crate::words::is_one_word(query) {
         request.skip = Some(Skip::Skipped);
         return request;
     }

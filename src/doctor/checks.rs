@@ -306,7 +306,7 @@ fn file_checks(
             ));
         }
         if let Some(d) = &m.description {
-            let words = d.split_whitespace().count();
+            let words = crate::words::word_count(d);
             let lower = d.to_lowercase();
             if words < MIN_DESCRIPTION_WORDS || VAGUE.contains(&lower.trim_end_matches('.')) {
                 push(finding("description_vague", Severity::Warning, &m.path, None,

@@ -19,13 +19,10 @@ pub fn name_key(name: &str) -> String {
 pub struct WordSet(BTreeSet<String>);
 
 impl WordSet {
+    /// Words of spaced scripts, and character pairs of CJK text (so two Chinese descriptions
+    /// are compared by their content, not as one "word" each).
     pub fn of(text: &str) -> Self {
-        Self(
-            text.split(|c: char| !c.is_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .map(str::to_lowercase)
-                .collect(),
-        )
+        Self(crate::words::terms(text).into_iter().collect())
     }
 
     /// Jaccard similarity of the two word sets, 0…1.

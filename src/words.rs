@@ -1,0 +1,163 @@
+//! Words in every script. Spaces separate words in English, not in Chinese or Japanese (and
+//! Korean spaces separate phrases), so a rule that counts or compares words by splitting on
+//! white space sees a whole Chinese sentence as one word. Here a run of CJK characters counts
+//! one word a character and is compared by overlapping character pairs (bigrams), the usual
+//! unit for CJK retrieval without a dictionary; identifiers (`camelCase`, `snake_case`,
+//! `kebab-case`, `file.names`) are split into their words too.
+
+/// Han (with extensions), kana, Hangul and the CJK symbol block's letters.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30FF}'      // Hiragana, Katakana
+        | '\u{31F0}'..='\u{31FF}'    // Katakana extensions
+        | '\u{3400}'..='\u{4DBF}'    // Han extension A
+        | '\u{4E00}'..='\u{9FFF}'    // Han
+        | '\u{F900}'..='\u{FAFF}'    // Han compatibility
+        | '\u{1100}'..='\u{11FF}'    // Hangul Jamo
+        | '\u{3130}'..='\u{318F}'    // Hangul compatibility Jamo
+        | '\u{AC00}'..='\u{D7AF}'    // Hangul syllables
+        | '\u{20000}'..='\u{2FFFF}'  // Han extensions B and later
+    )
+}
+
+/// One piece of a text: a run of letters and digits in a script that spaces words, or a run
+/// of CJK characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Run<'a> {
+    Word(&'a str),
+    Cjk(&'a str),
+}
+
+/// The runs of `text`, in order; everything else (spaces, punctuation, symbols) separates.
+pub fn runs(text: &str) -> Vec<Run<'_>> {
+    let mut out = Vec::new();
+    let mut start: Option<(usize, bool)> = None;
+    for (i, c) in text.char_indices() {
+        let kind = if is_cjk(c) {
+            Some(true)
+        } else if c.is_alphanumeric() {
+            Some(false)
+        } else {
+            None
+        };
+        let continues = matches!((start, kind), (Some((_, cjk)), Some(k)) if cjk == k);
+        if continues {
+            continue;
+        }
+        if let Some((s, cjk)) = start {
+            push_run(&mut out, text.get(s..i).unwrap_or(""), cjk);
+        }
+        start = kind.map(|k| (i, k));
+    }
+    if let Some((s, cjk)) = start {
+        push_run(&mut out, text.get(s..).unwrap_or(""), cjk);
+    }
+    out
+}
+
+fn push_run<'a>(out: &mut Vec<Run<'a>>, run: &'a str, cjk: bool) {
+    if !run.is_empty() {
+        out.push(if cjk { Run::Cjk(run) } else { Run::Word(run) });
+    }
+}
+
+/// How many words a text has: each word of a spaced script, and each CJK character. "Fewer
+/// than four words" then means the same in English and in Chinese.
+pub fn word_count(text: &str) -> usize {
+    runs(text)
+        .iter()
+        .map(|r| match r {
+            Run::Word(_) => 1,
+            Run::Cjk(s) => s.chars().count(),
+        })
+        .sum()
+}
+
+/// A query of one word: no white space, and at most one CJK character (a Chinese or Japanese
+/// sentence has no spaces, but many words).
+pub fn is_one_word(text: &str) -> bool {
+    !text.contains(crate::text::is_js_whitespace)
+        && text.chars().filter(|&c| is_cjk(c)).count() <= 1
+}
+
+/// The parts of an identifier: `camelCase`, `HTTPServer`, `snake_case` and digits split
+/// (`parseHTTPResponse2` → `parse`, `http`, `response`, `2`), lower-cased. A plain word is
+/// itself.
+pub fn identifier_parts(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+        let next = chars.get(i + 1).copied();
+        let boundary = match prev {
+            None => false,
+            Some(p) => {
+                (p.is_lowercase() && c.is_uppercase())
+                    || (p.is_alphabetic() && c.is_numeric())
+                    || (p.is_numeric() && c.is_alphabetic())
+                    // the last capital of an acronym starts the next word: HTTPServer → HTTP, Server
+                    || (p.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase))
+            }
+        };
+        if boundary && !current.is_empty() {
+            parts.push(std::mem::take(&mut current));
+        }
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        parts.push(current);
+    }
+    parts
+}
+
+/// Overlapping character pairs of a CJK run (the run itself when it is one character).
+pub fn bigrams(run: &str) -> Vec<String> {
+    let chars: Vec<char> = run.chars().collect();
+    if chars.len() < 2 {
+        return vec![run.to_owned()];
+    }
+    chars.windows(2).map(|w| w.iter().collect()).collect()
+}
+
+/// The terms a text is compared by: lower-cased words (identifiers split into their parts)
+/// and CJK bigrams.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for run in runs(text) {
+        match run {
+            Run::Word(w) => out.extend(identifier_parts(w)),
+            Run::Cjk(s) => out.extend(bigrams(s)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_words_in_every_script() {
+        assert_eq!(word_count("Integration tests hit a real database"), 6);
+        assert_eq!(word_count("异步入库改造方案"), 8);
+        assert_eq!(word_count("OCR识别结果的置信度"), 1 + 8);
+        assert_eq!(word_count("리뷰 산출물에"), 6);
+        assert_eq!(word_count("  — !"), 0);
+    }
+
+    #[test]
+    fn splits_identifiers_and_cjk() {
+        assert_eq!(
+            identifier_parts("parseHTTPResponse2"),
+            ["parse", "http", "response", "2"]
+        );
+        assert_eq!(identifier_parts("snake"), ["snake"]);
+        assert_eq!(
+            terms("feedback_rust-error.md OCR识别"),
+            ["feedback", "rust", "error", "md", "ocr", "识别"]
+        );
+        assert_eq!(terms("入库改造"), ["入库", "库改", "改造"]);
+        assert_eq!(terms("库"), ["库"]);
+    }
+}
