@@ -217,7 +217,7 @@ pub fn index_prompt(input: &IndexInput) -> IndexPrompt {
 pub fn without_markup(text: &str) -> std::borrow::Cow<'_, str> {
     use crate::write::entry::{classify_all, Line};
     let kinds = classify_all(text);
-    if !kinds.iter().any(|k| *k == Line::Markup) {
+    if !kinds.contains(&Line::Markup) {
         return std::borrow::Cow::Borrowed(text);
     }
     let kept: Vec<&str> = text
