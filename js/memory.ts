@@ -260,7 +260,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   }
 
   async function select(request: SelectionRequest, query: string, scanResult: ScanResult, options: RecallOptions): Promise<{ name: string; selected: string[]; rejected: Rejected[]; side: SideQueryResult | null; error?: string }> {
-    const lexical = () => lexicalSelect({ query, memories: scanResult.memories.filter((m) => request.candidates.includes(m.path)), limits }).selected;
+    const lexical = () => lexicalSelect({ query, memories: scanResult.memories.filter((m) => request.candidates.includes(m.path)), recentTools: options.recentTools ?? [], limits }).selected;
     if (typeof selector !== "function" && selector.provider === "lexical") return { name: "lexical", selected: lexical(), rejected: [], side: null };
     const timeoutMs = options.timeoutMs ?? (typeof selector === "function" ? undefined : selector.timeoutMs);
     const side =

@@ -1,6 +1,30 @@
-//! The offline selector: BM25 over each memory's name, description and path, with a
-//! threshold so that it can choose nothing. Deterministic, no model, no network — used when
-//! no model is configured and, when asked, when the model call fails.
+//! The offline selector. Without a model it cannot understand a query, so it is built to be
+//! silent unless a memory clearly matches: a fallback that injects an unrelated memory costs
+//! tokens and misleads. It decides from what the side query sees — each memory's name, file
+//! name and description — with these general rules, none tuned to a folder:
+//!
+//! - **Terms.** Words of spaced scripts (identifiers split: `camelCase`, `snake_case`, file
+//!   names), lower-cased, stop words dropped, English suffixes stemmed; CJK text as character
+//!   pairs. A query word that shares a long stem with a memory's word (`rotating`,
+//!   `rotation`) counts for part of its weight.
+//! - **Weights that scale with the folder.** A term weighs its inverse document frequency,
+//!   divided by the largest that can be in this folder: a word found in one memory weighs 1
+//!   whether the folder has 6 files or 600, and a word found everywhere weighs almost 0. A
+//!   query word found in no memory weighs 1: it is what the query is about, and nothing here
+//!   is about it.
+//! - **Coverage, not score.** A memory's coverage is the share of the query's weight it
+//!   matches. It is chosen only when it covers at least half of the query, matches two
+//!   distinct terms (one, for a query of one or two terms), and comes close to the best
+//!   memory. A shared common word is not a match.
+//! - **Tools in use.** A memory about a tool the agent just used is a usage reference (a
+//!   `reference` memory, not worded as a warning) or a warning (a `feedback` memory, or
+//!   worded as one). References are left out, as the side-query prompt asks; warnings count
+//!   as matching.
+//! - **Superseded.** Of two chosen or choosable memories that say almost the same thing, only
+//!   the newer is kept.
+//!
+//! Deterministic, no model, no network: used when no model is configured and, when asked,
+//! when the model call fails. `node bench/selection-eval.mjs` measures it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -8,13 +32,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::limits::{to_usize, Limits};
 use crate::scan::Memory;
+use crate::words::terms;
+use crate::write::similar::WordSet;
 
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
-/// A memory must score at least this much, and at least this share of the best score. Tuned
-/// on examples/queries.json (`node bench/selection-eval.mjs`).
-const MIN_SCORE: f64 = 3.0;
-const MIN_SHARE_OF_BEST: f64 = 0.5;
+/// A memory is chosen only when it covers at least this share of the query's weight.
+const MIN_COVERAGE: f64 = 0.5;
+/// …and at least this share of the best memory's coverage.
+const MIN_SHARE_OF_BEST: f64 = 0.75;
+/// A query word matched only through a shared stem counts this share of its weight.
+const STEM_MATCH: f64 = 0.6;
+/// Shortest shared stem for a partial match, in characters.
+const MIN_SHARED_STEM: usize = 5;
+/// Two memories whose names and descriptions overlap this much (word sets, Jaccard) say
+/// almost the same thing: only the newer is kept.
+const SUPERSEDED: f64 = 0.5;
 
 const STOP_WORDS: &[&str] = &[
     "a",
@@ -105,10 +136,45 @@ const STOP_WORDS: &[&str] = &[
     "would",
     "you",
     "your",
+    "i'm",
+    "am",
+    "being",
+    "each",
+    "every",
+    "here",
+    "more",
+    "most",
+    "other",
+    "same",
+    "such",
+    "than",
+    "too",
+    "very",
+    "yet",
+    "tell",
+    "know",
+    "think",
+    "going",
+    "way",
+    "thing",
+    "things",
+    "help",
+    "look",
+    "see",
+    "still",
+    "today",
+    "yesterday",
+    "again",
     "user",
     "feedback",
     "project",
     "reference",
+];
+/// Words that say a memory warns rather than explains (stemmed as terms are).
+const WARNING_WORDS: &[&str] = &[
+    "warn", "warning", "gotcha", "pitfall", "bug", "broken", "break", "fail", "failure", "never",
+    "avoid", "careful", "caveat", "danger", "crash", "hang", "corrupt", "lose", "lost", "trap",
+    "problem", "issue", "mistake", "wrong", "dont", "don",
 ];
 
 /// Input of [`lexical_select`].
@@ -118,11 +184,15 @@ pub struct LexicalInput {
     pub query: String,
     /// The candidates (the scan's memories minus those already surfaced).
     pub memories: Vec<Memory>,
+    /// Tools the agent used in the previous turn: their usage references are left out, their
+    /// warnings count as matching.
+    #[serde(default)]
+    pub recent_tools: Vec<String>,
     #[serde(default)]
     pub limits: Option<Limits>,
 }
 
-/// A memory's score.
+/// A memory's coverage of the query (0…1, more with a tool warning), for inspection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Scored {
@@ -130,7 +200,7 @@ pub struct Scored {
     pub score: f64,
 }
 
-/// The lexical selection: `selected` in score order, and every non-zero score for inspection.
+/// The lexical selection: `selected` best first, and every non-zero score for inspection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LexicalSelection {
@@ -138,21 +208,26 @@ pub struct LexicalSelection {
     pub scores: Vec<Scored>,
 }
 
-/// Lower-case words of letters and digits, stop words dropped, lightly stemmed.
+/// Terms of a text: [`crate::words::terms`] without stop words and single letters, stemmed.
 pub fn tokens(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .filter(|w| w.chars().count() >= 2 && !STOP_WORDS.contains(&w.as_str()))
+    terms(text)
+        .into_iter()
+        .filter(|w| {
+            let cjk = w.chars().any(crate::words::is_cjk);
+            cjk || (w.chars().count() >= 2 && !STOP_WORDS.contains(&w.as_str()))
+        })
         .map(|w| stem(&w))
         .collect()
 }
 
 /// Strips a few English suffixes so `deploys`, `deploying` and `deployed` meet `deploy`.
 fn stem(word: &str) -> String {
-    for suffix in ["ing", "ies", "es", "ed", "s"] {
+    if !word.is_ascii() {
+        return word.to_owned();
+    }
+    for suffix in ["ing", "ies", "es", "ed", "ly", "s"] {
         if let Some(base) = word.strip_suffix(suffix) {
-            if base.chars().count() >= 3 {
+            if base.len() >= 3 && !(suffix == "s" && base.ends_with('s')) {
                 return if suffix == "ies" {
                     format!("{base}y")
                 } else {
@@ -164,7 +239,8 @@ fn stem(word: &str) -> String {
     word.to_owned()
 }
 
-fn document(memory: &Memory) -> Vec<String> {
+/// What the side query sees of a memory: name, file name (path), description.
+fn document(memory: &Memory) -> HashSet<String> {
     let mut text = String::new();
     for part in [
         memory.name.as_deref(),
@@ -177,46 +253,93 @@ fn document(memory: &Memory) -> Vec<String> {
         text.push_str(part);
         text.push(' ');
     }
-    tokens(&text)
+    tokens(&text).into_iter().collect()
 }
 
-/// Scores every candidate against the query with BM25 and keeps those above the threshold,
-/// at most `maxSelected`, best first (ties by manifest order).
+/// Long ASCII terms sharing at least [`MIN_SHARED_STEM`] leading characters.
+fn shares_stem(a: &str, b: &str) -> bool {
+    a.is_ascii()
+        && b.is_ascii()
+        && a.len() >= MIN_SHARED_STEM
+        && b.len() >= MIN_SHARED_STEM
+        && a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count() >= MIN_SHARED_STEM
+}
+
+/// Scores every candidate and keeps those that clearly match, at most `maxSelected`, best
+/// first (ties by manifest order).
 pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
     let limits = input.limits.unwrap_or_default();
-    let query: HashSet<String> = tokens(&input.query).into_iter().collect();
-    let docs: Vec<Vec<String>> = input.memories.iter().map(document).collect();
+    let docs: Vec<HashSet<String>> = input.memories.iter().map(document).collect();
     let count = docs.len() as f64;
-    let average = docs.iter().map(Vec::len).sum::<usize>() as f64 / count.max(1.0);
     let mut frequency: HashMap<&str, usize> = HashMap::new();
     for doc in &docs {
-        for term in doc.iter().collect::<HashSet<_>>() {
+        for term in doc {
             *frequency.entry(term.as_str()).or_default() += 1;
         }
     }
-    let mut scored: Vec<(usize, f64)> = docs
+    // inverse document frequency, as a share of the largest this folder allows
+    let idf = |df: f64| (1.0 + (count - df + 0.5) / (df + 0.5)).ln();
+    let top = idf(1.0).max(f64::MIN_POSITIVE);
+    let weight = |term: &str| match frequency.get(term) {
+        None => 1.0,
+        Some(&df) => (idf(df as f64) / top).clamp(0.0, 1.0),
+    };
+    let mut query: Vec<String> = tokens(&input.query);
+    query.sort();
+    query.dedup();
+    let total: f64 = query.iter().map(|t| weight(t)).sum();
+
+    let tools: Vec<HashSet<String>> = input
+        .recent_tools
         .iter()
-        .enumerate()
-        .map(|(i, doc)| {
-            let len = doc.len() as f64;
-            let score = query
-                .iter()
-                .map(|term| {
-                    let tf = doc.iter().filter(|t| *t == term).count() as f64;
-                    if tf == 0.0 {
-                        return 0.0;
-                    }
-                    let df = frequency.get(term.as_str()).copied().unwrap_or(0) as f64;
-                    let idf = ((count - df + 0.5) / (df + 0.5) + 1.0).ln();
-                    idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / average.max(1.0)))
-                })
-                .sum::<f64>();
-            (i, score)
-        })
-        .filter(|(_, s)| *s > 0.0)
+        .map(|t| tokens(t).into_iter().filter(|w| w != "mcp").collect::<HashSet<_>>())
+        .filter(|t| !t.is_empty())
         .collect();
+
+    let mut scored: Vec<(usize, f64)> = Vec::new();
+    for (i, (doc, memory)) in docs.iter().zip(&input.memories).enumerate() {
+        let about_tool = tools.iter().any(|t| t.iter().all(|w| doc.contains(w)));
+        let warns = matches!(memory.memory_type, Some(crate::frontmatter::MemoryType::Feedback))
+            || WARNING_WORDS.iter().any(|w| doc.contains(*w));
+        if about_tool && !warns {
+            continue; // a usage reference for a tool in use: the agent has the tool's own docs
+        }
+        let mut matched = 0.0;
+        let mut distinct = 0usize;
+        for term in &query {
+            let w = weight(term);
+            if doc.contains(term) {
+                matched += w;
+                distinct += 1;
+            } else if doc.iter().any(|d| shares_stem(term, d)) {
+                matched += STEM_MATCH * w;
+                distinct += 1;
+            }
+        }
+        let mut coverage = if total > 0.0 { matched / total } else { 0.0 };
+        let needed = if query.len() <= 2 { 1 } else { 2 };
+        if distinct < needed {
+            coverage = 0.0;
+        }
+        if about_tool {
+            coverage += MIN_COVERAGE; // a warning about a tool in use matters whatever was asked
+        }
+        if coverage > 0.0 {
+            scored.push((i, coverage));
+        }
+    }
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let best = scored.first().map_or(0.0, |s| s.1);
+    let chosen: Vec<usize> = scored
+        .iter()
+        .filter(|(_, c)| *c >= MIN_COVERAGE && *c >= best * MIN_SHARE_OF_BEST)
+        .map(|(i, _)| *i)
+        .collect();
+    let selected = newest_of_near_duplicates(&chosen, &input.memories)
+        .into_iter()
+        .take(to_usize(limits.max_selected))
+        .filter_map(|i| input.memories.get(i).map(|m| m.path.clone()))
+        .collect();
     let path = |i: usize| {
         input
             .memories
@@ -225,12 +348,7 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
             .unwrap_or_default()
     };
     LexicalSelection {
-        selected: scored
-            .iter()
-            .filter(|(_, s)| *s >= MIN_SCORE && *s >= best * MIN_SHARE_OF_BEST)
-            .take(to_usize(limits.max_selected))
-            .map(|(i, _)| path(*i))
-            .collect(),
+        selected,
         scores: scored
             .iter()
             .map(|(i, s)| Scored {
@@ -239,4 +357,36 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
             })
             .collect(),
     }
+}
+
+/// `chosen` (best first) with each memory replaced by the newest memory of the folder that
+/// says almost the same thing, without repeats.
+fn newest_of_near_duplicates(chosen: &[usize], memories: &[Memory]) -> Vec<usize> {
+    let sets: Vec<WordSet> = memories
+        .iter()
+        .map(|m| {
+            WordSet::of(&format!(
+                "{} {}",
+                m.name.as_deref().unwrap_or(""),
+                m.description.as_deref().unwrap_or("")
+            ))
+        })
+        .collect();
+    let mut out: Vec<usize> = Vec::new();
+    for &i in chosen {
+        let Some(mine) = sets.get(i) else {
+            continue;
+        };
+        let newest = sets
+            .iter()
+            .enumerate()
+            .filter(|(j, other)| *j == i || other.similarity(mine) >= SUPERSEDED)
+            .filter_map(|(j, _)| memories.get(j).map(|m| (j, m.time())))
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map_or(i, |(j, _)| j);
+        if !out.contains(&newest) {
+            out.push(newest);
+        }
+    }
+    out
 }

@@ -293,6 +293,8 @@ export interface RetryDecision {
 export interface LexicalInput {
   query: string;
   memories: Memory[];
+  /** Tools used in the previous turn: their usage references are left out, their warnings count as matching. */
+  recentTools?: string[];
   limits?: Partial<Limits> | null;
 }
 
