@@ -29,8 +29,9 @@ console.log(`truncateIndex on a 400-line index: ${median(() => memdir.truncateIn
 
 const { benchRecall } = await import("./recall.mjs");
 await benchRecall(memdir);
-const { evaluateLexical } = await import("./selection-eval.mjs");
-const quality = await evaluateLexical();
-console.log(`lexical selector on examples/queries.json: precision ${quality.precision.toFixed(2)}, recall ${quality.recall.toFixed(2)}, right to choose nothing ${quality.emptyRight}/${quality.empties}`);
+const { evaluate } = await import("./selection-eval.mjs");
+const quality = await evaluate();
+const q = quality.overall;
+console.log(`lexical selector on bench/eval and examples (${q.cases} cases; node bench/selection-eval.mjs for the table): recall@5 ${q.recallAt5.toFixed(2)}, precision ${q.precision.toFixed(2)}, abstention ${q.abstention.toFixed(2)}, exact ${q.exactMatch.toFixed(2)}`);
 const { benchWrites } = await import("./write.mjs");
 await benchWrites(memdir);
