@@ -233,7 +233,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   const selector: SelectorConfig | SelectorFunction =
     options.selector ?? (envKey("ANTHROPIC_API_KEY") ? { provider: "anthropic", apiKey: envKey("ANTHROPIC_API_KEY")! } : { provider: "lexical" });
 
-  async function scan(): Promise<ScanResult> {
+  /** The scan, and the heads it read (the offline selector compares their bodies too). */
+  async function scanWithHeads(): Promise<{ result: ScanResult; heads: Record<string, Uint8Array | string> }> {
     const listed = await host.list();
     const files: FileHead[] = listed.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem ?? null }));
     const byPath = new Map(files.map((f) => [f.path, f]));
@@ -256,11 +257,22 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
       });
       good += results.filter(Boolean).length;
     }
-    return scanMemories(files, limits);
+    const heads: Record<string, Uint8Array | string> = {};
+    for (const f of files) if (f.head != null) heads[f.path] = f.head;
+    return { result: scanMemories(files, limits), heads };
   }
 
-  async function select(request: SelectionRequest, query: string, scanResult: ScanResult, options: RecallOptions): Promise<{ name: string; selected: string[]; rejected: Rejected[]; side: SideQueryResult | null; error?: string }> {
-    const lexical = () => lexicalSelect({ query, memories: scanResult.memories.filter((m) => request.candidates.includes(m.path)), recentTools: options.recentTools ?? [], limits }).selected;
+  async function scan(): Promise<ScanResult> {
+    return (await scanWithHeads()).result;
+  }
+
+  async function select(request: SelectionRequest, query: string, scanned: { result: ScanResult; heads: Record<string, Uint8Array | string> }, options: RecallOptions): Promise<{ name: string; selected: string[]; rejected: Rejected[]; side: SideQueryResult | null; error?: string }> {
+    const lexical = () => {
+      const candidates = new Set(request.candidates);
+      const memories = scanned.result.memories.filter((m) => candidates.has(m.path));
+      const heads = Object.fromEntries(memories.filter((m) => m.path in scanned.heads).map((m) => [m.path, scanned.heads[m.path]!]));
+      return lexicalSelect({ query, memories, recentTools: options.recentTools ?? [], heads, limits }).selected;
+    };
     if (typeof selector !== "function" && selector.provider === "lexical") return { name: "lexical", selected: lexical(), rejected: [], side: null };
     const timeoutMs = options.timeoutMs ?? (typeof selector === "function" ? undefined : selector.timeoutMs);
     const side =
@@ -284,10 +296,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     const result: RecallResult = { outcome: "failed", selector: null, model: null, memories: [], reminders: [], rejected: [], usage: NO_USAGE, costUsd: null, latencyMs: 0, modelLatencyMs: 0 };
     let candidates = 0;
     try {
-      const scanned = await scan();
+      const scanned = await scanWithHeads();
       const request = buildSelectionRequest({
         query,
-        memories: scanned.memories,
+        memories: scanned.result.memories,
         alreadySurfaced: turn.alreadySurfaced ?? [],
         recentTools: turn.recentTools ?? [],
         surfacedUtf16: turn.surfacedUtf16 ?? 0,
@@ -312,7 +324,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
         if (chosen.error && chosen.name !== "lexical") {
           result.outcome = "failed";
         } else {
-          const byPath = new Map(scanned.memories.map((m) => [m.path, m]));
+          const byPath = new Map(scanned.result.memories.map((m) => [m.path, m]));
           const nowMs = now();
           const rendered = await bounded(chosen.selected, concurrency, async (path) => {
             const memory = byPath.get(path)!;

@@ -1,27 +1,27 @@
-//! The offline selector. Without a model it cannot understand a query, so it is built to be
+//! The offline selector. Without a model it cannot understand a query, so it is built to stay
 //! silent unless a memory clearly matches: a fallback that injects an unrelated memory costs
-//! tokens and misleads. It decides from what the side query sees — each memory's name, file
-//! name and description — with these general rules, none tuned to a folder:
+//! tokens and misleads. General rules, none tuned to a folder:
 //!
 //! - **Terms.** Words of spaced scripts (identifiers split: `camelCase`, `snake_case`, file
 //!   names), lower-cased, stop words dropped, English suffixes stemmed; CJK text as character
 //!   pairs. A query word that shares a long stem with a memory's word (`rotating`,
 //!   `rotation`) counts for part of its weight.
-//! - **Weights that scale with the folder.** A term weighs its inverse document frequency,
-//!   divided by the largest that can be in this folder: a word found in one memory weighs 1
-//!   whether the folder has 6 files or 600, and a word found everywhere weighs almost 0. A
-//!   query word found in no memory weighs 1: it is what the query is about, and nothing here
-//!   is about it.
-//! - **Coverage, not score.** A memory's coverage is the share of the query's weight it
-//!   matches. It is chosen only when it covers at least half of the query, matches two
-//!   distinct terms (one, for a query of one or two terms), and comes close to the best
-//!   memory. A shared common word is not a match.
-//! - **Tools in use.** A memory about a tool the agent just used is a usage reference (a
-//!   `reference` memory, not worded as a warning) or a warning (a `feedback` memory, or
-//!   worded as one). References are left out, as the side-query prompt asks; warnings count
-//!   as matching.
-//! - **Superseded.** Of two chosen or choosable memories that say almost the same thing, only
-//!   the newer is kept.
+//! - **What is compared.** What the side query sees — name, file name, description — and,
+//!   for half the weight, the body lines the scan read (the side query never sees them).
+//! - **Weights that scale with the folder.** A term weighs its inverse document frequency
+//!   divided by the largest this folder allows: a word found in one memory weighs 1 whether
+//!   the folder has 6 files or 600, a word found everywhere almost 0, and a query word found
+//!   nowhere 1 (it is what the query is about, and nothing here is).
+//! - **A clear match, or nothing.** A memory's evidence is the weight of the query terms it
+//!   matches. Something is chosen only when the best memory's evidence is more than one
+//!   specific word's (1.5) and covers a quarter of the query's weight; then the memories with
+//!   at least half of its evidence come along (at most `maxSelected`). A shared common word
+//!   is not a match, and a query mostly about things no memory mentions gets nothing.
+//! - **Tools in use.** A memory about a tool the agent just used is either a usage reference
+//!   (a `reference` memory not worded as a warning) or a warning (a `feedback` memory, or one
+//!   worded as a warning). References are left out and warnings always come, as the side-query
+//!   prompt asks.
+//! - **Superseded.** Of two memories that say almost the same thing, only the newer is kept.
 //!
 //! Deterministic, no model, no network: used when no model is configured and, when asked,
 //! when the model call fails. `node bench/selection-eval.mjs` measures it.
@@ -35,17 +35,28 @@ use crate::scan::Memory;
 use crate::words::terms;
 use crate::write::similar::WordSet;
 
-/// A memory is chosen only when it covers at least this share of the query's weight.
-const MIN_COVERAGE: f64 = 0.5;
-/// …and at least this share of the best memory's coverage.
-const MIN_SHARE_OF_BEST: f64 = 0.75;
+/// The best match must carry at least this much evidence — more than one term found in no
+/// other memory — or nothing is chosen…
+const MIN_EVIDENCE: f64 = 1.5;
+/// …and cover at least this share of the query's weight.
+const MIN_COVERAGE: f64 = 0.25;
+/// Then every memory with at least this share of the best one's evidence comes with it.
+const MIN_SHARE_OF_BEST: f64 = 0.5;
 /// A query word matched only through a shared stem counts this share of its weight.
 const STEM_MATCH: f64 = 0.6;
+/// A query word found only in a memory's body (not its name, file name or description) counts
+/// this share of its weight: the side query does not see bodies at all.
+const BODY_MATCH: f64 = 0.5;
 /// Shortest shared stem for a partial match, in characters.
 const MIN_SHARED_STEM: usize = 5;
 /// Two memories whose names and descriptions overlap this much (word sets, Jaccard) say
 /// almost the same thing: only the newer is kept.
 const SUPERSEDED: f64 = 0.5;
+/// A newer memory that records a change (CHANGE_WORDS) replaces an older one when their names
+/// and descriptions share specific words (each weighing at least SHARED_SUBJECT_WEIGHT) worth
+/// this much together: the same subject.
+const SHARED_SUBJECT: f64 = 2.0;
+const SHARED_SUBJECT_WEIGHT: f64 = 0.5;
 
 const STOP_WORDS: &[&str] = &[
     "a",
@@ -171,11 +182,44 @@ const STOP_WORDS: &[&str] = &[
     "reference",
 ];
 /// Words that say a memory warns rather than explains (stemmed as terms are).
+/// Words that say a memory warns rather than explains, looked for in its name and description
+/// (lower-case word prefixes). Topic words such as "bug" or "crash" are not among them: a
+/// crash reporter's usage guide is full of them.
 const WARNING_WORDS: &[&str] = &[
-    "warn", "warning", "gotcha", "pitfall", "bug", "broken", "break", "fail", "failure", "never",
-    "avoid", "careful", "caveat", "danger", "crash", "hang", "corrupt", "lose", "lost", "trap",
-    "problem", "issue", "mistake", "wrong", "dont", "don",
+    "warn", "gotcha", "pitfall", "careful", "caveat", "avoid", "never", "don't", "dont", "do not",
+    "beware", "trap", "mistake", "wrong", "broken", "fails", "silently", "limit",
 ];
+/// Words that say a memory records a change: it supersedes an older memory on its subject.
+const CHANGE_WORDS: &[&str] = &[
+    "since",
+    "now ",
+    "moved",
+    "replac",
+    "no longer",
+    "removed",
+    "dropp",
+    "instead",
+    "switched",
+    "migrated",
+    "deprecat",
+    "supersed",
+    "updated",
+    "changed",
+    "retired",
+    "as of",
+    "starting",
+    "from now",
+];
+
+fn says_any(memory: &Memory, words: &[&str]) -> bool {
+    let text = format!(
+        " {} {} ",
+        memory.name.as_deref().unwrap_or(""),
+        memory.description.as_deref().unwrap_or("")
+    )
+    .to_lowercase();
+    words.iter().any(|w| text.contains(&format!(" {w}")))
+}
 
 /// Input of [`lexical_select`].
 #[derive(Debug, Clone, Deserialize)]
@@ -188,24 +232,59 @@ pub struct LexicalInput {
     /// warnings count as matching.
     #[serde(default)]
     pub recent_tools: Vec<String>,
+    /// The first lines of each memory, as the scan read them (by path): the body under the
+    /// frontmatter counts as weaker evidence than the name and description. Optional.
+    #[serde(default)]
+    pub heads: std::collections::BTreeMap<String, crate::scan::Head>,
     #[serde(default)]
     pub limits: Option<Limits>,
 }
 
-/// A memory's coverage of the query (0…1, more with a tool warning), for inspection.
+/// How a memory matched the query, for inspection (why it was, or was not, chosen).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Scored {
     pub path: String,
-    pub score: f64,
+    /// The summed weight of the query terms it matched (a term found in one memory weighs 1).
+    pub evidence: f64,
+    /// `evidence` as a share of the query's whole weight.
+    pub coverage: f64,
+    /// The query's terms it matched: `term` in the name, file name or description, `term*` in
+    /// the body, `~` added when through a shared stem.
+    pub matched: Vec<String>,
+    /// It warns about a tool the agent is using.
+    pub tool_warning: bool,
 }
 
-/// The lexical selection: `selected` best first, and every non-zero score for inspection.
+/// One memory's match, while deciding.
+struct Found {
+    index: usize,
+    evidence: f64,
+    matched: Vec<String>,
+    tool_warning: bool,
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The lexical selection: `selected` best first, and how every memory that matched did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LexicalSelection {
     pub selected: Vec<String>,
     pub scores: Vec<Scored>,
+    /// The query's terms and their weights in this folder (a term in no memory weighs 1).
+    #[serde(default)]
+    pub query_terms: Vec<QueryTerm>,
+}
+
+/// One term of the query, for inspection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryTerm {
+    pub term: String,
+    pub weight: f64,
 }
 
 /// Terms of a text: [`crate::words::terms`] without stop words and single letters, stemmed.
@@ -239,8 +318,67 @@ fn stem(word: &str) -> String {
     word.to_owned()
 }
 
+/// A memory's terms: what the side query sees (name, file name, description), and the body
+/// lines the scan read, which count for less.
+struct Document {
+    title: HashSet<String>,
+    body: HashSet<String>,
+}
+
+impl Document {
+    fn new(memory: &Memory, head: Option<&crate::scan::Head>, limits: &Limits) -> Self {
+        let title_seq = tokens(&title_text(memory));
+        let body_seq = head
+            .map(|h| tokens(&body_text(h, limits)))
+            .unwrap_or_default();
+        let title: HashSet<String> = title_seq.into_iter().collect();
+        let body = body_seq
+            .into_iter()
+            .filter(|t| !title.contains(t))
+            .collect();
+        Self { title, body }
+    }
+
+    /// How much of a query term's weight this memory matches — all of it in the title, less in
+    /// the body, less again through a shared stem — and how, for inspection: `term` (title),
+    /// `term*` (body), `term~` / `term*~` (through a shared stem).
+    fn strength(&self, term: &str) -> Option<(f64, String)> {
+        if self.title.contains(term) {
+            Some((1.0, term.to_owned()))
+        } else if self.body.contains(term) {
+            Some((BODY_MATCH, format!("{term}*")))
+        } else if self.title.iter().any(|d| shares_stem(term, d)) {
+            Some((STEM_MATCH, format!("{term}~")))
+        } else if self.body.iter().any(|d| shares_stem(term, d)) {
+            Some((STEM_MATCH * BODY_MATCH, format!("{term}*~")))
+        } else {
+            None
+        }
+    }
+}
+
+/// The lines under the frontmatter among those read (all of them when there is none).
+fn body_text(head: &crate::scan::Head, limits: &Limits) -> String {
+    let text = match head {
+        crate::scan::Head::Text(t) => std::borrow::Cow::Borrowed(t.as_str()),
+        crate::scan::Head::Bytes(b) => String::from_utf8_lossy(b),
+    };
+    let text = crate::text::normalize_text(&text);
+    let max = to_usize(limits.max_header_lines);
+    let skip = match crate::frontmatter::parse_header(crate::text::first_lines(&text, max), max) {
+        crate::frontmatter::Header::Parsed(f) => f.close_line,
+        crate::frontmatter::Header::Missing => 0,
+        _ => max,
+    };
+    text.split('\n')
+        .take(max)
+        .skip(skip)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// What the side query sees of a memory: name, file name (path), description.
-fn document(memory: &Memory) -> HashSet<String> {
+fn title_text(memory: &Memory) -> String {
     let mut text = String::new();
     for part in [
         memory.name.as_deref(),
@@ -253,7 +391,7 @@ fn document(memory: &Memory) -> HashSet<String> {
         text.push_str(part);
         text.push(' ');
     }
-    tokens(&text).into_iter().collect()
+    text
 }
 
 /// Long ASCII terms sharing at least [`MIN_SHARED_STEM`] leading characters.
@@ -269,11 +407,15 @@ fn shares_stem(a: &str, b: &str) -> bool {
 /// first (ties by manifest order).
 pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
     let limits = input.limits.unwrap_or_default();
-    let docs: Vec<HashSet<String>> = input.memories.iter().map(document).collect();
+    let docs: Vec<Document> = input
+        .memories
+        .iter()
+        .map(|m| Document::new(m, input.heads.get(&m.path), &limits))
+        .collect();
     let count = docs.len() as f64;
     let mut frequency: HashMap<&str, usize> = HashMap::new();
     for doc in &docs {
-        for term in doc {
+        for term in doc.title.iter().chain(&doc.body) {
             *frequency.entry(term.as_str()).or_default() += 1;
         }
     }
@@ -292,50 +434,65 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
     let tools: Vec<HashSet<String>> = input
         .recent_tools
         .iter()
-        .map(|t| tokens(t).into_iter().filter(|w| w != "mcp").collect::<HashSet<_>>())
+        .map(|t| {
+            tokens(t)
+                .into_iter()
+                .filter(|w| w != "mcp")
+                .collect::<HashSet<_>>()
+        })
         .filter(|t| !t.is_empty())
         .collect();
 
-    let mut scored: Vec<(usize, f64)> = Vec::new();
+    // each memory's evidence: the weight of the query terms it matches
+    let mut found: Vec<Found> = Vec::new();
     for (i, (doc, memory)) in docs.iter().zip(&input.memories).enumerate() {
-        let about_tool = tools.iter().any(|t| t.iter().all(|w| doc.contains(w)));
-        let warns = matches!(memory.memory_type, Some(crate::frontmatter::MemoryType::Feedback))
-            || WARNING_WORDS.iter().any(|w| doc.contains(*w));
-        if about_tool && !warns {
+        let about_tool = tools
+            .iter()
+            .any(|t| t.iter().all(|w| doc.title.contains(w)));
+        let kind = memory.memory_type;
+        let warns = kind == Some(crate::frontmatter::MemoryType::Feedback)
+            || says_any(memory, WARNING_WORDS);
+        if about_tool && kind == Some(crate::frontmatter::MemoryType::Reference) && !warns {
             continue; // a usage reference for a tool in use: the agent has the tool's own docs
         }
-        let mut matched = 0.0;
-        let mut distinct = 0usize;
+        let about_tool = about_tool && warns;
+        let mut evidence = 0.0;
+        let mut matched = Vec::new();
         for term in &query {
-            let w = weight(term);
-            if doc.contains(term) {
-                matched += w;
-                distinct += 1;
-            } else if doc.iter().any(|d| shares_stem(term, d)) {
-                matched += STEM_MATCH * w;
-                distinct += 1;
+            if let Some((strength, how)) = doc.strength(term) {
+                evidence += strength * weight(term);
+                matched.push(how);
             }
         }
-        let mut coverage = if total > 0.0 { matched / total } else { 0.0 };
-        let needed = if query.len() <= 2 { 1 } else { 2 };
-        if distinct < needed {
-            coverage = 0.0;
-        }
-        if about_tool {
-            coverage += MIN_COVERAGE; // a warning about a tool in use matters whatever was asked
-        }
-        if coverage > 0.0 {
-            scored.push((i, coverage));
+        if !matched.is_empty() || about_tool {
+            found.push(Found {
+                index: i,
+                evidence,
+                matched,
+                tool_warning: about_tool,
+            });
         }
     }
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let best = scored.first().map_or(0.0, |s| s.1);
-    let chosen: Vec<usize> = scored
+    found.sort_by(|a, b| {
+        b.evidence
+            .total_cmp(&a.evidence)
+            .then(a.index.cmp(&b.index))
+    });
+    // the query is about something here only when its best match is clear; then the memories
+    // that share a good part of that evidence come with it
+    let best = found.first().map_or(0.0, |f| f.evidence);
+    let clear = best >= MIN_EVIDENCE && total > 0.0 && best / total >= MIN_COVERAGE;
+    let chosen: Vec<usize> = found
         .iter()
-        .filter(|(_, c)| *c >= MIN_COVERAGE && *c >= best * MIN_SHARE_OF_BEST)
-        .map(|(i, _)| *i)
+        .filter(|f| f.tool_warning)
+        .chain(
+            found
+                .iter()
+                .filter(|f| clear && !f.tool_warning && f.evidence >= best * MIN_SHARE_OF_BEST),
+        )
+        .map(|f| f.index)
         .collect();
-    let selected = newest_of_near_duplicates(&chosen, &input.memories)
+    let selected = newest_of_near_duplicates(&chosen, &input.memories, &docs, &weight)
         .into_iter()
         .take(to_usize(limits.max_selected))
         .filter_map(|i| input.memories.get(i).map(|m| m.path.clone()))
@@ -348,12 +505,26 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
             .unwrap_or_default()
     };
     LexicalSelection {
-        selected,
-        scores: scored
+        query_terms: query
             .iter()
-            .map(|(i, s)| Scored {
-                path: path(*i),
-                score: (s * 1000.0).round() / 1000.0,
+            .map(|t| QueryTerm {
+                term: t.clone(),
+                weight: round3(weight(t)),
+            })
+            .collect(),
+        selected,
+        scores: found
+            .into_iter()
+            .map(|f| Scored {
+                path: path(f.index),
+                evidence: round3(f.evidence),
+                coverage: if total > 0.0 {
+                    round3(f.evidence / total)
+                } else {
+                    0.0
+                },
+                matched: f.matched,
+                tool_warning: f.tool_warning,
             })
             .collect(),
     }
@@ -361,7 +532,12 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
 
 /// `chosen` (best first) with each memory replaced by the newest memory of the folder that
 /// says almost the same thing, without repeats.
-fn newest_of_near_duplicates(chosen: &[usize], memories: &[Memory]) -> Vec<usize> {
+fn newest_of_near_duplicates(
+    chosen: &[usize],
+    memories: &[Memory],
+    docs: &[Document],
+    weight: &dyn Fn(&str) -> f64,
+) -> Vec<usize> {
     let sets: Vec<WordSet> = memories
         .iter()
         .map(|m| {
@@ -372,15 +548,35 @@ fn newest_of_near_duplicates(chosen: &[usize], memories: &[Memory]) -> Vec<usize
             ))
         })
         .collect();
+    let changes: Vec<bool> = memories.iter().map(|m| says_any(m, CHANGE_WORDS)).collect();
+    // a newer memory that says something changed, and shares the older one's specific
+    // words, replaces it
+    let replaces = |newer: usize, older: usize| {
+        let (Some(a), Some(b)) = (docs.get(newer), docs.get(older)) else {
+            return false;
+        };
+        let shared: f64 = a
+            .title
+            .intersection(&b.title)
+            .map(|t| weight(t))
+            .filter(|w| *w >= SHARED_SUBJECT_WEIGHT)
+            .sum();
+        changes.get(newer).copied().unwrap_or(false) && shared >= SHARED_SUBJECT
+    };
     let mut out: Vec<usize> = Vec::new();
     for &i in chosen {
         let Some(mine) = sets.get(i) else {
             continue;
         };
+        let time = |j: usize| memories.get(j).map_or(f64::MIN, Memory::time);
         let newest = sets
             .iter()
             .enumerate()
-            .filter(|(j, other)| *j == i || other.similarity(mine) >= SUPERSEDED)
+            .filter(|(j, other)| {
+                *j == i
+                    || other.similarity(mine) >= SUPERSEDED
+                    || (time(*j) > time(i) && replaces(*j, i))
+            })
             .filter_map(|(j, _)| memories.get(j).map(|m| (j, m.time())))
             .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
             .map_or(i, |(j, _)| j);

@@ -133,6 +133,19 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// The words of a text for telling near-duplicates apart: spaced-script words whole
+/// (lower-cased; `v1` and `v2` stay different words) and CJK bigrams.
+pub fn whole_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for run in runs(text) {
+        match run {
+            Run::Word(w) => out.push(w.to_lowercase()),
+            Run::Cjk(s) => out.extend(bigrams(s)),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -149,6 +149,7 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
             &limits(a, 2)?,
         )?),
         "runDoctor" => out(doctor::doctor(&arg(a, 0, "input")?)),
+        "lexicalSelect" => out(memdir::lexical::lexical_select(&arg(a, 0, "input")?)),
         "outsideLinks" => out(doctor::outside_links(&arg::<String>(a, 0, "indexText")?)),
         "planDoctorFixes" => out(doctor::fix::plan_doctor_fixes(&arg(a, 0, "input")?)),
         "findSecrets" => out(secrets::find_secrets(&arg::<String>(a, 0, "text")?)),

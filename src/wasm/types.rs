@@ -293,14 +293,30 @@ export interface RetryDecision {
 export interface LexicalInput {
   query: string;
   memories: Memory[];
-  /** Tools used in the previous turn: their usage references are left out, their warnings count as matching. */
+  /** Tools used in the previous turn: their usage references are left out, their warnings always come. */
   recentTools?: string[];
+  /** The heads the scan read, by path: the body under the frontmatter counts for half. */
+  heads?: Record<string, string | Uint8Array>;
   limits?: Partial<Limits> | null;
 }
 
 export interface LexicalSelection {
+  /** Best first; empty unless a memory clearly matches. */
   selected: string[];
-  scores: { path: string; score: number }[];
+  /** How every memory that matched did, best first. */
+  scores: {
+    path: string;
+    /** The summed weight of the query terms it matched (a term found in one memory weighs 1). */
+    evidence: number;
+    /** `evidence` as a share of the query's weight. */
+    coverage: number;
+    /** `term` (name, file name, description), `term*` (body), `~` when through a shared stem. */
+    matched: string[];
+    /** It warns about a tool in use. */
+    toolWarning: boolean;
+  }[];
+  /** The query's terms and their weights in this folder. */
+  queryTerms: { term: string; weight: number }[];
 }
 /** A command of Anthropic's `memory_20250818` tool, as the model sends it. Paths are under `/memories`. */
 export type MemoryToolCommand =

@@ -22,7 +22,7 @@ impl WordSet {
     /// Words of spaced scripts, and character pairs of CJK text (so two Chinese descriptions
     /// are compared by their content, not as one "word" each).
     pub fn of(text: &str) -> Self {
-        Self(crate::words::terms(text).into_iter().collect())
+        Self(crate::words::whole_words(text).into_iter().collect())
     }
 
     /// Jaccard similarity of the two word sets, 0…1.
