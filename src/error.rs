@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::codes::ErrorCode;
+
 /// Everything that can go wrong in a core call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
@@ -41,27 +43,27 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> ErrorCode {
         match self {
-            Self::InvalidMemory => "INVALID_MEMORY",
-            Self::SecretDetected => "SECRET_DETECTED",
-            Self::LimitExceeded => "LIMIT_EXCEEDED",
-            Self::DuplicateMemory => "DUPLICATE_MEMORY",
-            Self::IndexOnly => "INDEX_ONLY",
-            Self::NotFound => "NOT_FOUND",
-            Self::TooLarge => "TOO_LARGE",
-            Self::InvalidUtf8 => "INVALID_UTF8",
-            Self::Changed => "CHANGED",
+            Self::InvalidMemory => ErrorCode::InvalidMemory,
+            Self::SecretDetected => ErrorCode::SecretDetected,
+            Self::LimitExceeded => ErrorCode::LimitExceeded,
+            Self::DuplicateMemory => ErrorCode::DuplicateMemory,
+            Self::IndexOnly => ErrorCode::IndexOnly,
+            Self::NotFound => ErrorCode::NotFound,
+            Self::TooLarge => ErrorCode::TooLarge,
+            Self::InvalidUtf8 => ErrorCode::InvalidUtf8,
+            Self::Changed => ErrorCode::Changed,
         }
     }
 }
 
 impl Error {
     /// A stable, machine-readable code (`INVALID_ARGUMENT`, `UNSAFE_PATH`, …).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::InvalidArgument(_) => "INVALID_ARGUMENT",
-            Self::UnsafePath { .. } => "UNSAFE_PATH",
+            Self::InvalidArgument(_) => ErrorCode::InvalidArgument,
+            Self::UnsafePath { .. } => ErrorCode::UnsafePath,
             Self::Refused { refusal, .. } => refusal.code(),
         }
     }

@@ -73,7 +73,7 @@ pub struct Fields {
 /// A problem with one field: a diagnostic code and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldNote {
-    pub code: &'static str,
+    pub code: crate::codes::DiagnosticCode,
     pub message: String,
 }
 
@@ -277,7 +277,7 @@ fn fields_from(pod: Pod, close_line: usize, recovered: bool) -> Header {
                 fields.description = Some(fold_whitespace(&text)).filter(|s| !s.is_empty())
             }
             None => fields.notes.push(FieldNote {
-                code: "description_not_text",
+                code: crate::codes::DiagnosticCode::DescriptionNotText,
                 message: "description is a list or a mapping, not one line of text".into(),
             }),
         },
@@ -304,7 +304,7 @@ fn fields_from(pod: Pod, close_line: usize, recovered: bool) -> Header {
             fields.memory_type = MemoryType::parse(raw.trim());
             if fields.memory_type.is_none() {
                 fields.notes.push(FieldNote {
-                    code: "unknown_type",
+                    code: crate::codes::DiagnosticCode::UnknownType,
                     message: format!(
                         "type {raw:?} is not one of user, feedback, project, reference"
                     ),

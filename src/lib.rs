@@ -8,7 +8,7 @@
 //! `wasm32`, decodes JS values, calls these functions and encodes the results.
 //! Time is always passed in (`now_ms`); the core never reads a clock or a file.
 
-pub mod answer;
+pub mod codes;
 pub mod cost;
 pub mod diff;
 pub mod doctor;
@@ -25,7 +25,7 @@ pub mod provider;
 pub mod render;
 pub mod scan;
 pub mod secrets;
-pub mod selection;
+pub mod side_query;
 pub mod text;
 pub mod tool;
 pub mod words;

@@ -7,6 +7,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+use crate::codes::{DiagnosticCode, EntryKind};
 use crate::frontmatter::{parse_header, Header, MemoryType};
 use crate::limits::{to_usize, Limits};
 use crate::paths::check_relative_path;
@@ -32,7 +33,7 @@ pub struct FileHead {
     pub head: Option<Head>,
     /// `file` (the default), `directory` or `other`, as the host listed it.
     #[serde(default)]
-    pub kind: Option<String>,
+    pub kind: Option<EntryKind>,
     /// A problem the host met with this entry: `not_a_file`, `symlink_escape`,
     /// `unreadable` or `vanished`, or the raw error code of a failed read (`ENOENT`,
     /// `EISDIR`, `EACCES`, …). The file is left out, with a diagnostic.
@@ -40,25 +41,24 @@ pub struct FileHead {
     pub problem: Option<String>,
 }
 
-const HOST_PROBLEMS: &[(&str, &str)] = &[
-    (
-        "not_a_file",
-        "not a regular file (a directory or device named *.md)",
-    ),
-    (
-        "symlink_escape",
-        "a symbolic link that leads out of the memory directory, or nowhere",
-    ),
-    ("unreadable", "the file could not be read"),
-    ("vanished", "the file disappeared while it was being read"),
-];
-
-/// A host may pass the raw error code of a failed read; these are what they mean here.
-const ERROR_CODES: &[(&str, &str)] = &[
-    ("ENOENT", "vanished"),
-    ("EISDIR", "not_a_file"),
-    ("EINVAL", "not_a_file"),
-];
+/// What a host's `problem` means: its own names, and the raw error codes of a failed read.
+fn host_problem(problem: &str) -> (DiagnosticCode, &'static str) {
+    match problem {
+        "not_a_file" | "EISDIR" | "EINVAL" => (
+            DiagnosticCode::NotAFile,
+            "not a regular file (a directory or device named *.md)",
+        ),
+        "symlink_escape" => (
+            DiagnosticCode::SymlinkEscape,
+            "a symbolic link that leads out of the memory directory, or nowhere",
+        ),
+        "vanished" | "ENOENT" => (
+            DiagnosticCode::Vanished,
+            "the file disappeared while it was being read",
+        ),
+        _ => (DiagnosticCode::Unreadable, "the file could not be read"),
+    }
+}
 
 /// A file head: text, or bytes that the core decodes as UTF-8 (reporting invalid bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,11 +163,7 @@ impl Memory {
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
     pub path: String,
-    /// Stable code: `unsafe_path`, `duplicate_path`, `invalid_mtime`, `invalid_utf8`,
-    /// `not_a_file`, `symlink_escape`, `unreadable`, `vanished`,
-    /// `head_missing`, `frontmatter_missing`, `frontmatter_unclosed`, `frontmatter_malformed`,
-    /// `frontmatter_recovered`, `description_missing`, `description_not_text`, `unknown_type`.
-    pub code: String,
+    pub code: DiagnosticCode,
     pub message: String,
     /// 1-based line, where one applies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,10 +171,15 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    fn new(path: &str, code: &str, message: impl Into<String>, line: Option<usize>) -> Self {
+    fn new(
+        path: &str,
+        code: DiagnosticCode,
+        message: impl Into<String>,
+        line: Option<usize>,
+    ) -> Self {
         Self {
             path: path.to_owned(),
-            code: code.to_owned(),
+            code,
             message: message.into(),
             line: line.and_then(|l| u32::try_from(l).ok()),
         }
@@ -226,29 +227,26 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
         if !is_topic_path(path) {
             continue;
         }
-        let is_dir = file.kind.as_deref() == Some("directory");
+        let is_dir = file.kind == Some(EntryKind::Directory);
         let problem = file.problem.as_deref().or(is_dir.then_some("not_a_file"));
         if let Some(problem) = problem {
-            let problem = ERROR_CODES
-                .iter()
-                .find(|(errno, _)| *errno == problem)
-                .map_or(problem, |(_, code)| code);
-            let (code, message) = HOST_PROBLEMS
-                .iter()
-                .find(|(code, _)| *code == problem)
-                .copied()
-                .unwrap_or(("unreadable", "the file could not be read"));
+            let (code, message) = host_problem(problem);
             diagnostics.push(Diagnostic::new(path, code, message, None));
             continue;
         }
         if let Err(e) = check_relative_path(path) {
-            diagnostics.push(Diagnostic::new(path, "unsafe_path", e.to_string(), None));
+            diagnostics.push(Diagnostic::new(
+                path,
+                DiagnosticCode::UnsafePath,
+                e.to_string(),
+                None,
+            ));
             continue;
         }
         if !seen.insert(path) {
             diagnostics.push(Diagnostic::new(
                 path,
-                "duplicate_path",
+                DiagnosticCode::DuplicatePath,
                 "listed more than once; the first entry counts",
                 None,
             ));
@@ -259,7 +257,7 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
         } else {
             diagnostics.push(Diagnostic::new(
                 path,
-                "invalid_mtime",
+                DiagnosticCode::InvalidMtime,
                 format!("mtime {} is not a valid time; 0 is used", file.mtime_ms),
                 None,
             ));
@@ -341,7 +339,7 @@ fn read_memory(
             if let std::borrow::Cow::Owned(_) = decoded {
                 diagnostics.push(Diagnostic::new(
                     path,
-                    "invalid_utf8",
+                    DiagnosticCode::InvalidUtf8,
                     "the file is not valid UTF-8; invalid bytes were replaced with U+FFFD",
                     None,
                 ));
@@ -352,7 +350,7 @@ fn read_memory(
             if kept {
                 diagnostics.push(Diagnostic::new(
                     path,
-                    "head_missing",
+                    DiagnosticCode::HeadMissing,
                     "the host did not read this file's first lines",
                     None,
                 ));
@@ -364,13 +362,13 @@ fn read_memory(
     let normalized = normalize_text(&text);
     let head = first_lines(&normalized, max_lines);
     match parse_header(head, max_lines) {
-        Header::Missing => diagnostics.push(Diagnostic::new(path, "frontmatter_missing", "the file does not start with '---' frontmatter", Some(1))),
+        Header::Missing => diagnostics.push(Diagnostic::new(path, DiagnosticCode::FrontmatterMissing, "the file does not start with '---' frontmatter", Some(1))),
         Header::Unclosed {
             max_lines,
             read_lines,
         } => diagnostics.push(Diagnostic::new(
             path,
-            "frontmatter_unclosed",
+            DiagnosticCode::FrontmatterUnclosed,
             if read_lines < max_lines {
                 "frontmatter opens on line 1 but no `---` line closes it, so it is ignored".to_owned()
             } else {
@@ -379,13 +377,13 @@ fn read_memory(
             Some(1),
         )),
         Header::Malformed { reason, line } => {
-            diagnostics.push(Diagnostic::new(path, "frontmatter_malformed", format!("frontmatter could not be parsed: {reason}"), line));
+            diagnostics.push(Diagnostic::new(path, DiagnosticCode::FrontmatterMalformed, format!("frontmatter could not be parsed: {reason}"), line));
         }
         Header::Parsed(fields) => {
             if fields.recovered {
                 diagnostics.push(Diagnostic::new(
                     path,
-                    "frontmatter_recovered",
+                    DiagnosticCode::FrontmatterRecovered,
                     "frontmatter is not valid YAML as written; it parsed after quoting values with ':' or other special characters",
                     Some(2),
                 ));
@@ -393,8 +391,8 @@ fn read_memory(
             for note in &fields.notes {
                 diagnostics.push(Diagnostic::new(path, note.code, note.message.clone(), None));
             }
-            if fields.description.is_none() && !fields.notes.iter().any(|n| n.code == "description_not_text") {
-                diagnostics.push(Diagnostic::new(path, "description_missing", "no description: the selector sees only the file name", None));
+            if fields.description.is_none() && !fields.notes.iter().any(|n| n.code == DiagnosticCode::DescriptionNotText) {
+                diagnostics.push(Diagnostic::new(path, DiagnosticCode::DescriptionMissing, "no description: the selector sees only the file name", None));
             }
             memory.name = fields.name;
             memory.description = fields.description;

@@ -12,9 +12,10 @@
 use std::fs;
 use std::path::Path;
 
+use memdir::side_query::{answer, request as selection};
 use memdir::{
-    answer, cost, diff, doctor, freshness, index, manifest, paths, render, scan, secrets,
-    selection, tool, write, Error, Limits,
+    cost, diff, doctor, freshness, index, manifest, paths, render, scan, secrets, tool, write,
+    Error, Limits,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -216,14 +217,17 @@ fn check_case(file: &str, case: &Value) -> Result<(), String> {
     let fail = |msg: String| Err(format!("{file} › {name}: {msg}"));
     if let Some(code) = case.get("expectError").and_then(Value::as_str) {
         return match result {
-            Err(e) if e.code() == code => Ok(()),
-            Err(e) => fail(format!("expected error {code}, got {} ({e})", e.code())),
+            Err(e) if e.code().as_str() == code => Ok(()),
+            Err(e) => fail(format!(
+                "expected error {code}, got {} ({e})",
+                e.code().as_str()
+            )),
             Ok(v) => fail(format!("expected error {code}, got {}", short(&v))),
         };
     }
     let got = match result {
         Ok(v) => v,
-        Err(e) => return fail(format!("unexpected error {} ({e})", e.code())),
+        Err(e) => return fail(format!("unexpected error {} ({e})", e.code().as_str())),
     };
     if let Some(expect) = case.get("expect") {
         let expect = expand(expect);

@@ -1,16 +1,18 @@
 //! The checks themselves. Index findings come first, by line; then files, by path.
 
+use crate::codes::EntryKind;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::fix::{description_region, folded_description_file};
+use super::repair::{description_region, folded_description_file, scan_all, shorter_entry};
 use super::{Finding, Options, Severity};
+use crate::codes::{DiagnosticCode, FindingCode};
 use crate::freshness::age_days;
 use crate::frontmatter::MemoryType;
 use crate::limits::{to_usize, Limits};
-use crate::scan::{scan_memories, FileHead, ScanResult, INDEX_FILE_NAME};
+use crate::scan::{ScanResult, INDEX_FILE_NAME};
 use crate::secrets::find_secrets;
 use crate::text::utf16_len;
-use crate::write::entry::{classify, classify_all, format_entry, Line, Target, MAX_ENTRY_UTF16};
+use crate::write::entry::{classify_all, Line, Target, MAX_ENTRY_UTF16};
 use crate::write::guard::index_size;
 use crate::write::similar::{name_key, WordSet};
 use crate::write::Snapshot;
@@ -34,7 +36,7 @@ const VAGUE: &[&str] = &[
 ];
 
 fn finding(
-    code: &'static str,
+    code: FindingCode,
     severity: Severity,
     file: &str,
     line: Option<usize>,
@@ -71,7 +73,7 @@ fn index_checks(
     if !exists {
         if snapshot.topic_files().next().is_some() {
             out.push(finding(
-                "index_missing",
+                FindingCode::IndexMissing,
                 Severity::Warning,
                 INDEX_FILE_NAME,
                 None,
@@ -83,12 +85,12 @@ fn index_checks(
     }
     let (lines, units) = index_size(&text);
     if lines > to_usize(limits.max_index_lines) {
-        out.push(finding("index_over_lines", Severity::Error, INDEX_FILE_NAME, Some(to_usize(limits.max_index_lines) + 1),
+        out.push(finding(FindingCode::IndexOverLines, Severity::Error, INDEX_FILE_NAME, Some(to_usize(limits.max_index_lines) + 1),
             format!("MEMORY.md has {lines} lines; only the first {} are loaded, the rest are silently cut", limits.max_index_lines), None));
     }
     if units > to_usize(limits.max_index_utf16) {
         out.push(finding(
-            "index_over_size",
+            FindingCode::IndexOverSize,
             Severity::Error,
             INDEX_FILE_NAME,
             None,
@@ -107,7 +109,7 @@ fn index_checks(
         let Some(s) = start.take() else { return };
         // one sentence above the entries is a preamble: not content to move, but still paid for
         if end == s && first_entry.is_none_or(|f| s <= f) {
-            out.push(finding("index_preamble", Severity::Warning, INDEX_FILE_NAME, Some(s),
+            out.push(finding(FindingCode::IndexPreamble, Severity::Warning, INDEX_FILE_NAME, Some(s),
                 format!("line {s} is a sentence, not an entry: MEMORY.md is loaded into every prompt, so keep it to entries (a heading says the same for free)"), None));
             return;
         }
@@ -116,7 +118,7 @@ fn index_checks(
         } else {
             format!("lines {s}–{end} are")
         };
-        out.push(finding("index_content", Severity::Error, INDEX_FILE_NAME, Some(s),
+        out.push(finding(FindingCode::IndexContent, Severity::Error, INDEX_FILE_NAME, Some(s),
             format!("{span} content, not index entries: MEMORY.md should hold only `- [Title](file.md) — hook` lines; move the content into a topic file"), None));
     };
     for (i, (line, kind)) in all.iter().zip(&kinds).enumerate() {
@@ -144,10 +146,10 @@ fn index_checks(
         if !snapshot.is_file(&target) {
             match unverifiable(snapshot, &target) {
                 // a folder on the way could not be listed: the file may well be there
-                Some(folder) => out.push(finding("link_unverifiable", Severity::Info, INDEX_FILE_NAME, Some(n),
+                Some(folder) => out.push(finding(FindingCode::LinkUnverifiable, Severity::Info, INDEX_FILE_NAME, Some(n),
                     format!("the entry links to {target}, under {folder}, which memdir could not list; it is not checked"), None)),
                 None => out.push(finding(
-                    "dead_link",
+                    FindingCode::DeadLink,
                     Severity::Error,
                     INDEX_FILE_NAME,
                     Some(n),
@@ -159,7 +161,7 @@ fn index_checks(
         }
         if !targets.insert(target.clone()) {
             out.push(finding(
-                "duplicate_entry",
+                FindingCode::DuplicateEntry,
                 Severity::Warning,
                 INDEX_FILE_NAME,
                 Some(n),
@@ -173,7 +175,7 @@ fn index_checks(
             let fix = shorter_entry(line).map(|_| {
                 format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters")
             });
-            out.push(finding("entry_too_long", Severity::Warning, INDEX_FILE_NAME, Some(n),
+            out.push(finding(FindingCode::EntryTooLong, Severity::Warning, INDEX_FILE_NAME, Some(n),
                 format!("the entry is {length} characters; entries should be one short line (under {MAX_ENTRY_UTF16}) with the detail in {target}"), fix));
         }
     }
@@ -194,9 +196,9 @@ fn outside_link(
 ) {
     match outside.get(raw).copied().flatten() {
         Some(true) => {}
-        Some(false) => out.push(finding("outside_link_missing", Severity::Warning, INDEX_FILE_NAME, Some(n),
+        Some(false) => out.push(finding(FindingCode::OutsideLinkMissing, Severity::Warning, INDEX_FILE_NAME, Some(n),
             format!("the entry links outside the memory folder to {raw}, which the host could not find from here; remove the line yourself if that file is gone for good"), None)),
-        None => out.push(finding("outside_link", Severity::Info, INDEX_FILE_NAME, Some(n),
+        None => out.push(finding(FindingCode::OutsideLink, Severity::Info, INDEX_FILE_NAME, Some(n),
             format!("the entry links outside the memory folder ({raw}); memdir does not look there, so it is not checked"), None)),
     }
 }
@@ -208,7 +210,7 @@ fn unverifiable<'a>(snapshot: &Snapshot, path: &'a str) -> Option<&'a str> {
     while let Some((parent, _)) = prefix.rsplit_once('/') {
         if snapshot
             .entry(parent)
-            .is_some_and(|e| e.problem.is_some() || e.kind == "other")
+            .is_some_and(|e| e.problem.is_some() || e.kind == EntryKind::Other)
         {
             return Some(parent);
         }
@@ -217,22 +219,9 @@ fn unverifiable<'a>(snapshot: &Snapshot, path: &'a str) -> Option<&'a str> {
     None
 }
 
-/// The entry with its hook shortened to fit, when that is possible.
-pub(super) fn shorter_entry(line: &str) -> Option<String> {
-    let Line::Entry(e) = classify(line) else {
-        return None;
-    };
-    if e.hook.is_empty() {
-        return None;
-    }
-    let title = e.title.replace("\\[", "[").replace("\\]", "]");
-    let new = format_entry(&title, e.target, e.hook);
-    (utf16_len(&new) <= MAX_ENTRY_UTF16 && new.len() < line.len()).then_some(new)
-}
-
 fn secret_finding(file: &str, found: &crate::secrets::SecretFinding) -> Finding {
     finding(
-        "secret",
+        FindingCode::Secret,
         Severity::Error,
         file,
         usize::try_from(found.line).ok(),
@@ -257,29 +246,29 @@ fn file_checks(
 
     for d in &scanned.diagnostics {
         let line = d.line.and_then(|l| usize::try_from(l).ok());
-        let (code, severity, message): (&'static str, Severity, String) = match d.code.as_str() {
-            "frontmatter_unclosed" => match late_close(snapshot, &d.path, limits) {
-                Some(at) => ("frontmatter_late", Severity::Error, format!("frontmatter closes on line {at}, after the {} lines read, so it is ignored", limits.max_header_lines)),
-                None => ("frontmatter_unclosed", Severity::Error, d.message.clone()),
+        let (code, severity, message): (FindingCode, Severity, String) = match d.code {
+            DiagnosticCode::FrontmatterUnclosed => match late_close(snapshot, &d.path, limits) {
+                Some(at) => (FindingCode::FrontmatterLate, Severity::Error, format!("frontmatter closes on line {at}, after the {} lines read, so it is ignored", limits.max_header_lines)),
+                None => (FindingCode::FrontmatterUnclosed, Severity::Error, d.message.clone()),
             },
-            "frontmatter_malformed" => ("frontmatter_malformed", Severity::Error, d.message.clone()),
-            "frontmatter_missing" => ("frontmatter_missing", Severity::Warning, format!("{}: the selector sees only the file name", d.message)),
-            "frontmatter_recovered" => ("frontmatter_recovered", Severity::Info, d.message.clone()),
-            "description_missing" => ("description_missing", Severity::Warning, d.message.clone()),
-            "description_not_text" => ("description_not_text", Severity::Warning, d.message.clone()),
-            "unknown_type" => ("unknown_type", Severity::Warning, d.message.clone()),
-            "invalid_utf8" => ("invalid_utf8", Severity::Warning, d.message.clone()),
-            "symlink_escape" => ("symlink_escape", Severity::Warning, d.message.clone()),
-            "not_a_file" => ("not_a_file", Severity::Warning, d.message.clone()),
-            "head_missing" | "unreadable" | "vanished" => ("unreadable", Severity::Warning, "the file could not be read".into()),
-            "unsafe_path" => ("unsafe_path", Severity::Warning, d.message.clone()),
-            _ => ("scan", Severity::Info, format!("{}: {}", d.code, d.message)),
+            DiagnosticCode::FrontmatterMalformed => (FindingCode::FrontmatterMalformed, Severity::Error, d.message.clone()),
+            DiagnosticCode::FrontmatterMissing => (FindingCode::FrontmatterMissing, Severity::Warning, format!("{}: the selector sees only the file name", d.message)),
+            DiagnosticCode::FrontmatterRecovered => (FindingCode::FrontmatterRecovered, Severity::Info, d.message.clone()),
+            DiagnosticCode::DescriptionMissing => (FindingCode::DescriptionMissing, Severity::Warning, d.message.clone()),
+            DiagnosticCode::DescriptionNotText => (FindingCode::DescriptionNotText, Severity::Warning, d.message.clone()),
+            DiagnosticCode::UnknownType => (FindingCode::UnknownType, Severity::Warning, d.message.clone()),
+            DiagnosticCode::InvalidUtf8 => (FindingCode::InvalidUtf8, Severity::Warning, d.message.clone()),
+            DiagnosticCode::SymlinkEscape => (FindingCode::SymlinkEscape, Severity::Warning, d.message.clone()),
+            DiagnosticCode::NotAFile => (FindingCode::NotAFile, Severity::Warning, d.message.clone()),
+            DiagnosticCode::HeadMissing | DiagnosticCode::Unreadable | DiagnosticCode::Vanished => (FindingCode::Unreadable, Severity::Warning, "the file could not be read".into()),
+            DiagnosticCode::UnsafePath => (FindingCode::UnsafePath, Severity::Warning, d.message.clone()),
+            DiagnosticCode::DuplicatePath | DiagnosticCode::InvalidMtime => (FindingCode::Scan, Severity::Info, d.message.clone()),
         };
         push(finding(code, severity, &d.path, line, message, None));
     }
     for m in &scanned.dropped {
         push(finding(
-            "beyond_cap",
+            FindingCode::BeyondCap,
             Severity::Warning,
             &m.path,
             None,
@@ -297,7 +286,7 @@ fn file_checks(
         let text = snapshot.text(&m.path);
         if !indexed.contains(&m.path) {
             push(finding(
-                "not_indexed",
+                FindingCode::NotIndexed,
                 Severity::Warning,
                 &m.path,
                 None,
@@ -309,7 +298,7 @@ fn file_checks(
             let words = crate::words::word_count(d);
             let lower = d.to_lowercase();
             if words < MIN_DESCRIPTION_WORDS || VAGUE.contains(&lower.trim_end_matches('.')) {
-                push(finding("description_vague", Severity::Warning, &m.path, None,
+                push(finding(FindingCode::DescriptionVague, Severity::Warning, &m.path, None,
                     format!("the description {d:?} is too vague for the selector to judge when this memory helps; say what it covers and when it applies"), None));
             }
         }
@@ -320,7 +309,7 @@ fn file_checks(
             if let Some((start, end)) = region {
                 if end > start && folded_description_file(text, limits).is_some() {
                     push(finding(
-                        "description_multiline",
+                        FindingCode::DescriptionMultiline,
                         Severity::Warning,
                         &m.path,
                         Some(start + 1),
@@ -340,7 +329,7 @@ fn file_checks(
         if matches!(m.memory_type, Some(MemoryType::User | MemoryType::Feedback)) {
             let age = age_days(m.time(), options.now_ms);
             if age > stale_days {
-                push(finding("stale_core_memory", Severity::Warning, &m.path, None,
+                push(finding(FindingCode::StaleCoreMemory, Severity::Warning, &m.path, None,
                     format!("a {} memory last changed {age} days ago (over {stale_days}): check it still holds", m.memory_type.map_or("", MemoryType::as_str)), None));
             }
         }
@@ -358,7 +347,7 @@ fn file_checks(
         if let Some(name) = &m.name {
             if let Some(first) = names.get(&name_key(name)) {
                 push(finding(
-                    "duplicate_topic",
+                    FindingCode::DuplicateTopic,
                     Severity::Warning,
                     &m.path,
                     None,
@@ -378,7 +367,7 @@ fn file_checks(
             .position(|o| o.as_ref().is_some_and(|o| o.similar(mine)));
         if let Some(other) = twin.and_then(|j| sorted.get(j)) {
             push(finding(
-                "duplicate_topic",
+                FindingCode::DuplicateTopic,
                 Severity::Warning,
                 &m.path,
                 None,
@@ -395,11 +384,11 @@ fn file_checks(
     for e in snapshot
         .entries
         .iter()
-        .filter(|e| e.kind == "file" && e.size > max_bytes)
+        .filter(|e| e.kind == EntryKind::File && e.size > max_bytes)
     {
         if e.path == INDEX_FILE_NAME || crate::scan::is_topic_path(&e.path) {
             push(finding(
-                "too_large",
+                FindingCode::TooLarge,
                 Severity::Warning,
                 &e.path,
                 None,
@@ -412,7 +401,7 @@ fn file_checks(
         let name = e.path.rsplit('/').next().unwrap_or("");
         if name.starts_with('.') && name.contains(".tmp-") {
             push(finding(
-                "temp_file",
+                FindingCode::TempFile,
                 Severity::Info,
                 &e.path,
                 None,
@@ -466,7 +455,7 @@ fn foreign_files(snapshot: &Snapshot, scanned: &ScanResult, push: &mut impl FnMu
         let files: Vec<&str> = snapshot
             .entries
             .iter()
-            .filter(|e| e.kind == "file" && e.path.ends_with(ext))
+            .filter(|e| e.kind == EntryKind::File && e.path.ends_with(ext))
             .map(|e| e.path.as_str())
             .collect();
         let Some(first) = files.iter().min() else {
@@ -477,7 +466,7 @@ fn foreign_files(snapshot: &Snapshot, scanned: &ScanResult, push: &mut impl FnMu
         } else {
             Severity::Warning
         };
-        push(finding("unread_files", severity, first, None,
+        push(finding(FindingCode::UnreadFiles, severity, first, None,
             format!("{} {ext} file{} ({what}) here {} not read: memdir reads `*.md` topic files with `description:` frontmatter{}. Convert the ones worth recalling, or keep them where their own tool reads them",
                 files.len(), if files.len() == 1 { "" } else { "s" }, if files.len() == 1 { "is" } else { "are" },
                 if topics == 0 { ", and there are none here, so recall finds nothing" } else { "" }), None));
@@ -500,27 +489,10 @@ fn foreign_files(snapshot: &Snapshot, scanned: &ScanResult, push: &mut impl FnMu
         .count();
     if bank.len() >= 3 && bare >= 3 {
         if let Some(first) = bank.iter().min() {
-            push(finding("cline_memory_bank", Severity::Info, first, None,
+            push(finding(FindingCode::ClineMemoryBank, Severity::Info, first, None,
                 format!("this looks like a Cline memory bank ({} of its core files): they have no frontmatter, so the selector sees only their names. Cline reads them all every time; to recall them one by one, give each a `description:` line in frontmatter", bank.len()), None));
         }
     }
-}
-
-/// The scan over every file of the snapshot (doctor reads them all).
-pub(super) fn scan_all(snapshot: &Snapshot, limits: &Limits) -> ScanResult {
-    let max = to_usize(limits.max_header_lines);
-    let heads: Vec<FileHead> = snapshot
-        .entries
-        .iter()
-        .map(|e| FileHead {
-            path: e.path.clone(),
-            mtime_ms: e.mtime_ms,
-            head: snapshot.contents.get(&e.path).map(|h| h.first_lines(max)),
-            kind: Some(e.kind.clone()),
-            problem: e.problem.clone(),
-        })
-        .collect();
-    scan_memories(&heads, limits)
 }
 
 /// The line (1-based) of a closing `---` after the lines read, if the file has one.

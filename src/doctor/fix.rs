@@ -4,17 +4,16 @@
 
 use serde::Serialize;
 
-use super::checks::{scan_all, shorter_entry};
+use super::repair::{folded_description_file, in_stored_form, scan_all, shorter_entry};
 use super::{report, DoctorInput, DoctorReport};
+use crate::codes::FindingCode;
 use crate::diff::unified_diff;
-use crate::frontmatter::{parse_header, Header};
 use crate::limits::{to_usize, Limits};
 use crate::scan::INDEX_FILE_NAME;
-use crate::text::{first_lines, normalize_text};
+use crate::text::normalize_text;
 use crate::write::entry::format_entry;
 use crate::write::guard::index_size;
 use crate::write::snapshot::StoredText;
-use crate::write::yaml::scalar;
 use crate::write::{Effect, Snapshot};
 
 /// What `--fix` will do.
@@ -32,77 +31,6 @@ pub struct FixPlan {
     pub after: DoctorReport,
 }
 
-/// Lines (0-based, inclusive) of the `description:` field in the frontmatter.
-pub(crate) fn description_region(text: &str, limits: &Limits) -> Option<(usize, usize)> {
-    let max = to_usize(limits.max_header_lines);
-    let Header::Parsed(fields) = parse_header(first_lines(text, max), max) else {
-        return None;
-    };
-    let close = fields.close_line.checked_sub(1)?; // 0-based index of the closing ---
-    let lines: Vec<&str> = text.split('\n').take(close).collect();
-    let start = lines.iter().position(|l| l.starts_with("description:"))?;
-    let mut end = start;
-    for (i, line) in lines.iter().enumerate().skip(start + 1) {
-        if line.trim().is_empty() {
-            continue;
-        }
-        if line.starts_with([' ', '\t']) {
-            end = i;
-        } else {
-            break;
-        }
-    }
-    Some((start, end))
-}
-
-/// The file with a multi-line description folded onto one line, if that reads back the same.
-pub(crate) fn folded_description_file(text: &str, limits: &Limits) -> Option<String> {
-    let (start, end) = description_region(text, limits)?;
-    if end == start {
-        return None;
-    }
-    let max = to_usize(limits.max_header_lines);
-    let Header::Parsed(before) = parse_header(first_lines(text, max), max) else {
-        return None;
-    };
-    let folded = before.description.clone()?;
-    let lines: Vec<&str> = text.split('\n').collect();
-    let replacement = format!("description: {}", scalar(&folded));
-    let mut out: Vec<&str> = lines.get(..start)?.to_vec();
-    out.push(&replacement);
-    out.extend(lines.get(end + 1..)?);
-    let new = out.join("\n");
-    match parse_header(first_lines(&new, max), max) {
-        Header::Parsed(after)
-            if after.description == before.description
-                && after.name == before.name
-                && after.memory_type == before.memory_type =>
-        {
-            Some(new)
-        }
-        _ => None,
-    }
-}
-
-/// A text edited on its LF form, written back in the file's own form: its BOM, and CRLF when
-/// every line of the original ends so. `None` when the original mixes line endings (an edit
-/// would change lines it does not touch).
-fn in_stored_form(original: &str, edited_lf: &str) -> Option<String> {
-    let bom = if original.starts_with('\u{FEFF}') {
-        "\u{FEFF}"
-    } else {
-        ""
-    };
-    let lf = original.matches('\n').count();
-    let crlf = original.matches("\r\n").count();
-    let body = match (crlf, lf) {
-        (0, _) => edited_lf.to_owned(),
-        (c, l) if c == l => edited_lf.replace('\n', "\r\n"),
-        _ => return None,
-    };
-    Some(format!("{bom}{body}"))
-}
-
 /// Plans every safe fix. Only files read whole and as UTF-8 are changed; every line a fix does
 /// not touch keeps its bytes (line endings and byte-order mark included).
 pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
@@ -117,7 +45,7 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     for f in before
         .findings
         .iter()
-        .filter(|f| f.code == "description_multiline")
+        .filter(|f| f.code == FindingCode::DescriptionMultiline)
     {
         let Ok(Some(old)) = snapshot.whole_text(&f.file, &limits) else {
             continue;
@@ -201,8 +129,10 @@ fn fix_index(
             continue;
         };
         match f.code {
-            "dead_link" | "duplicate_entry" => fixed += u32::from(slot.take().is_some()),
-            "entry_too_long" => {
+            FindingCode::DeadLink | FindingCode::DuplicateEntry => {
+                fixed += u32::from(slot.take().is_some())
+            }
+            FindingCode::EntryTooLong => {
                 let cr = slot.as_deref().is_some_and(|l| l.ends_with('\r'));
                 if let Some(short) = slot.as_deref().and_then(shorter_entry) {
                     *slot = Some(if cr { format!("{short}\r") } else { short });
@@ -217,7 +147,7 @@ fn fix_index(
     let mut missing: Vec<_> = before
         .findings
         .iter()
-        .filter(|f| f.code == "not_indexed")
+        .filter(|f| f.code == FindingCode::NotIndexed)
         .map(|f| f.file.clone())
         .collect();
     missing.sort();

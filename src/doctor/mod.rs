@@ -4,6 +4,7 @@
 
 mod checks;
 pub mod fix;
+mod repair;
 
 use std::collections::BTreeMap;
 
@@ -73,8 +74,7 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Finding {
-    /// Stable: `index_content`, `dead_link`, `not_indexed`, …
-    pub code: &'static str,
+    pub code: crate::codes::FindingCode,
     pub severity: Severity,
     /// Relative path of the file the finding is about.
     pub file: String,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::{default_base_url, default_model, set, Provider};
-use crate::selection::SelectionRequest;
+use crate::side_query::request::SelectionRequest;
 
 /// What to build a request from.
 #[derive(Debug, Clone, Deserialize)]

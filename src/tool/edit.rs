@@ -3,6 +3,7 @@
 
 use super::view::number_lines;
 use super::ToolResult;
+use crate::codes::EntryKind;
 use crate::error::{Error, Refusal};
 use crate::limits::Limits;
 use crate::scan::{is_topic_path, INDEX_FILE_NAME};
@@ -81,7 +82,7 @@ fn existing(
                 "The path {given} does not exist. Please provide a valid path."
             )))
         }
-        Some(e) if e.kind == "file" && e.problem.is_none() => {}
+        Some(e) if e.kind == EntryKind::File && e.problem.is_none() => {}
         _ => {
             return Err(ToolResult::error(format!(
                 "The path {given} is not a file."

@@ -3,6 +3,7 @@
 
 use super::edit::refused;
 use super::ToolResult;
+use crate::codes::EntryKind;
 use crate::limits::Limits;
 use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 use crate::write::entry::{classify, retarget_entries, under, Line};
@@ -103,7 +104,7 @@ pub fn rename(
     if let Err(e) = no_secrets("the new path", to) {
         return ToolResult::error(refused(e));
     }
-    if source.kind == "file" && !is_topic_path(from) && is_topic_path(to) {
+    if source.kind == EntryKind::File && !is_topic_path(from) && is_topic_path(to) {
         if let Err(e) = room_for_topic(snapshot.topic_files().count(), limits) {
             return ToolResult::error(format!("Refused: {e}. Nothing was written."));
         }

@@ -2,6 +2,7 @@
 
 use super::path::display_path;
 use super::ToolResult;
+use crate::codes::EntryKind;
 use crate::error::{Error, Refusal};
 use crate::limits::Limits;
 use crate::write::snapshot::Entry;
@@ -26,7 +27,7 @@ pub fn view(
         None => ToolResult::error(format!(
             "The path {given} does not exist. Please provide a valid path."
         )),
-        Some(e) if e.kind != "file" || e.problem.is_some() => {
+        Some(e) if e.kind != EntryKind::File || e.problem.is_some() => {
             ToolResult::error(format!("Unsupported file type for {given}"))
         }
         Some(_) => match snapshot.whole_text(rel, limits) {
@@ -114,7 +115,7 @@ fn below<'a>(rel: &str, snapshot: &'a Snapshot) -> Vec<(&'a str, &'a Entry)> {
             !inner.is_empty()
                 && !inner.split('/').any(hidden)
                 && e.problem.is_none()
-                && e.kind != "other"
+                && e.kind != EntryKind::Other
         })
         .collect()
 }
@@ -125,7 +126,7 @@ fn directory(rel: &str, snapshot: &Snapshot) -> String {
         items
             .iter()
             .filter(|(inner, e)| {
-                e.kind == "file"
+                e.kind == EntryKind::File
                     && (prefix.is_empty()
                         || inner
                             .strip_prefix(prefix)
@@ -151,7 +152,7 @@ fn directory(rel: &str, snapshot: &Snapshot) -> String {
     let root = display_path(rel);
     let mut lines = vec![format!("{}\t{root}", format_size(size_of("")))];
     for (inner, e) in shown {
-        if e.kind == "directory" {
+        if e.kind == EntryKind::Directory {
             lines.push(format!("{}\t{root}/{inner}/", format_size(size_of(inner))));
         } else {
             lines.push(format!("{}\t{root}/{inner}", format_size(e.size)));

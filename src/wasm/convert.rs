@@ -16,7 +16,7 @@ pub(crate) fn to_js_error(error: &Error) -> JsValue {
     let _ = js_sys::Reflect::set(
         &js,
         &JsValue::from_str("code"),
-        &JsValue::from_str(error.code()),
+        &JsValue::from_str(error.code().as_str()),
     );
     js.unchecked_into()
 }

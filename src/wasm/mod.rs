@@ -9,9 +9,10 @@ mod types;
 use wasm_bindgen::prelude::*;
 
 use self::convert::{from_js, from_js_opt, number_arg, string_arg, to_js, to_js_error};
+use crate::side_query::{answer, request as selection};
 use crate::{
-    answer, cost, diff, doctor, freshness, index, instructions, lexical, manifest, paths, provider,
-    render, scan, secrets, selection, tool, write, Limits,
+    cost, diff, doctor, freshness, index, instructions, lexical, manifest, paths, provider, render,
+    scan, secrets, tool, write, Limits,
 };
 
 type JsResult = Result<JsValue, JsValue>;

@@ -1,5 +1,6 @@
 //! What a host read before a write: its listing, and the contents the plan asked for.
 
+use crate::codes::EntryKind;
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 
@@ -15,8 +16,7 @@ use crate::text::normalize_text;
 #[serde(rename_all = "camelCase")]
 pub struct Entry {
     pub path: String,
-    /// `file`, `directory` or `other`.
-    pub kind: String,
+    pub kind: EntryKind,
     #[serde(default)]
     pub size: f64,
     #[serde(default)]
@@ -90,7 +90,7 @@ impl Snapshot {
         if self.entry(path).is_none() {
             self.entries.push(Entry {
                 path: path.to_owned(),
-                kind: "file".into(),
+                kind: EntryKind::File,
                 size: 0.0,
                 mtime_ms,
                 problem: None,
@@ -121,11 +121,14 @@ impl Snapshot {
     }
 
     pub fn is_file(&self, path: &str) -> bool {
-        self.entry(path).is_some_and(|e| e.kind == "file")
+        self.entry(path).is_some_and(|e| e.kind == EntryKind::File)
     }
 
     pub fn is_dir(&self, path: &str) -> bool {
-        path.is_empty() || self.entry(path).is_some_and(|e| e.kind == "directory")
+        path.is_empty()
+            || self
+                .entry(path)
+                .is_some_and(|e| e.kind == EntryKind::Directory)
     }
 
     /// The text of a file that was read, BOM stripped and CRLF read as LF.
@@ -206,7 +209,7 @@ impl Snapshot {
     pub fn topic_files(&self) -> impl Iterator<Item = &Entry> {
         self.entries
             .iter()
-            .filter(|e| e.kind != "directory" && is_topic_path(&e.path))
+            .filter(|e| e.kind != EntryKind::Directory && is_topic_path(&e.path))
     }
 
     /// A file's text exactly as stored, for edits that must keep everything else byte for
@@ -241,7 +244,10 @@ impl Snapshot {
     pub fn non_folder_on_the_way<'a>(&self, path: &'a str) -> Option<&'a str> {
         let mut ancestor = path;
         while let Some((parent, _)) = ancestor.rsplit_once('/') {
-            if self.entry(parent).is_some_and(|e| e.kind != "directory") {
+            if self
+                .entry(parent)
+                .is_some_and(|e| e.kind != EntryKind::Directory)
+            {
                 return Some(parent);
             }
             ancestor = parent;

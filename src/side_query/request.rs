@@ -77,7 +77,7 @@ pub struct SelectionRequest {
 }
 
 /// The JSON schema of the answer. No `maxItems`: Anthropic rejects it; the cap of 5 is in
-/// the prompt and enforced by [`crate::answer::parse_selection`].
+/// the prompt and enforced by [`crate::side_query::answer::parse_selection`].
 pub fn selection_schema() -> Value {
     json!({
         "type": "object",
