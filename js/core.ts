@@ -11,89 +11,51 @@
  */
 import * as wasm from "./wasm/memdir.js";
 import type {
-  HttpRequest,
-  LexicalInput,
-  LexicalSelection,
-  ProviderAnswer,
-  ProviderRequestInput,
-  ProviderResponseInput,
-  RetryDecision,
-  RetryInput,
   Cost,
   CostInput,
+  DefaultSelector,
+  DoctorInput,
+  DoctorReport,
   FileHead,
+  FixPlan,
+  HttpRequest,
   IndexInput,
   IndexPrompt,
   IndexView,
+  LexicalInput,
+  LexicalSelection,
   Limits,
   Memory,
   MemoryDirInput,
+  MemoryToolCommand,
+  ProviderAnswer,
+  ProviderRequestInput,
+  ProviderResponseInput,
+  ReadPlan,
+  RememberInput,
   RenderedMemory,
   RenderInput,
+  RetryDecision,
+  RetryInput,
   ScanPlan,
   ScanResult,
+  SecretFinding,
   Selection,
   SelectionInput,
   SelectionRequest,
-  DoctorInput,
-  DoctorReport,
-  FixPlan,
-  MemoryToolCommand,
-  RememberInput,
-  SecretFinding,
+  SelectorDefaults,
+  SelectorEnv,
   Snapshot,
+  TempFile,
   ToolPlan,
   ToolResult,
   WritePlan,
-} from "./wasm/memdir.js";
+} from "./generated/types.js";
 import { crossing } from "./edge.js";
 import { MemdirError, toMemdirError } from "./errors.js";
 
-export type {
-  HttpRequest,
-  LexicalInput,
-  LexicalSelection,
-  ProviderAnswer,
-  ProviderName,
-  ProviderRequestInput,
-  ProviderResponseInput,
-  RetryDecision,
-  RetryInput,
-  Cost,
-  CostInput,
-  Diagnostic,
-  FileHead,
-  IndexInput,
-  IndexPrompt,
-  IndexView,
-  Limits,
-  Memory,
-  MemoryDirInput,
-  MemoryType,
-  Rejected,
-  RenderedMemory,
-  RenderInput,
-  ScanPlan,
-  ScanResult,
-  Selection,
-  SelectionInput,
-  SelectionRequest,
-  SkipReason,
-  Usage,
-  DoctorInput,
-  DoctorReport,
-  Effect,
-  Finding,
-  FixPlan,
-  MemoryToolCommand,
-  RememberInput,
-  SecretFinding,
-  Snapshot,
-  SnapshotEntry,
-  ToolPlan,
-  ToolResult,
-  WritePlan,
-} from "./wasm/memdir.js";
+// every type that crosses into the core, generated from its Rust type
+export type * from "./generated/types.js";
 
 let state: "uninitialized" | "ready" = "uninitialized";
 /** Set when the instance trapped and could not be replaced yet: the next call tries again. */
@@ -188,6 +150,51 @@ export function indexReadBytes(limits?: Partial<Limits> | null): number {
 /** MEMORY.md as the model sees it: the view and the prompt block, from what the host read. */
 export function indexPrompt(input: IndexInput): IndexPrompt {
   return guard({ input }, (a) => wasm.indexPrompt(a.input));
+}
+
+/** What to read before `planRemember`: the index, every topic file's head, where the index and the file really are. */
+export function rememberReadPlan(file: string | null, limits?: Partial<Limits> | null): ReadPlan {
+  return guard({ file, limits }, (a) => wasm.rememberReadPlan(a.file, a.limits ?? null));
+}
+
+/** What to read before `planForget`. */
+export function forgetReadPlan(file: string, limits?: Partial<Limits> | null): ReadPlan {
+  return guard({ file, limits }, (a) => wasm.forgetReadPlan(a.file, a.limits ?? null));
+}
+
+/** What to read before a doctor run: the index and every topic file, whole. */
+export function doctorReadPlan(limits?: Partial<Limits> | null): ReadPlan {
+  return guard({ limits }, (a) => wasm.doctorReadPlan(a.limits ?? null));
+}
+
+/** Bytes of a file to read whole for a write: one past `maxFileBytes`. */
+export function fileReadBytes(limits?: Partial<Limits> | null): number {
+  return guard({ limits }, (a) => wasm.fileReadBytes(a.limits ?? null));
+}
+
+/** Bytes of a selected memory to read to render it. */
+export function injectReadBytes(limits?: Partial<Limits> | null): number {
+  return guard({ limits }, (a) => wasm.injectReadBytes(a.limits ?? null));
+}
+
+/** The temporary file an atomic write of `name` goes through: `.<name>.tmp-<token>`. */
+export function tempFileName(name: string, token: string): string {
+  return guard({ name, token }, (a) => wasm.tempFileName(a.name, a.token));
+}
+
+/** The file a temporary file was for, or `null` when `path` is not one. */
+export function parseTempFile(path: string): TempFile | null {
+  return guard({ path }, (a) => wasm.parseTempFile(a.path));
+}
+
+/** The side query's defaults: deadline, retries, the largest answer read. */
+export function selectorDefaults(): SelectorDefaults {
+  return guard({}, () => wasm.selectorDefaults());
+}
+
+/** The selector to use when none is configured, from which keys the environment has, and why. */
+export function defaultSelector(env: SelectorEnv): DefaultSelector {
+  return guard({ env }, (a) => wasm.defaultSelector(a.env));
 }
 
 /** Orders a listing (newest first) so a host reads only the heads it needs. */

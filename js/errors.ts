@@ -26,14 +26,19 @@
  * `outcome: "failed"` with the reason. The memory tool never throws either: a problem is an
  * error result, whose text shows `/memories/…` paths only.
  */
+import type { MemdirErrorCode } from "./generated/types.js";
+
+export type { MemdirErrorCode };
+
 export class MemdirError extends Error {
   override name = "MemdirError";
-  readonly code: string;
+  /** Stable: branch on it (`error.code === "LOCKED"`). */
+  readonly code: MemdirErrorCode;
   /** For `IO_ERROR`: the host's error code (`ENOENT`, `EACCES`, `ENAMETOOLONG`, …). */
   readonly errno?: string;
   /** For `IO_ERROR`: the path the host failed on, relative to the memory directory. */
   readonly path?: string;
-  constructor(code: string, message: string, options?: { cause?: unknown; errno?: string; path?: string }) {
+  constructor(code: MemdirErrorCode, message: string, options?: { cause?: unknown; errno?: string; path?: string }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     if (options?.errno !== undefined) this.errno = options.errno;
@@ -46,7 +51,7 @@ export function toMemdirError(error: unknown): MemdirError {
   if (error instanceof MemdirError) return error;
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    if (typeof code === "string") return new MemdirError(code, error.message, { cause: error });
+    if (typeof code === "string") return new MemdirError(code as MemdirErrorCode, error.message, { cause: error }); // the core's codes are MemdirErrorCodes
     return new MemdirError("INTERNAL", error.message, { cause: error });
   }
   return new MemdirError("INTERNAL", String(error), { cause: error });

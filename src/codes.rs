@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// WebAssembly module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "MemdirErrorCode"))]
 pub enum ErrorCode {
     /// An argument had the wrong type or shape, or an unknown key.
     InvalidArgument,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// Token counts of one call. Anthropic's fields, in camelCase; other providers map onto them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct Usage {
     /// Uncached input tokens (after the last cache breakpoint).
     pub input_tokens: u64,
@@ -22,15 +23,18 @@ pub struct Usage {
 /// Input to [`estimate_cost`].
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct CostInput {
     pub model: String,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Usage>", optional))]
     pub usage: Usage,
 }
 
 /// The cost, `usd: null` for a model not in the table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Cost {
     pub usd: Option<f64>,
     /// The price-table row used (the model id without a date suffix), when known.

@@ -20,6 +20,7 @@ pub const MAX_YAML_DEPTH: usize = 32;
 /// The four memory types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum MemoryType {
     User,
     Feedback,

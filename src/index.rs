@@ -13,6 +13,7 @@ use crate::text::{
 /// The index as it goes into the prompt, with the figures measured on the original.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct IndexView {
     /// The text to inject: the trimmed index, cut if needed, plus the warning when cut.
     pub content: String,
@@ -134,6 +135,7 @@ const INDEX_READ_MARGIN_BYTES: u32 = 4096;
 /// What a host read of `MEMORY.md`, for [`index_prompt`].
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct IndexInput {
     /// The whole file, or its first [`index_read_bytes`] bytes.
     pub content: Head,
@@ -143,12 +145,14 @@ pub struct IndexInput {
     /// Where the index is, named in the prompt (`Contents of …`).
     pub absolute_path: String,
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Partial<Limits> | null", optional))]
     pub limits: Option<Limits>,
 }
 
 /// The index as the model sees it: the view and the block to put in the context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct IndexPrompt {
     #[serde(flatten)]
     pub view: IndexView,

@@ -224,6 +224,7 @@ fn says_any(memory: &Memory, words: &[&str]) -> bool {
 /// Input of [`lexical_select`].
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct LexicalInput {
     pub query: String,
     /// The candidates (the scan's memories minus those already surfaced).
@@ -231,18 +232,28 @@ pub struct LexicalInput {
     /// Tools the agent used in the previous turn: their usage references are left out, their
     /// warnings count as matching.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub recent_tools: Vec<String>,
     /// The first lines of each memory, as the scan read them (by path): the body under the
     /// frontmatter counts as weaker evidence than the name and description. Optional.
     #[serde(default)]
+    #[cfg_attr(
+        test,
+        ts(
+            as = "Option<std::collections::BTreeMap<String, crate::scan::Head>>",
+            optional
+        )
+    )]
     pub heads: std::collections::BTreeMap<String, crate::scan::Head>,
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Partial<Limits> | null", optional))]
     pub limits: Option<Limits>,
 }
 
 /// How a memory matched the query, for inspection (why it was, or was not, chosen).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Scored {
     pub path: String,
     /// The summed weight of the query terms it matched (a term found in one memory weighs 1).
@@ -271,6 +282,7 @@ fn round3(x: f64) -> f64 {
 /// The lexical selection: `selected` best first, and how every memory that matched did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LexicalSelection {
     pub selected: Vec<String>,
     pub scores: Vec<Scored>,
@@ -282,6 +294,7 @@ pub struct LexicalSelection {
 /// One term of the query, for inspection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct QueryTerm {
     pub term: String,
     pub weight: f64,

@@ -26,8 +26,11 @@ pub mod render;
 pub mod scan;
 pub mod secrets;
 pub mod side_query;
+pub mod temp;
 pub mod text;
 pub mod tool;
+#[cfg(test)]
+mod ts_types;
 pub mod words;
 pub mod write;
 

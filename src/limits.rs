@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// error, so a typo such as `maxIndexBytes` is caught instead of silently ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Limits {
     /// Lines of `MEMORY.md` kept (after trimming), default 200.
     pub max_index_lines: u32,

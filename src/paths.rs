@@ -53,6 +53,7 @@ fn to_base36(mut n: u64) -> String {
 /// Where the default memory directory is, given strings the host looked up.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct MemoryDirInput {
     /// The user's home directory.
     pub home_dir: String,

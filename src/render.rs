@@ -11,6 +11,7 @@ use crate::text::{normalize_text, utf16_len};
 /// What to render.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct RenderInput {
     /// Relative path of the memory.
     pub path: String,
@@ -22,12 +23,14 @@ pub struct RenderInput {
     pub content: Head,
     pub now_ms: f64,
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Partial<Limits> | null", optional))]
     pub limits: Option<Limits>,
 }
 
 /// Which limit cut the memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Truncation {
     Lines,
     Bytes,
@@ -36,6 +39,7 @@ pub enum Truncation {
 /// The rendered block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "RenderedMemory"))]
 pub struct Rendered {
     /// `Memory (saved today): path:`, or the staleness caveat, a blank line and `Memory: path:`.
     pub header: String,
@@ -46,6 +50,13 @@ pub struct Rendered {
     pub text: String,
     /// UTF-16 units of `body`: what counts against the session budget.
     pub utf16_count: u32,
+}
+
+/// Bytes of a selected memory a host reads to render it: what `maxInjectBytes` could keep
+/// even if every line ended in CRLF (read as LF) and behind a byte-order mark, and a byte
+/// more, so a cut is seen for what it is.
+pub fn inject_read_bytes(limits: &Limits) -> u32 {
+    limits.max_inject_bytes.saturating_mul(2).saturating_add(8)
 }
 
 /// Renders a memory per SPEC §3 "Injection".

@@ -22,6 +22,7 @@ const MAX_DATE_MS: f64 = 8.64e15;
 /// One file as the host saw it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct FileHead {
     /// Relative to the memory directory, `/`-separated.
     pub path: String,
@@ -62,6 +63,7 @@ fn host_problem(problem: &str) -> (DiagnosticCode, &'static str) {
 
 /// A file head: text, or bytes that the core decodes as UTF-8 (reporting invalid bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(type = "string | Uint8Array"))]
 pub enum Head {
     Text(String),
     Bytes(Vec<u8>),
@@ -123,6 +125,7 @@ impl<'de> Deserialize<'de> for Head {
 /// A topic file that is a memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct Memory {
     pub path: String,
     /// The file's modification time, as the host listed it.
@@ -161,6 +164,7 @@ impl Memory {
 /// Something the caller should know about one file; never an exception.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Diagnostic {
     pub path: String,
     pub code: DiagnosticCode,
@@ -189,6 +193,7 @@ impl Diagnostic {
 /// The result of a scan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ScanResult {
     /// At most `maxFiles`, newest first (ties by path).
     pub memories: Vec<Memory>,
@@ -202,6 +207,7 @@ pub struct ScanResult {
 /// read, the next ones take their place.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ScanPlan {
     pub read: Vec<String>,
     pub max_files: u32,

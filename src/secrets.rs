@@ -17,6 +17,7 @@ use serde::Serialize;
 /// One credential found in a text. The secret itself is never carried in full.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SecretFinding {
     /// Stable code, e.g. `aws_access_key_id`.
     pub code: &'static str,

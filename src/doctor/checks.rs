@@ -398,8 +398,7 @@ fn file_checks(
         }
     }
     for e in &snapshot.entries {
-        let name = e.path.rsplit('/').next().unwrap_or("");
-        if name.starts_with('.') && name.contains(".tmp-") {
+        if crate::temp::parse_temp_file(&e.path).is_some() {
             push(finding(
                 FindingCode::TempFile,
                 Severity::Info,

@@ -19,6 +19,7 @@ use crate::write::{Effect, Snapshot};
 /// What `--fix` will do.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct FixPlan {
     /// The writes, index last.
     pub effects: Vec<Effect>,

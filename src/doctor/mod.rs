@@ -21,13 +21,16 @@ pub const DEFAULT_STALE_CORE_DAYS: u32 = 90;
 /// What doctor looks at: the listing and the whole text of `MEMORY.md` and every topic file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct DoctorInput {
     pub entries: Vec<Entry>,
     /// `MEMORY.md` and the topic files, by relative path (a file that could not be read is absent).
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<BTreeMap<String, Head>>", optional))]
     pub contents: BTreeMap<String, Head>,
     pub now_ms: f64,
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Partial<Limits> | null", optional))]
     pub limits: Option<Limits>,
     /// Default 90.
     #[serde(default)]
@@ -35,6 +38,7 @@ pub struct DoctorInput {
     /// Links of `MEMORY.md` that leave the folder (from `outsideLinks`), with whether the host
     /// found them (`null`: it could not look). Such a link is never called dead otherwise.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<BTreeMap<String, Option<bool>>>", optional))]
     pub outside: BTreeMap<String, Option<bool>>,
 }
 
@@ -64,6 +68,7 @@ pub(crate) struct Options {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Severity {
     Error,
     Warning,
@@ -73,6 +78,7 @@ pub enum Severity {
 /// One problem found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Finding {
     pub code: crate::codes::FindingCode,
     pub severity: Severity,
@@ -88,6 +94,7 @@ pub struct Finding {
 /// Everything doctor found, with counts by severity.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct DoctorReport {
     pub findings: Vec<Finding>,
     pub errors: u32,

@@ -11,6 +11,7 @@ use crate::side_query::request::SelectionRequest;
 /// What to build a request from.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct ProviderRequestInput {
     pub provider: Provider,
     /// The output of `buildSelectionRequest` (must not be a skip).
@@ -23,14 +24,17 @@ pub struct ProviderRequestInput {
     pub api_key: Option<String>,
     /// Running in a browser: Anthropic then needs its direct-browser-access header.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub browser: bool,
     /// Ask for schema-constrained output (default). `false` is the prompt-only fallback for
     /// a model or server that rejects the schema parameter.
     #[serde(default = "yes")]
+    #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub structured: bool,
     /// Put the instructions and the manifest in cacheable system blocks ahead of the query
     /// (Anthropic; default on).
     #[serde(default = "yes")]
+    #[cfg_attr(test, ts(as = "Option<bool>", optional))]
     pub cache: bool,
 }
 
@@ -41,6 +45,7 @@ fn yes() -> bool {
 /// A request for `fetch`: `POST url` with these headers and this JSON body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct HttpRequest {
     pub url: String,
     pub headers: BTreeMap<String, String>,

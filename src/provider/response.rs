@@ -10,6 +10,7 @@ use crate::cost::Usage;
 /// What came back.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct ProviderResponseInput {
     pub provider: Provider,
     /// HTTP status.
@@ -21,6 +22,7 @@ pub struct ProviderResponseInput {
 /// Why the answer cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ProviderFailure {
     /// `http_error`, `refusal`, `truncated`, `no_text` or `invalid_body`.
     pub code: String,
@@ -35,6 +37,7 @@ pub struct ProviderFailure {
 /// The decoded answer. `text` is set exactly when `failure` is not.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ProviderAnswer {
     pub text: Option<String>,
     pub stop_reason: Option<String>,

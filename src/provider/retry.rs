@@ -11,22 +11,27 @@ use serde_json::Value;
 /// The facts of one failed attempt.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct RetryInput {
     /// HTTP status; 0 for a connection error or a timeout before any response.
     pub status: u16,
     /// Response headers, lower-case names.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<BTreeMap<String, String>>", optional))]
     pub headers: BTreeMap<String, String>,
     /// The response body, to spot quota errors that must not be retried.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<String>", optional))]
     pub body: String,
     /// Retries already made (0 on the first failure).
     pub attempt: u32,
     #[serde(default = "two")]
+    #[cfg_attr(test, ts(as = "Option<u32>", optional))]
     pub max_retries: u32,
     pub now_ms: f64,
     /// A random number in [0, 1) for the jitter.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub jitter: f64,
 }
 
@@ -36,6 +41,7 @@ fn two() -> u32 {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RetryDecision {
     pub retry: bool,
     pub delay_ms: f64,

@@ -16,6 +16,7 @@ const MAX_JSON_STARTS: usize = 64;
 /// A value the parser refused, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Rejected {
     /// The value as the model gave it (any JSON value).
     pub value: Value,
@@ -26,6 +27,7 @@ pub struct Rejected {
 /// Why the answer as a whole could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "SelectionFailure"))]
 pub struct Failure {
     /// `empty_answer`, `invalid_json`, `missing_selected_memories` or `not_an_array`.
     pub code: String,
@@ -35,6 +37,7 @@ pub struct Failure {
 /// The parsed selection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Selection {
     /// Candidate paths, in the model's order, no duplicates, at most `maxSelected`.
     pub selected: Vec<String>,

@@ -27,26 +27,32 @@ Answer with JSON only: {\"selected_memories\": [\"file.md\", ...]}";
 /// What the caller passes in.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct SelectionInput {
     pub query: String,
     /// The scan's `memories` (newest first, already capped).
     pub memories: Vec<Memory>,
     /// Paths surfaced earlier in the session.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub already_surfaced: Vec<String>,
     /// Names of tools the agent used successfully in the previous turn.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub recent_tools: Vec<String>,
     /// UTF-16 units of memory content surfaced so far in the session.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub surfaced_utf16: f64,
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "Partial<Limits> | null", optional))]
     pub limits: Option<Limits>,
 }
 
 /// Why no model call is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "SkipReason"))]
 pub enum Skip {
     /// Every candidate was surfaced already, or there are no topic files.
     NoMemories,
@@ -59,6 +65,7 @@ pub enum Skip {
 /// The request to send, or `skip` with empty fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SelectionRequest {
     pub skip: Option<Skip>,
     /// The selector's instructions (system prompt).
@@ -70,6 +77,7 @@ pub struct SelectionRequest {
     /// The query alone (trimmed), with the tools line, for the cached layout.
     pub query_message: String,
     /// `{selected_memories: string[]}`, `additionalProperties: false`, `required`.
+    #[cfg_attr(test, ts(type = "Record<string, unknown>"))]
     pub schema: Value,
     pub max_tokens: u32,
     /// The candidate paths, newest first.

@@ -52,9 +52,49 @@ pub enum Command {
     },
 }
 
+/// The model's command as TypeScript sees it: the same six commands as [`Command`], whose
+/// decoder reads them by hand from JSON. Only the type generator uses this.
+#[cfg(test)]
+#[derive(serde::Serialize, ts_rs::TS)]
+#[serde(tag = "command", rename_all = "snake_case")]
+#[ts(rename = "MemoryToolCommand")]
+#[allow(dead_code)]
+pub(crate) enum CommandShape {
+    View {
+        path: String,
+        /// `[start, end]`, 1-based; `end` -1 for the end of the file.
+        #[ts(optional = nullable)]
+        view_range: Option<Vec<i64>>,
+    },
+    Create {
+        path: String,
+        file_text: String,
+    },
+    StrReplace {
+        path: String,
+        old_str: String,
+        /// Default: the empty string (the match is deleted).
+        #[ts(optional = nullable)]
+        new_str: Option<String>,
+    },
+    Insert {
+        path: String,
+        insert_line: i64,
+        insert_text: String,
+    },
+    Delete {
+        path: String,
+    },
+    Rename {
+        old_path: String,
+        new_path: String,
+    },
+}
+
 /// What the host must look up before [`run_tool_command`].
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ToolPlan {
     /// Relative paths to resolve through symbolic links (`MemoryHost.resolve`).
     pub resolve: Vec<String>,
@@ -73,6 +113,7 @@ pub struct ToolPlan {
 /// See [`ToolPlan::list`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Listing {
     #[default]
     Always,
@@ -83,6 +124,7 @@ pub enum Listing {
 /// The answer to one command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ToolResult {
     /// The text for the `tool_result` block.
     pub text: String,

@@ -12,7 +12,7 @@ use self::convert::{from_js, from_js_opt, number_arg, string_arg, to_js, to_js_e
 use crate::side_query::{answer, request as selection};
 use crate::{
     cost, diff, doctor, freshness, index, instructions, lexical, manifest, paths, provider, render,
-    scan, secrets, tool, write, Limits,
+    scan, secrets, temp, tool, write, Limits,
 };
 
 type JsResult = Result<JsValue, JsValue>;
@@ -325,6 +325,93 @@ pub fn outside_links(
         &index_text,
         "indexText",
     )?))
+}
+
+/// What to read before `planRemember`: the index, every topic file's head, and where the
+/// index and the file (when named) really are.
+#[wasm_bindgen(js_name = rememberReadPlan, unchecked_return_type = "ReadPlan")]
+pub fn remember_read_plan(
+    #[wasm_bindgen(unchecked_param_type = "string | null")] file: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    let file = if file.is_null() || file.is_undefined() {
+        None
+    } else {
+        Some(string_arg(&file, "file")?)
+    };
+    to_js(&write::read_plan::remember_read_plan(
+        file.as_deref(),
+        &limits_arg(limits)?,
+    ))
+}
+
+/// What to read before `planForget`.
+#[wasm_bindgen(js_name = forgetReadPlan, unchecked_return_type = "ReadPlan")]
+pub fn forget_read_plan(
+    #[wasm_bindgen(unchecked_param_type = "string")] file: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    to_js(&write::read_plan::forget_read_plan(
+        &string_arg(&file, "file")?,
+        &limits_arg(limits)?,
+    ))
+}
+
+/// What to read before a doctor run: the index and every topic file, whole.
+#[wasm_bindgen(js_name = doctorReadPlan, unchecked_return_type = "ReadPlan")]
+pub fn doctor_read_plan(
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    to_js(&write::read_plan::doctor_read_plan(&limits_arg(limits)?))
+}
+
+/// Bytes of a file to read whole for a write: one past `maxFileBytes`.
+#[wasm_bindgen(js_name = fileReadBytes)]
+pub fn file_read_bytes(
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> Result<u32, JsValue> {
+    Ok(write::read_plan::file_read_bytes(&limits_arg(limits)?))
+}
+
+/// Bytes of a selected memory to read to render it (`renderMemory`).
+#[wasm_bindgen(js_name = injectReadBytes)]
+pub fn inject_read_bytes(
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> Result<u32, JsValue> {
+    Ok(render::inject_read_bytes(&limits_arg(limits)?))
+}
+
+/// The temporary file an atomic write of `name` goes through: `.<name>.tmp-<token>`.
+#[wasm_bindgen(js_name = tempFileName)]
+pub fn temp_file_name(
+    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] token: JsValue,
+) -> Result<String, JsValue> {
+    Ok(temp::temp_file_name(
+        &string_arg(&name, "name")?,
+        &string_arg(&token, "token")?,
+    ))
+}
+
+/// The file a temporary file was for, or `null` when `path` is not a temporary file.
+#[wasm_bindgen(js_name = parseTempFile, unchecked_return_type = "TempFile | null")]
+pub fn parse_temp_file(#[wasm_bindgen(unchecked_param_type = "string")] path: JsValue) -> JsResult {
+    to_js(&temp::parse_temp_file(&string_arg(&path, "path")?))
+}
+
+/// The side query's defaults: deadline, retries, the largest answer read.
+#[wasm_bindgen(js_name = selectorDefaults, unchecked_return_type = "SelectorDefaults")]
+pub fn selector_defaults() -> JsResult {
+    to_js(&provider::SELECTOR_DEFAULTS)
+}
+
+/// The selector to use when none is configured, from which keys the environment has.
+#[wasm_bindgen(js_name = defaultSelector, unchecked_return_type = "DefaultSelector")]
+pub fn default_selector(
+    #[wasm_bindgen(unchecked_param_type = "SelectorEnv")] env: JsValue,
+) -> JsResult {
+    let env: provider::SelectorEnv = from_js(env, "env")?;
+    to_js(&provider::default_selector(&env))
 }
 
 /// Every doctor check over a directory (SPEC §5).

@@ -1,7 +1,7 @@
 //! `forget`: a topic file and every index line that links to it.
 
 use super::entry::remove_entries;
-use super::remember::WritePlan;
+use super::remember::{WriteAction, WritePlan};
 use super::{Effect, Snapshot};
 use crate::error::{Error, Refusal};
 use crate::limits::Limits;
@@ -46,7 +46,7 @@ pub fn plan_forget(file: &str, snapshot: &Snapshot, limits: &Limits) -> Result<W
     }
     Ok(WritePlan {
         file: file.to_owned(),
-        action: "forgotten",
+        action: WriteAction::Forgotten,
         index_line: None,
         effects,
     })

@@ -5,6 +5,7 @@
 pub mod entry;
 pub mod forget;
 pub mod guard;
+pub mod read_plan;
 pub mod remember;
 pub mod similar;
 pub mod snapshot;
@@ -17,6 +18,7 @@ pub use snapshot::Snapshot;
 /// One change for the host to make. Applied in order; each write is atomic on the host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "op", rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Effect {
     /// Write the whole file (UTF-8). `exclusive`: fail if it exists.
     #[serde(rename_all = "camelCase")]

@@ -17,6 +17,7 @@ use crate::text::first_lines;
 /// What to remember.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct RememberInput {
     /// `user`, `feedback`, `project` or `reference`.
     #[serde(rename = "type")]
@@ -42,15 +43,25 @@ pub struct RememberInput {
 /// The plan for one `remember`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct WritePlan {
     /// The topic file written (or removed, for `forget`).
     pub file: String,
-    /// `created`, `updated` or `forgotten`.
-    pub action: &'static str,
+    pub action: WriteAction,
     /// The index line written, or `null` for `forget`.
     pub index_line: Option<String>,
     /// What the host must do, in order.
     pub effects: Vec<Effect>,
+}
+
+/// What a write did to its topic file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum WriteAction {
+    Created,
+    Updated,
+    Forgotten,
 }
 
 fn invalid(message: impl Into<String>) -> Error {
@@ -191,7 +202,11 @@ pub fn plan_remember(
     }
     Ok(WritePlan {
         file,
-        action: if updating { "updated" } else { "created" },
+        action: if updating {
+            WriteAction::Updated
+        } else {
+            WriteAction::Created
+        },
         index_line: Some(line),
         effects,
     })

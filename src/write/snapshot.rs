@@ -14,12 +14,15 @@ use crate::text::normalize_text;
 /// One entry of the host's listing (`MemoryHost.list()`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable, rename = "SnapshotEntry"))]
 pub struct Entry {
     pub path: String,
     pub kind: EntryKind,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub size: f64,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<f64>", optional))]
     pub mtime_ms: f64,
     #[serde(default)]
     pub problem: Option<String>,
@@ -28,16 +31,20 @@ pub struct Entry {
 /// The host's view of the memory directory at one moment.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct Snapshot {
     /// Every entry below the root, recursively.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<Entry>>", optional))]
     pub entries: Vec<Entry>,
     /// Contents of the files the plan asked for (whole files), by relative path.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<BTreeMap<String, Head>>", optional))]
     pub contents: BTreeMap<String, Head>,
     /// Where each path really is, from the host (`MemoryHost.resolve`): the relative path
     /// after following symbolic links, or `null` when it leads out of the directory.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<BTreeMap<String, Option<String>>>", optional))]
     pub resolved: BTreeMap<String, Option<String>>,
     /// `entries` by path, built on the first lookup (a listing can hold 50,000 entries).
     #[serde(skip)]

@@ -1,0 +1,898 @@
+// Generated from the Rust types by `MEMDIR_UPDATE_TYPES=1 cargo test --lib ts_types`
+// (src/ts_types.rs). Do not edit: change the Rust type and regenerate.
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * What went wrong, on a `MemdirError` (`code`). The core raises the first group; the
+ * JavaScript layer raises the rest, for what only it can see (locks, the file system, the
+ * WebAssembly module).
+ */
+export type MemdirErrorCode = "INVALID_ARGUMENT" | "UNSAFE_PATH" | "INVALID_MEMORY" | "SECRET_DETECTED" | "LIMIT_EXCEEDED" | "DUPLICATE_MEMORY" | "INDEX_ONLY" | "NOT_FOUND" | "TOO_LARGE" | "INVALID_UTF8" | "CHANGED" | "LOCKED" | "NOT_A_DIRECTORY" | "IO_ERROR" | "NOT_INITIALIZED" | "WASM_TRAPPED" | "INTERNAL";
+
+/**
+ * What a scan diagnostic is about (`Diagnostic.code`).
+ */
+export type DiagnosticCode = "unsafe_path" | "duplicate_path" | "invalid_mtime" | "invalid_utf8" | "not_a_file" | "symlink_escape" | "unreadable" | "vanished" | "head_missing" | "frontmatter_missing" | "frontmatter_unclosed" | "frontmatter_malformed" | "frontmatter_recovered" | "description_missing" | "description_not_text" | "unknown_type";
+
+/**
+ * What a doctor finding is about (`Finding.code`).
+ */
+export type FindingCode = "index_missing" | "index_over_lines" | "index_over_size" | "index_content" | "index_preamble" | "dead_link" | "duplicate_entry" | "entry_too_long" | "outside_link" | "outside_link_missing" | "link_unverifiable" | "secret" | "not_indexed" | "beyond_cap" | "frontmatter_missing" | "frontmatter_unclosed" | "frontmatter_late" | "frontmatter_malformed" | "frontmatter_recovered" | "description_missing" | "description_not_text" | "description_vague" | "description_multiline" | "unknown_type" | "duplicate_topic" | "stale_core_memory" | "invalid_utf8" | "symlink_escape" | "not_a_file" | "unreadable" | "unsafe_path" | "too_large" | "temp_file" | "unread_files" | "cline_memory_bank" | "scan";
+
+/**
+ * What a listed entry is (`SnapshotEntry.kind`, `FileHead.kind`).
+ */
+export type EntryKind = "file" | "directory" | "other";
+
+/**
+ * All limits in one value. Missing fields take the SPEC defaults; unknown fields are an
+ * error, so a typo such as `maxIndexBytes` is caught instead of silently ignored.
+ */
+export type Limits = { 
+/**
+ * Lines of `MEMORY.md` kept (after trimming), default 200.
+ */
+maxIndexLines: number, 
+/**
+ * UTF-16 code units of `MEMORY.md` kept, default 25,000 (what Claude Code measures).
+ */
+maxIndexUtf16: number, 
+/**
+ * Topic files considered, newest first, default 200.
+ */
+maxFiles: number, 
+/**
+ * Lines of a topic file read for its frontmatter, default 30.
+ */
+maxHeaderLines: number, 
+/**
+ * Memories selected per turn, default 5.
+ */
+maxSelected: number, 
+/**
+ * Lines of one memory injected, default 200.
+ */
+maxInjectLines: number, 
+/**
+ * UTF-8 bytes of one memory injected, default 4,096.
+ */
+maxInjectBytes: number, 
+/**
+ * UTF-16 code units of memory content surfaced per session, default 61,440.
+ */
+maxSessionUtf16: number, 
+/**
+ * `max_tokens` of the side query, default 256.
+ */
+maxOutputTokens: number, 
+/**
+ * UTF-8 bytes of a file memdir reads whole to edit it (or to `view` it), default 1 MiB.
+ * A larger file is refused (`TOO_LARGE`), never cut: a write never writes back content
+ * it did not read whole. New content past it is refused too.
+ */
+maxFileBytes: number, };
+
+/**
+ * A file head: text, or bytes that the core decodes as UTF-8 (reporting invalid bytes).
+ */
+export type Head = string | Uint8Array;
+
+/**
+ * The index as it goes into the prompt, with the figures measured on the original.
+ */
+export type IndexView = { 
+/**
+ * The text to inject: the trimmed index, cut if needed, plus the warning when cut.
+ */
+content: string, 
+/**
+ * Lines of the original trimmed text (0 when empty).
+ */
+lineCount: number, 
+/**
+ * UTF-16 code units of the original trimmed text.
+ */
+utf16Count: number, 
+/**
+ * The line limit fired (measured on the original).
+ */
+wasLineTruncated: boolean, 
+/**
+ * The size limit fired (measured on the original).
+ */
+wasSizeTruncated: boolean, };
+
+/**
+ * What a host read of `MEMORY.md`, for [`index_prompt`].
+ */
+export type IndexInput = { 
+/**
+ * The whole file, or its first [`index_read_bytes`] bytes.
+ */
+content: Head, 
+/**
+ * The file's size in bytes; larger than `content` when only its start was read.
+ */
+fileBytes?: number | null, 
+/**
+ * Where the index is, named in the prompt (`Contents of …`).
+ */
+absolutePath: string, limits?: Partial<Limits> | null, };
+
+/**
+ * The index as the model sees it: the view and the block to put in the context.
+ */
+export type IndexPrompt = { 
+/**
+ * `Contents of {path} (…):` and the content; `""` when the index is missing or empty.
+ */
+prompt: string, 
+/**
+ * Only the start of the file was read (it is larger than [`index_read_bytes`]); the
+ * counts are then of the part read.
+ */
+readPartially: boolean, 
+/**
+ * The text to inject: the trimmed index, cut if needed, plus the warning when cut.
+ */
+content: string, 
+/**
+ * Lines of the original trimmed text (0 when empty).
+ */
+lineCount: number, 
+/**
+ * UTF-16 code units of the original trimmed text.
+ */
+utf16Count: number, 
+/**
+ * The line limit fired (measured on the original).
+ */
+wasLineTruncated: boolean, 
+/**
+ * The size limit fired (measured on the original).
+ */
+wasSizeTruncated: boolean, };
+
+/**
+ * The four memory types.
+ */
+export type MemoryType = "user" | "feedback" | "project" | "reference";
+
+/**
+ * One file as the host saw it.
+ */
+export type FileHead = { 
+/**
+ * Relative to the memory directory, `/`-separated.
+ */
+path: string, 
+/**
+ * Modification time, ms since the Unix epoch.
+ */
+mtimeMs: number, 
+/**
+ * The first lines of the file, as text or raw bytes. The core reads only the first
+ * `maxHeaderLines`; absent when the host has not read it (see [`plan_scan`]).
+ */
+head?: Head | null, 
+/**
+ * `file` (the default), `directory` or `other`, as the host listed it.
+ */
+kind?: EntryKind | null, 
+/**
+ * A problem the host met with this entry: `not_a_file`, `symlink_escape`,
+ * `unreadable` or `vanished`, or the raw error code of a failed read (`ENOENT`,
+ * `EISDIR`, `EACCES`, …). The file is left out, with a diagnostic.
+ */
+problem?: string | null, };
+
+/**
+ * A topic file that is a memory.
+ */
+export type Memory = { path: string, 
+/**
+ * The file's modification time, as the host listed it.
+ */
+mtimeMs: number, 
+/**
+ * `metadata.modified` from the frontmatter (current Claude Code records it), when valid.
+ */
+modifiedMs?: number | null, 
+/**
+ * The memory's time: the older of `mtimeMs` and `modifiedMs`. A checkout, copy or sync
+ * resets a file's mtime but not the recorded time, and a recorded time in the future
+ * cannot make a memory look fresher than its file. Order, manifest and age use it.
+ * Optional on input (computed when absent).
+ */
+timeMs?: number | null, name?: string | null, 
+/**
+ * One line: white space folded.
+ */
+description?: string | null, type?: MemoryType | null, 
+/**
+ * The frontmatter's `metadata:` block as written, when it has one.
+ */
+metadata?: { [key in string]: JsonValue } | null, };
+
+/**
+ * Something the caller should know about one file; never an exception.
+ */
+export type Diagnostic = { path: string, code: DiagnosticCode, message: string, 
+/**
+ * 1-based line, where one applies.
+ */
+line?: number | null, };
+
+/**
+ * The result of a scan.
+ */
+export type ScanResult = { 
+/**
+ * At most `maxFiles`, newest first (ties by path).
+ */
+memories: Array<Memory>, 
+/**
+ * The older files past the cap: left out of the prompt, but reported.
+ */
+dropped: Array<Memory>, diagnostics: Array<Diagnostic>, };
+
+/**
+ * Which files the host should read, in order, before calling [`scan_memories`]: the topic
+ * files newest first. Reading the first `maxFiles` is enough; if some of those cannot be
+ * read, the next ones take their place.
+ */
+export type ScanPlan = { read: Array<string>, maxFiles: number, };
+
+/**
+ * What the caller passes in.
+ */
+export type SelectionInput = { query: string, 
+/**
+ * The scan's `memories` (newest first, already capped).
+ */
+memories: Array<Memory>, 
+/**
+ * Paths surfaced earlier in the session.
+ */
+alreadySurfaced?: Array<string>, 
+/**
+ * Names of tools the agent used successfully in the previous turn.
+ */
+recentTools?: Array<string>, 
+/**
+ * UTF-16 units of memory content surfaced so far in the session.
+ */
+surfacedUtf16?: number, limits?: Partial<Limits> | null, };
+
+/**
+ * Why no model call is made.
+ */
+export type SkipReason = "no_memories" | "skipped" | "budget_spent";
+
+/**
+ * The request to send, or `skip` with empty fields.
+ */
+export type SelectionRequest = { skip: SkipReason | null, 
+/**
+ * The selector's instructions (system prompt).
+ */
+system: string, 
+/**
+ * `Query: …\n\nAvailable memories:\n…` plus the recently used tools.
+ */
+user: string, 
+/**
+ * The manifest alone, for providers that cache it as its own system block.
+ */
+manifest: string, 
+/**
+ * The query alone (trimmed), with the tools line, for the cached layout.
+ */
+queryMessage: string, 
+/**
+ * `{selected_memories: string[]}`, `additionalProperties: false`, `required`.
+ */
+schema: Record<string, unknown>, maxTokens: number, 
+/**
+ * The candidate paths, newest first.
+ */
+candidates: Array<string>, };
+
+/**
+ * A value the parser refused, and why.
+ */
+export type Rejected = { 
+/**
+ * The value as the model gave it (any JSON value).
+ */
+value: JsonValue, 
+/**
+ * `not_a_string`, `unsafe_path`, `already_surfaced`, `unknown`, `duplicate` or `over_limit`.
+ */
+reason: string, };
+
+/**
+ * Why the answer as a whole could not be used.
+ */
+export type SelectionFailure = { 
+/**
+ * `empty_answer`, `invalid_json`, `missing_selected_memories` or `not_an_array`.
+ */
+code: string, message: string, };
+
+/**
+ * The parsed selection.
+ */
+export type Selection = { 
+/**
+ * Candidate paths, in the model's order, no duplicates, at most `maxSelected`.
+ */
+selected: Array<string>, rejected: Array<Rejected>, 
+/**
+ * Set when no list could be read at all; `selected` is then empty.
+ */
+failure: SelectionFailure | null, };
+
+/**
+ * What to render.
+ */
+export type RenderInput = { 
+/**
+ * Relative path of the memory.
+ */
+path: string, 
+/**
+ * Absolute path, used in the header and the truncation note when given.
+ */
+absolutePath?: string | null, mtimeMs: number, 
+/**
+ * The whole file, or at least its first `maxInjectBytes` + a few bytes; text or raw bytes.
+ */
+content: Head, nowMs: number, limits?: Partial<Limits> | null, };
+
+/**
+ * Which limit cut the memory.
+ */
+export type Truncation = "lines" | "bytes";
+
+/**
+ * The rendered block.
+ */
+export type RenderedMemory = { 
+/**
+ * `Memory (saved today): path:`, or the staleness caveat, a blank line and `Memory: path:`.
+ */
+header: string, 
+/**
+ * The content as injected (cut, neutralised), with the truncation note when cut.
+ */
+body: string, truncated: Truncation | null, 
+/**
+ * The whole block: `<system-reminder>\n{header}\n\n{body}\n</system-reminder>`.
+ */
+text: string, 
+/**
+ * UTF-16 units of `body`: what counts against the session budget.
+ */
+utf16Count: number, };
+
+/**
+ * Where the default memory directory is, given strings the host looked up.
+ */
+export type MemoryDirInput = { 
+/**
+ * The user's home directory.
+ */
+homeDir: string, 
+/**
+ * The project's root: the main worktree's root inside git, else the project folder.
+ */
+projectRoot: string, 
+/**
+ * `CLAUDE_CONFIG_DIR` when set; replaces `<home>/.claude`.
+ */
+configDir?: string | null, };
+
+/**
+ * Token counts of one call. Anthropic's fields, in camelCase; other providers map onto them.
+ */
+export type Usage = { 
+/**
+ * Uncached input tokens (after the last cache breakpoint).
+ */
+inputTokens: number, 
+/**
+ * Output tokens, thinking included.
+ */
+outputTokens: number, 
+/**
+ * Tokens written to the cache (all of them, whatever the TTL).
+ */
+cacheCreationInputTokens: number, 
+/**
+ * Tokens read from the cache.
+ */
+cacheReadInputTokens: number, 
+/**
+ * Of the cache writes, those with the 1-hour TTL (billed at the 1h rate; the rest at 5m).
+ */
+cacheCreation1hInputTokens: number, };
+
+/**
+ * Input to [`estimate_cost`].
+ */
+export type CostInput = { model: string, usage?: Usage, };
+
+/**
+ * The cost, `usd: null` for a model not in the table.
+ */
+export type Cost = { usd: number | null, 
+/**
+ * The price-table row used (the model id without a date suffix), when known.
+ */
+pricedAs: string | null, };
+
+/**
+ * The model APIs memdir speaks.
+ */
+export type ProviderName = "anthropic" | "openai" | "ollama";
+
+/**
+ * What to build a request from.
+ */
+export type ProviderRequestInput = { provider: ProviderName, 
+/**
+ * The output of `buildSelectionRequest` (must not be a skip).
+ */
+request: SelectionRequest, model?: string | null, baseUrl?: string | null, apiKey?: string | null, 
+/**
+ * Running in a browser: Anthropic then needs its direct-browser-access header.
+ */
+browser?: boolean, 
+/**
+ * Ask for schema-constrained output (default). `false` is the prompt-only fallback for
+ * a model or server that rejects the schema parameter.
+ */
+structured?: boolean, 
+/**
+ * Put the instructions and the manifest in cacheable system blocks ahead of the query
+ * (Anthropic; default on).
+ */
+cache?: boolean, };
+
+/**
+ * A request for `fetch`: `POST url` with these headers and this JSON body.
+ */
+export type HttpRequest = { url: string, headers: { [key in string]: string }, body: string, 
+/**
+ * The model id sent.
+ */
+model: string, };
+
+/**
+ * What came back.
+ */
+export type ProviderResponseInput = { provider: ProviderName, 
+/**
+ * HTTP status.
+ */
+status: number, 
+/**
+ * The response body as text.
+ */
+body: string, };
+
+/**
+ * Why the answer cannot be used.
+ */
+export type ProviderFailure = { 
+/**
+ * `http_error`, `refusal`, `truncated`, `no_text` or `invalid_body`.
+ */
+code: string, message: string, 
+/**
+ * The provider's error type (`rate_limit_error`, `invalid_request_error`, …), when given.
+ */
+errorType: string | null, 
+/**
+ * A 400 that names the schema parameter: retry once without it (prompt-only JSON).
+ */
+schemaRejected: boolean, };
+
+/**
+ * The decoded answer. `text` is set exactly when `failure` is not.
+ */
+export type ProviderAnswer = { text: string | null, stopReason: string | null, usage: Usage, model: string | null, 
+/**
+ * Thinking blocks skipped before the text.
+ */
+thinkingBlocks: number, failure: ProviderFailure | null, };
+
+/**
+ * The facts of one failed attempt.
+ */
+export type RetryInput = { 
+/**
+ * HTTP status; 0 for a connection error or a timeout before any response.
+ */
+status: number, 
+/**
+ * Response headers, lower-case names.
+ */
+headers?: { [key in string]: string }, 
+/**
+ * The response body, to spot quota errors that must not be retried.
+ */
+body?: string, 
+/**
+ * Retries already made (0 on the first failure).
+ */
+attempt: number, maxRetries?: number, nowMs: number, 
+/**
+ * A random number in [0, 1) for the jitter.
+ */
+jitter?: number, };
+
+export type RetryDecision = { retry: boolean, delayMs: number, 
+/**
+ * Why: `x-should-retry`, `status`, `quota`, `not_retryable` or `max_retries`.
+ */
+reason: string, };
+
+/**
+ * The side query's own defaults, when the caller gives none.
+ */
+export type SelectorDefaults = { 
+/**
+ * Deadline of the whole side query, retries included.
+ */
+timeoutMs: number, 
+/**
+ * Retries after the first attempt (the SDKs' default).
+ */
+maxRetries: number, 
+/**
+ * A provider's answer is read no further than this: a 256-token answer is small, and a
+ * server that streams without end must not cost more.
+ */
+maxResponseBytes: number, };
+
+/**
+ * Which keys the environment has, for [`default_selector`].
+ */
+export type SelectorEnv = { anthropicKey?: boolean, openaiKey?: boolean, };
+
+/**
+ * The selector to use when none is configured, and why, in words for people.
+ */
+export type DefaultSelector = { 
+/**
+ * `anthropic`, `openai` or `lexical`.
+ */
+provider: string, reason: string, };
+
+/**
+ * Input of [`lexical_select`].
+ */
+export type LexicalInput = { query: string, 
+/**
+ * The candidates (the scan's memories minus those already surfaced).
+ */
+memories: Array<Memory>, 
+/**
+ * Tools the agent used in the previous turn: their usage references are left out, their
+ * warnings count as matching.
+ */
+recentTools?: Array<string>, 
+/**
+ * The first lines of each memory, as the scan read them (by path): the body under the
+ * frontmatter counts as weaker evidence than the name and description. Optional.
+ */
+heads?: { [key in string]: Head }, limits?: Partial<Limits> | null, };
+
+/**
+ * How a memory matched the query, for inspection (why it was, or was not, chosen).
+ */
+export type Scored = { path: string, 
+/**
+ * The summed weight of the query terms it matched (a term found in one memory weighs 1).
+ */
+evidence: number, 
+/**
+ * `evidence` as a share of the query's whole weight.
+ */
+coverage: number, 
+/**
+ * The query's terms it matched: `term` in the name, file name or description, `term*` in
+ * the body, `~` added when through a shared stem.
+ */
+matched: Array<string>, 
+/**
+ * It warns about a tool the agent is using.
+ */
+toolWarning: boolean, };
+
+/**
+ * One term of the query, for inspection.
+ */
+export type QueryTerm = { term: string, weight: number, };
+
+/**
+ * The lexical selection: `selected` best first, and how every memory that matched did.
+ */
+export type LexicalSelection = { selected: Array<string>, scores: Array<Scored>, 
+/**
+ * The query's terms and their weights in this folder (a term in no memory weighs 1).
+ */
+queryTerms: Array<QueryTerm>, };
+
+/**
+ * One change for the host to make. Applied in order; each write is atomic on the host.
+ */
+export type Effect = { "op": "write", path: string, text: string, exclusive: boolean, } | { "op": "remove", path: string, } | { "op": "rename", from: string, to: string, };
+
+/**
+ * One entry of the host's listing (`MemoryHost.list()`).
+ */
+export type SnapshotEntry = { path: string, kind: EntryKind, size?: number, mtimeMs?: number, problem?: string | null, };
+
+/**
+ * The host's view of the memory directory at one moment.
+ */
+export type Snapshot = { 
+/**
+ * Every entry below the root, recursively.
+ */
+entries?: Array<SnapshotEntry>, 
+/**
+ * Contents of the files the plan asked for (whole files), by relative path.
+ */
+contents?: { [key in string]: Head }, 
+/**
+ * Where each path really is, from the host (`MemoryHost.resolve`): the relative path
+ * after following symbolic links, or `null` when it leads out of the directory.
+ */
+resolved?: { [key in string]: string | null }, };
+
+/**
+ * What to read, for `takeSnapshot`.
+ */
+export type ReadPlan = { 
+/**
+ * Whole files to read, when they exist.
+ */
+read: Array<string>, 
+/**
+ * Paths to resolve through symbolic links (`MemoryHost.resolve`).
+ */
+resolve: Array<string>, 
+/**
+ * Also read this many first lines of every topic file (the duplicate checks).
+ */
+heads: number | null, 
+/**
+ * Read every topic file whole (doctor).
+ */
+allTopics: boolean, 
+/**
+ * Read whole files up to this many bytes: one past `maxFileBytes`, so that a longer file
+ * shows as not read whole and is refused rather than cut.
+ */
+readBytes: number, };
+
+/**
+ * The model's command as TypeScript sees it: the same six commands as [`Command`], whose
+ * decoder reads them by hand from JSON. Only the type generator uses this.
+ */
+export type MemoryToolCommand = { "command": "view", path: string, 
+/**
+ * `[start, end]`, 1-based; `end` -1 for the end of the file.
+ */
+view_range?: Array<number> | null, } | { "command": "create", path: string, file_text: string, } | { "command": "str_replace", path: string, old_str: string, 
+/**
+ * Default: the empty string (the match is deleted).
+ */
+new_str?: string | null, } | { "command": "insert", path: string, insert_line: number, insert_text: string, } | { "command": "delete", path: string, } | { "command": "rename", old_path: string, new_path: string, };
+
+/**
+ * See [`ToolPlan::list`].
+ */
+export type Listing = "always" | "ifDirectory" | "never";
+
+/**
+ * What the host must look up before [`run_tool_command`].
+ */
+export type ToolPlan = { 
+/**
+ * Relative paths to resolve through symbolic links (`MemoryHost.resolve`).
+ */
+resolve: Array<string>, 
+/**
+ * Relative paths whose whole content is needed, if they are files.
+ */
+read: Array<string>, 
+/**
+ * How much of the listing the command needs: `always` (`create`, `delete`, `rename`),
+ * `ifDirectory` (`view`: only a folder's listing), or `never` (edits of one file). A host
+ * that cannot resolve links must list anyway: the listing is how it reports links out.
+ */
+list: Listing, 
+/**
+ * Whether the command may write (everything but `view`): the host takes the write lock.
+ */
+writes: boolean, 
+/**
+ * Set when the command is already answered (a malformed command or a bad path).
+ */
+result: ToolResult | null, };
+
+/**
+ * The answer to one command.
+ */
+export type ToolResult = { 
+/**
+ * The text for the `tool_result` block.
+ */
+text: string, 
+/**
+ * `true` for an error result (`is_error` on the wire).
+ */
+isError: boolean, 
+/**
+ * What the host must do, in order, before reporting `text`.
+ */
+effects: Array<Effect>, };
+
+/**
+ * What to remember.
+ */
+export type RememberInput = { 
+/**
+ * `user`, `feedback`, `project` or `reference`.
+ */
+type: string, 
+/**
+ * A short title; also the index entry's link text.
+ */
+name: string, 
+/**
+ * One line: what the selector reads to decide. Also the index entry's hook.
+ */
+description: string, 
+/**
+ * The memory. For feedback and project: the rule or fact, then `**Why:**` and `**How to apply:**` lines.
+ */
+body: string, 
+/**
+ * The topic file to write or update; default `{type}_{slug of name}.md`.
+ */
+file?: string | null, 
+/**
+ * The conversation writing it: recorded as `metadata.originSessionId` (an update keeps
+ * the file's own when this is absent).
+ */
+sessionId?: string | null, 
+/**
+ * When it is written (ms since the epoch): recorded as `metadata.modified`.
+ */
+nowMs?: number | null, };
+
+/**
+ * What a write did to its topic file.
+ */
+export type WriteAction = "created" | "updated" | "forgotten";
+
+/**
+ * The plan for one `remember`.
+ */
+export type WritePlan = { 
+/**
+ * The topic file written (or removed, for `forget`).
+ */
+file: string, action: WriteAction, 
+/**
+ * The index line written, or `null` for `forget`.
+ */
+indexLine: string | null, 
+/**
+ * What the host must do, in order.
+ */
+effects: Array<Effect>, };
+
+/**
+ * One credential found in a text. The secret itself is never carried in full.
+ */
+export type SecretFinding = { 
+/**
+ * Stable code, e.g. `aws_access_key_id`.
+ */
+code: string, 
+/**
+ * For people, e.g. `AWS access key ID`.
+ */
+kind: string, 
+/**
+ * 1-based line of the match.
+ */
+line: number, 
+/**
+ * A redacted preview: the first 4 characters, `…`, and the length.
+ */
+preview: string, };
+
+/**
+ * What doctor looks at: the listing and the whole text of `MEMORY.md` and every topic file.
+ */
+export type DoctorInput = { entries: Array<SnapshotEntry>, 
+/**
+ * `MEMORY.md` and the topic files, by relative path (a file that could not be read is absent).
+ */
+contents?: { [key in string]: Head }, nowMs: number, limits?: Partial<Limits> | null, 
+/**
+ * Default 90.
+ */
+staleCoreDays?: number | null, 
+/**
+ * Links of `MEMORY.md` that leave the folder (from `outsideLinks`), with whether the host
+ * found them (`null`: it could not look). Such a link is never called dead otherwise.
+ */
+outside?: { [key in string]: boolean | null }, };
+
+export type Severity = "error" | "warning" | "info";
+
+/**
+ * One problem found.
+ */
+export type Finding = { code: FindingCode, severity: Severity, 
+/**
+ * Relative path of the file the finding is about.
+ */
+file: string, 
+/**
+ * 1-based, where it applies.
+ */
+line: number | null, message: string, 
+/**
+ * What `--fix` would do; `null` when there is no safe fix.
+ */
+fix: string | null, };
+
+/**
+ * Everything doctor found, with counts by severity.
+ */
+export type DoctorReport = { findings: Array<Finding>, errors: number, warnings: number, infos: number, 
+/**
+ * Findings `--fix` can repair.
+ */
+fixable: number, };
+
+/**
+ * What `--fix` will do.
+ */
+export type FixPlan = { 
+/**
+ * The writes, index last.
+ */
+effects: Array<Effect>, 
+/**
+ * A unified diff of every change, to show before applying.
+ */
+diff: string, 
+/**
+ * Findings these writes repair.
+ */
+fixed: number, before: DoctorReport, 
+/**
+ * Doctor's report once the effects are applied.
+ */
+after: DoctorReport, };
+
+/**
+ * What a temporary file's name says: the file it was for.
+ */
+export type TempFile = { 
+/**
+ * The name of the file the write was for.
+ */
+target: string, };

@@ -1,0 +1,49 @@
+//! The temporary files of atomic writes: every host writes `.<name>.tmp-<token>` next to the
+//! file and renames it into place, so a writer killed in between leaves one behind. The name is
+//! decided here, once, so the hosts, the sweep that clears leftovers, and doctor agree on it.
+
+use serde::Serialize;
+
+/// The temporary file for writing `name` (a file name, no folder), with the host's random
+/// `token` (lower-case hex).
+pub fn temp_file_name(name: &str, token: &str) -> String {
+    format!(".{name}.tmp-{token}")
+}
+
+/// What a temporary file's name says: the file it was for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TempFile {
+    /// The name of the file the write was for.
+    pub target: String,
+}
+
+/// The file a path's last segment is the temporary file of, if it is one.
+pub fn parse_temp_file(path: &str) -> Option<TempFile> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let rest = name.strip_prefix('.')?;
+    let (target, token) = rest.rsplit_once(".tmp-")?;
+    let hex = !token.is_empty() && token.bytes().all(|b| b.is_ascii_hexdigit());
+    (hex && !target.is_empty()).then(|| TempFile {
+        target: target.to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        let name = temp_file_name("MEMORY.md", "0a1b2c");
+        assert_eq!(name, ".MEMORY.md.tmp-0a1b2c");
+        assert_eq!(
+            parse_temp_file(&format!("team/{name}")).map(|t| t.target),
+            Some("MEMORY.md".into())
+        );
+        assert_eq!(parse_temp_file(".x.tmp-"), None);
+        assert_eq!(parse_temp_file("x.tmp-ab"), None);
+        assert_eq!(parse_temp_file(".x.tmp-zz"), None);
+    }
+}

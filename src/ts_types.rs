@@ -1,0 +1,136 @@
+//! The TypeScript declarations of every type that crosses into JavaScript, generated from the
+//! Rust types themselves (ts-rs, under `cfg(test)` only: nothing of it is in the wasm).
+//! `js/generated/types.ts` is committed; this test fails when it no longer matches the Rust
+//! types, and `MEMDIR_UPDATE_TYPES=1 cargo test --lib ts_types` rewrites it.
+
+#![allow(clippy::expect_used, clippy::panic)] // a test: failing is its job
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use ts_rs::{Config, TS};
+
+use crate::codes::{DiagnosticCode, EntryKind, ErrorCode, FindingCode};
+use crate::cost::{Cost, CostInput, Usage};
+use crate::doctor::fix::FixPlan;
+use crate::doctor::{DoctorInput, DoctorReport, Finding, Severity};
+use crate::frontmatter::MemoryType;
+use crate::index::{IndexInput, IndexPrompt, IndexView};
+use crate::lexical::{LexicalInput, LexicalSelection, QueryTerm, Scored};
+use crate::limits::Limits;
+use crate::paths::MemoryDirInput;
+use crate::provider::{
+    DefaultSelector, HttpRequest, Provider, ProviderAnswer, ProviderFailure, ProviderRequestInput,
+    ProviderResponseInput, RetryDecision, RetryInput, SelectorDefaults, SelectorEnv,
+};
+use crate::render::{RenderInput, Rendered, Truncation};
+use crate::scan::{Diagnostic, FileHead, Head, Memory, ScanPlan, ScanResult};
+use crate::secrets::SecretFinding;
+use crate::side_query::answer::{Failure, Rejected, Selection};
+use crate::side_query::request::{SelectionInput, SelectionRequest, Skip};
+use crate::temp::TempFile;
+use crate::tool::{CommandShape, Listing, ToolPlan, ToolResult};
+use crate::write::read_plan::ReadPlan;
+use crate::write::remember::{RememberInput, WriteAction, WritePlan};
+use crate::write::snapshot::{Entry, Snapshot};
+use crate::write::Effect;
+
+const HEADER: &str = "// Generated from the Rust types by `MEMDIR_UPDATE_TYPES=1 cargo test --lib ts_types`\n// (src/ts_types.rs). Do not edit: change the Rust type and regenerate.\n";
+
+fn declare<T: TS>(cfg: &Config, out: &mut String) {
+    out.push('\n');
+    if let Some(docs) = T::docs() {
+        out.push_str(&docs);
+    }
+    let _ = writeln!(out, "export {}", T::decl(cfg));
+}
+
+/// Every declaration, in one file.
+pub(crate) fn declarations() -> String {
+    let cfg = Config::new().with_large_int("number");
+    let mut out = String::from(HEADER);
+    macro_rules! all {
+        ($($t:ty),* $(,)?) => { $(declare::<$t>(&cfg, &mut out);)* };
+    }
+    all!(
+        serde_json::Value,
+        ErrorCode,
+        DiagnosticCode,
+        FindingCode,
+        EntryKind,
+        Limits,
+        Head,
+        IndexView,
+        IndexInput,
+        IndexPrompt,
+        MemoryType,
+        FileHead,
+        Memory,
+        Diagnostic,
+        ScanResult,
+        ScanPlan,
+        SelectionInput,
+        Skip,
+        SelectionRequest,
+        Rejected,
+        Failure,
+        Selection,
+        RenderInput,
+        Truncation,
+        Rendered,
+        MemoryDirInput,
+        Usage,
+        CostInput,
+        Cost,
+        Provider,
+        ProviderRequestInput,
+        HttpRequest,
+        ProviderResponseInput,
+        ProviderFailure,
+        ProviderAnswer,
+        RetryInput,
+        RetryDecision,
+        SelectorDefaults,
+        SelectorEnv,
+        DefaultSelector,
+        LexicalInput,
+        Scored,
+        QueryTerm,
+        LexicalSelection,
+        Effect,
+        Entry,
+        Snapshot,
+        ReadPlan,
+        CommandShape,
+        Listing,
+        ToolPlan,
+        ToolResult,
+        RememberInput,
+        WriteAction,
+        WritePlan,
+        SecretFinding,
+        DoctorInput,
+        Severity,
+        Finding,
+        DoctorReport,
+        FixPlan,
+        TempFile,
+    );
+    out
+}
+
+#[test]
+fn ts_types_match_the_rust_types() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("js/generated/types.ts");
+    let generated = declarations();
+    if std::env::var_os("MEMDIR_UPDATE_TYPES").is_some() {
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(&path, &generated).expect("write js/generated/types.ts");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "js/generated/types.ts does not match the Rust types: run `MEMDIR_UPDATE_TYPES=1 cargo test --lib ts_types` and commit it"
+    );
+}
