@@ -21,6 +21,7 @@ import type {
   HttpRequest,
   IndexInput,
   IndexPrompt,
+  IndexReadPlan,
   IndexView,
   LexicalInput,
   LexicalSelection,
@@ -142,9 +143,9 @@ export function truncateIndex(text: string, limits?: Partial<Limits> | null): In
   return guard({ text, limits }, (a) => wasm.truncateIndex(a.text, a.limits ?? null));
 }
 
-/** Bytes of MEMORY.md to read: what the limits could keep, plus a margin. */
-export function indexReadBytes(limits?: Partial<Limits> | null): number {
-  return guard({ limits }, (a) => wasm.indexReadBytes(a.limits ?? null));
+/** What to read of MEMORY.md: its path, and how far (what the limits could keep, plus a margin). */
+export function indexReadPlan(limits?: Partial<Limits> | null): IndexReadPlan {
+  return guard({ limits }, (a) => wasm.indexReadPlan(a.limits ?? null));
 }
 
 /** MEMORY.md as the model sees it: the view and the prompt block, from what the host read. */

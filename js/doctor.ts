@@ -3,7 +3,7 @@
  * safe fixes the core planned, after showing their diff. Fixes are re-planned under the
  * write lock and applied only if nothing changed since the diff was shown.
  */
-import { outsideLinks, planDoctorFixes, runDoctor } from "./core.js";
+import { doctorReadPlan, outsideLinks, planDoctorFixes, runDoctor } from "./core.js";
 import type { DoctorInput, DoctorReport, FixPlan, Limits } from "./core.js";
 import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
@@ -17,9 +17,10 @@ export interface DoctorOptions {
 }
 
 async function input(host: MemoryHost, limits: Limits, nowMs: number, options: DoctorOptions): Promise<DoctorInput> {
-  const snapshot = await takeSnapshot(ioHost(host), { read: ["MEMORY.md"], allTopics: true, maxFileBytes: limits.maxFileBytes });
-  // links that leave the folder are the host's to look up, where it can
-  const index = snapshot.contents["MEMORY.md"];
+  const plan = doctorReadPlan(limits);
+  const snapshot = await takeSnapshot(ioHost(host), plan);
+  // links of the index (the one file the plan names) that leave the folder: the host's to look up, where it can
+  const index = plan.read.map((p) => snapshot.contents[p]).find((c) => c !== undefined);
   const outside: Record<string, boolean | null> = {};
   for (const link of index ? outsideLinks(decoder.decode(index)) : []) {
     outside[link] = host.lookOutside ? await host.lookOutside(link).catch(() => null) : null;

@@ -7,14 +7,14 @@
 export * from "./core.js";
 export { MemdirError } from "./errors.js";
 export { INPUT_LIMITS } from "./edge.js";
-export { openMemory } from "./memory.js";
-export type { Memory as OpenedMemory, MemorySession, OpenMemoryOptions, Prefetch, RecallEvent, RecallOptions, RecallOutcome, RecallResult, RecalledMemory, SelectorConfig, SelectorFunction, SelectorRequest } from "./memory.js";
+export { openMemory } from "./open.js";
+export type { OpenedMemory, MemorySession, OpenMemoryOptions, Prefetch, RecallEvent, RecallOptions, RecallOutcome, RecallResult, RecalledMemory, SelectorConfig, SelectorFunction, SelectorRequest } from "./api.js";
 export type { HostEntry, HostError, LockOwner, MemoryHost } from "./host.js";
-export { InMemoryHost } from "./hosts/memory.js";
+export { InMemoryHost } from "./hosts/ram.js";
 export { VsCodeHost } from "./hosts/vscode.js";
 export { MemoryToolError, memoryTool, runMemoryCommand } from "./tool.js";
 export type { MemoryTool, MemoryToolHandlers } from "./tool.js";
-export type { WriteResult } from "./memory.js";
+export type { WriteResult } from "./api.js";
 export type { DoctorOptions } from "./doctor.js";
 export { withLock, LOCK_FILE } from "./lock.js";
 export type { LockOptions } from "./lock.js";

@@ -3,7 +3,7 @@
  * (injectable), retries as the core decides, and hands the body back to the core to decode.
  * Never throws for a model, network or timeout problem: the result carries a `failure`.
  */
-import { buildProviderRequest, decodeProviderResponse, retryDecision } from "./core.js";
+import { buildProviderRequest, decodeProviderResponse, retryDecision, selectorDefaults } from "./core.js";
 import type { ProviderName, SelectionRequest, Usage } from "./core.js";
 
 /** A model provider, or `lexical` for the offline selector. */
@@ -90,15 +90,13 @@ function stopped(timedOut: boolean, timeoutMs: number): { code: string; message:
 }
 
 /**
- * The most of a provider's response body memdir reads, in bytes: 1 MiB. An answer is at most
- * 256 tokens and an error body a few KB; past this the request is aborted, so a server that
- * streams without end costs 1 MiB, not the process's memory.
+ * The body as text, or `null` once it runs past `maxBytes` (the core's `maxResponseBytes`:
+ * an answer is at most 256 tokens and an error body a few KB; past it the request is aborted,
+ * so a server that streams without end costs that much, not the process's memory). Then
+ * `abort()` is called.
  */
-export const MAX_RESPONSE_BYTES = 1 << 20;
-
-/** The body as text, or `null` once it runs past `MAX_RESPONSE_BYTES` (then `abort()` is called). */
-async function readCapped(response: Response, abort: () => void): Promise<string | null> {
-  if (Number(response.headers.get("content-length")) > MAX_RESPONSE_BYTES) {
+async function readCapped(response: Response, abort: () => void, maxBytes: number): Promise<string | null> {
+  if (Number(response.headers.get("content-length")) > maxBytes) {
     abort();
     return null;
   }
@@ -106,7 +104,7 @@ async function readCapped(response: Response, abort: () => void): Promise<string
   if (reader === null) {
     // a caller's fetch that gives no stream: the text, still held to the cap
     const text = await response.text();
-    return new TextEncoder().encode(text).length > MAX_RESPONSE_BYTES ? null : text;
+    return new TextEncoder().encode(text).length > maxBytes ? null : text;
   }
   const decoder = new TextDecoder(); // as response.text(): UTF-8, BOM dropped, bad bytes replaced
   let bytes = 0;
@@ -115,7 +113,7 @@ async function readCapped(response: Response, abort: () => void): Promise<string
     const { done, value } = await reader.read();
     if (done) return text + decoder.decode();
     bytes += value.byteLength;
-    if (bytes > MAX_RESPONSE_BYTES) {
+    if (bytes > maxBytes) {
       abort();
       reader.cancel().catch(() => {});
       return null;
@@ -126,7 +124,7 @@ async function readCapped(response: Response, abort: () => void): Promise<string
 
 /** Runs the side query against a provider. */
 export async function queryProvider(config: SelectorConfig & { provider: ProviderName }, request: SelectionRequest, signal?: AbortSignal): Promise<SideQueryResult> {
-  const timeoutMs = config.timeoutMs ?? 10_000;
+  const timeoutMs = config.timeoutMs ?? selectorDefaults().timeoutMs;
   const limit = deadline(timeoutMs, signal);
   try {
     return await attemptAll(config, request, limit, timeoutMs);
@@ -136,7 +134,8 @@ export async function queryProvider(config: SelectorConfig & { provider: Provide
 }
 
 async function attemptAll(config: SelectorConfig & { provider: ProviderName }, request: SelectionRequest, limit: ReturnType<typeof deadline>, timeoutMs: number): Promise<SideQueryResult> {
-  const maxRetries = config.maxRetries ?? 2;
+  const defaults = selectorDefaults();
+  const maxRetries = config.maxRetries ?? defaults.maxRetries;
   const doFetch = config.fetch ?? globalThis.fetch;
   let structured = true;
   let attempt = 0;
@@ -163,7 +162,7 @@ async function attemptAll(config: SelectorConfig & { provider: ProviderName }, r
       const response = await doFetch(http.url, { method: "POST", headers: http.headers, body: http.body, signal: AbortSignal.any([limit.signal, thisAttempt.signal]) });
       status = response.status;
       response.headers.forEach((value, key) => (headers[key.toLowerCase()] = value));
-      body = await readCapped(response, () => thisAttempt.abort(new Error("the response was too large")));
+      body = await readCapped(response, () => thisAttempt.abort(new Error("the response was too large")), defaults.maxResponseBytes);
     } catch (error) {
       if (limit.signal.aborted) return { text: null, usage: NO_USAGE, model, attempts, failure: stopped(limit.timedOut(), timeoutMs) };
       const decision = retryDecision({ status: 0, attempt, maxRetries, nowMs: Date.now(), jitter: Math.random() });
@@ -177,7 +176,8 @@ async function attemptAll(config: SelectorConfig & { provider: ProviderName }, r
       continue;
     }
     if (body === null) {
-      const cap = `${MAX_RESPONSE_BYTES.toLocaleString("en")} bytes (1 MiB)`;
+      const mib = defaults.maxResponseBytes / 2 ** 20;
+      const cap = `${defaults.maxResponseBytes.toLocaleString("en")} bytes${Number.isInteger(mib) ? ` (${mib} MiB)` : ""}`;
       return { text: null, usage: NO_USAGE, model, attempts, failure: { code: "response_too_large", message: `the response body ran past ${cap}; the request was aborted` } };
     }
     const answer = decodeProviderResponse({ provider: config.provider, status, body });
@@ -203,7 +203,7 @@ async function attemptAll(config: SelectorConfig & { provider: ProviderName }, r
 }
 
 /** Runs a caller-supplied selector function under the same deadline and abort rules. */
-export async function queryFunction(fn: SelectorFunction, request: SelectionRequest, timeoutMs = 10_000, signal?: AbortSignal): Promise<SideQueryResult> {
+export async function queryFunction(fn: SelectorFunction, request: SelectionRequest, timeoutMs = selectorDefaults().timeoutMs, signal?: AbortSignal): Promise<SideQueryResult> {
   const limit = deadline(timeoutMs, signal);
   const aborted = new Promise<never>((_, reject) => {
     if (limit.signal.aborted) reject(limit.signal.reason);

@@ -3,26 +3,16 @@
  * it decided. Nothing here decides whether a write is allowed.
  */
 import { planScan } from "./core.js";
-import type { Effect, Snapshot } from "./core.js";
+import type { Effect, ReadPlan, Snapshot } from "./core.js";
 import type { MemoryHost } from "./host.js";
 import { bounded } from "./bounded.js";
 
 const encoder = new TextEncoder();
 
-export interface SnapshotRequest {
-  /**
-   * The core's `maxFileBytes`: whole files are read up to one byte past it, so the core can
-   * tell a file that was not read whole and refuse it (`TOO_LARGE`) instead of cutting it.
-   */
-  maxFileBytes: number;
-  /** Whole files to read, when they exist. */
-  read?: string[];
-  /** Paths to resolve through symbolic links. */
-  resolve?: string[];
-  /** Also read the first `heads` lines of every topic file (for duplicate checks). */
-  heads?: number;
-  /** Read every topic file whole (doctor). */
-  allTopics?: boolean;
+/** What to read: the core's plan (`rememberReadPlan`, `forgetReadPlan`, `doctorReadPlan`, a memory-tool plan). */
+export interface SnapshotRequest extends Partial<Omit<ReadPlan, "readBytes">> {
+  /** Whole files are read up to this many bytes (the core's `fileReadBytes`: one past `maxFileBytes`). */
+  readBytes: number;
   /** `false`: stat only the named paths instead of listing the directory. Default `true`. */
   list?: boolean;
 }
@@ -41,7 +31,7 @@ export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, c
   const heads = request.heads ? topics.filter((p) => !whole.has(p)) : [];
   await bounded([...whole], concurrency, async (p) => {
     try {
-      contents[p] = await host.readFile(p, request.maxFileBytes + 1);
+      contents[p] = await host.readFile(p, request.readBytes);
     } catch (error) {
       // vanished since the listing: the core treats it as not there. Any other failure
       // (EACCES, EIO, EMFILE, …) stops the write: deciding without a file that is there

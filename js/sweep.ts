@@ -11,6 +11,7 @@
  *
  * A live writer's temporary files are young, or name a live owner: never touched.
  */
+import { parseTempFile } from "./core.js";
 import type { MemoryHost } from "./host.js";
 import { MAX_LOCK_BYTES, ownerGone, parseLock } from "./lock-file.js";
 
@@ -18,7 +19,6 @@ import { MAX_LOCK_BYTES, ownerGone, parseLock } from "./lock-file.js";
 export const TEMP_GRACE_MS = 10_000;
 /** A writer that broke no lock sweeps at most this often per host (a sweep lists the directory). */
 const SWEEP_EVERY_MS = 60_000;
-const TEMP = /^\.(.+)\.tmp-[0-9a-f]+$/;
 const lastSweep = new WeakMap<MemoryHost, number>();
 
 export interface SweepOptions {
@@ -43,9 +43,9 @@ export async function sweepTemporaries(host: MemoryHost, options: SweepOptions):
   try {
     for (const entry of await host.list()) {
       const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
-      const match = TEMP.exec(name);
-      if (!match || entry.kind !== "file" || entry.problem) continue;
-      const outsideLock = entry.path === name && options.lockFiles.includes(match[1]!);
+      const temp = parseTempFile(entry.path); // the core names temporary files
+      if (!temp || entry.kind !== "file" || entry.problem) continue;
+      const outsideLock = entry.path === name && options.lockFiles.includes(temp.target);
       let abandoned = entry.mtimeMs > 0 && nowMs - entry.mtimeMs > TEMP_GRACE_MS;
       if (!abandoned && outsideLock) {
         const bytes = await host.readFile(entry.path, MAX_LOCK_BYTES + 1).catch(() => null);

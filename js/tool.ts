@@ -4,7 +4,7 @@
  * `betaMemoryTool(memory.tool())` plugs it into the SDK's tool runner — and `execute()` serves
  * any other tool loop. memdir does not depend on the SDK.
  */
-import { planToolCommand, runToolCommand } from "./core.js";
+import { fileReadBytes, planToolCommand, runToolCommand } from "./core.js";
 import type { Limits, MemoryToolCommand, ToolResult } from "./core.js";
 import { crossing } from "./edge.js";
 import { MemdirError } from "./errors.js";
@@ -68,7 +68,7 @@ export async function runMemoryCommand(host: MemoryHost, input: unknown, limits:
       // a host that resolves links can skip the listing when the command does not need it
       let list = plan.list === "always" || !io.resolve;
       if (!list && plan.list === "ifDirectory") list = plan.resolve[0] === "" || (await io.stat(plan.resolve[0]!))?.kind === "directory";
-      const snapshot = await takeSnapshot(io, { read: plan.read, resolve: plan.resolve, list, maxFileBytes: limits.maxFileBytes });
+      const snapshot = await takeSnapshot(io, { read: plan.read, resolve: plan.resolve, list, readBytes: fileReadBytes(limits) });
       const result = runToolCommand(command, snapshot, limits);
       if (result.isError || result.effects.length === 0) return result;
       try {

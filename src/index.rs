@@ -120,14 +120,27 @@ fn saturate(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// Bytes of `MEMORY.md` a host reads: every byte the limits could keep (a UTF-16 unit is at
-/// most 3 UTF-8 bytes) and a margin for a byte-order mark and trimmed white space. Reading a
-/// 700 MB index whole to keep 25,000 units of it would cost seconds and gigabytes.
-pub fn index_read_bytes(limits: &Limits) -> u32 {
-    limits
-        .max_index_utf16
-        .saturating_mul(3)
-        .saturating_add(INDEX_READ_MARGIN_BYTES)
+/// What a host reads of the index for [`index_prompt`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct IndexReadPlan {
+    /// `MEMORY.md`.
+    pub path: String,
+    /// Every byte the limits could keep (a UTF-16 unit is at most 3 UTF-8 bytes) and a margin
+    /// for a byte-order mark and trimmed white space: reading a 700 MB index whole to keep
+    /// 25,000 units of it would cost seconds and gigabytes.
+    pub read_bytes: u32,
+}
+
+pub fn index_read_plan(limits: &Limits) -> IndexReadPlan {
+    IndexReadPlan {
+        path: crate::scan::INDEX_FILE_NAME.to_owned(),
+        read_bytes: limits
+            .max_index_utf16
+            .saturating_mul(3)
+            .saturating_add(INDEX_READ_MARGIN_BYTES),
+    }
 }
 
 const INDEX_READ_MARGIN_BYTES: u32 = 4096;
@@ -137,7 +150,7 @@ const INDEX_READ_MARGIN_BYTES: u32 = 4096;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct IndexInput {
-    /// The whole file, or its first [`index_read_bytes`] bytes.
+    /// The whole file, or its first [`IndexReadPlan::read_bytes`] bytes.
     pub content: Head,
     /// The file's size in bytes; larger than `content` when only its start was read.
     #[serde(default)]
@@ -158,7 +171,7 @@ pub struct IndexPrompt {
     pub view: IndexView,
     /// `Contents of {path} (…):` and the content; `""` when the index is missing or empty.
     pub prompt: String,
-    /// Only the start of the file was read (it is larger than [`index_read_bytes`]); the
+    /// Only the start of the file was read (it is larger than [`IndexReadPlan::read_bytes`]); the
     /// counts are then of the part read.
     pub read_partially: bool,
 }

@@ -15,7 +15,7 @@ use crate::cost::{Cost, CostInput, Usage};
 use crate::doctor::fix::FixPlan;
 use crate::doctor::{DoctorInput, DoctorReport, Finding, Severity};
 use crate::frontmatter::MemoryType;
-use crate::index::{IndexInput, IndexPrompt, IndexView};
+use crate::index::{IndexInput, IndexPrompt, IndexReadPlan, IndexView};
 use crate::lexical::{LexicalInput, LexicalSelection, QueryTerm, Scored};
 use crate::limits::Limits;
 use crate::paths::MemoryDirInput;
@@ -63,6 +63,7 @@ pub(crate) fn declarations() -> String {
         IndexView,
         IndexInput,
         IndexPrompt,
+        IndexReadPlan,
         MemoryType,
         FileHead,
         Memory,

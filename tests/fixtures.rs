@@ -91,7 +91,7 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
             &arg::<String>(a, 0, "text")?,
             &limits(a, 1)?,
         )),
-        "indexReadBytes" => out(index::index_read_bytes(&limits(a, 0)?)),
+        "indexReadPlan" => out(index::index_read_plan(&limits(a, 0)?)),
         "indexPrompt" => out(index::index_prompt(&arg(a, 0, "input")?)),
         "planScan" => out(scan::plan_scan(
             &arg::<Vec<scan::FileHead>>(a, 0, "files")?,

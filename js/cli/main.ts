@@ -9,7 +9,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { MemdirError, memoryAge, openMemory, type DoctorReport, type OpenedMemory, type RecallResult, type SelectorConfig } from "../entry/node.js";
+import { defaultSelector, MemdirError, memoryAge, openMemory, type DoctorReport, type OpenedMemory, type RecallResult, type SelectorConfig } from "../entry/node.js";
 
 const HELP = `memdir — long-term memory for AI agents, in plain Markdown files
 
@@ -94,7 +94,8 @@ async function main(argv: string[]): Promise<number> {
   if (staleCoreDays !== undefined && !(Number.isInteger(staleCoreDays) && staleCoreDays >= 0)) throw new UsageError(`--stale-days takes a whole number of days, not "${o["stale-days"]}"`);
 
   const env = process.env;
-  const provider = o.provider ?? (env.ANTHROPIC_API_KEY ? "anthropic" : env.OPENAI_API_KEY ? "openai" : "lexical");
+  // the same default as openMemory's: the core decides from which keys are set
+  const provider = o.provider ?? defaultSelector({ anthropicKey: Boolean(env.ANTHROPIC_API_KEY), openaiKey: Boolean(env.OPENAI_API_KEY) }).provider;
   if (!["anthropic", "openai", "ollama", "lexical"].includes(provider)) throw new UsageError(`unknown provider "${provider}" (anthropic, openai, ollama or lexical)`);
   const timeoutMs = o.timeout === undefined ? undefined : Number(o.timeout);
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new UsageError(`--timeout takes a positive whole number of milliseconds, not "${o.timeout}"`);

@@ -108,7 +108,7 @@ wasSizeTruncated: boolean, };
  */
 export type IndexInput = { 
 /**
- * The whole file, or its first [`index_read_bytes`] bytes.
+ * The whole file, or its first [`IndexReadPlan::read_bytes`] bytes.
  */
 content: Head, 
 /**
@@ -129,7 +129,7 @@ export type IndexPrompt = {
  */
 prompt: string, 
 /**
- * Only the start of the file was read (it is larger than [`index_read_bytes`]); the
+ * Only the start of the file was read (it is larger than [`IndexReadPlan::read_bytes`]); the
  * counts are then of the part read.
  */
 readPartially: boolean, 
@@ -153,6 +153,21 @@ wasLineTruncated: boolean,
  * The size limit fired (measured on the original).
  */
 wasSizeTruncated: boolean, };
+
+/**
+ * What a host reads of the index for [`index_prompt`].
+ */
+export type IndexReadPlan = { 
+/**
+ * `MEMORY.md`.
+ */
+path: string, 
+/**
+ * Every byte the limits could keep (a UTF-16 unit is at most 3 UTF-8 bytes) and a margin
+ * for a byte-order mark and trimmed white space: reading a 700 MB index whole to keep
+ * 25,000 units of it would cost seconds and gigabytes.
+ */
+readBytes: number, };
 
 /**
  * The four memory types.

@@ -11,6 +11,7 @@ import type { Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve as resolvePath } from "node:path";
+import { tempFileName } from "../core.js";
 import { hostError, type HostEntry, type LockOwner, type MemoryHost } from "../host.js";
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type NodeFs, type OpenDir } from "./node-dirs.js";
 
@@ -288,7 +289,7 @@ export class NodeHost implements MemoryHost {
     const segments = path.split("/");
     const name = segments.pop()!;
     const dir = await walker.openDir(segments, { create: true });
-    const tmp = `.${name}.tmp-${randomBytes(6).toString("hex")}`;
+    const tmp = tempFileName(name, randomBytes(6).toString("hex"));
     try {
       // the bytes reach the disk before the name points at them, so a power cut leaves the
       // old file or the new one, never an empty one

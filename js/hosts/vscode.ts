@@ -13,6 +13,7 @@
  * - `rename(…, { overwrite: true })` deletes the target and then moves the temporary file
  *   onto it, so a reader can find the file missing for a moment, but never half written.
  */
+import { tempFileName } from "../core.js";
 import { hostError, type HostEntry, type HostError, type MemoryHost } from "../host.js";
 import { bounded } from "../bounded.js";
 
@@ -174,7 +175,7 @@ export class VsCodeHost<U extends UriLike = UriLike> implements MemoryHost {
     if (existing !== null && existing.type & DIRECTORY) throw hostError("EISDIR", `${path} is a directory`);
     if (existing !== null && options.exclusive) throw hostError("EEXIST", `${path} already exists`);
     if (existing === null) await this.mkdirp(segments, path);
-    const tmp = this.uri([...segments, `.${name}.tmp-${randomHex(6)}`]);
+    const tmp = this.uri([...segments, tempFileName(name, randomHex(6))]);
     try {
       await this.fs.writeFile(tmp, data);
       await this.fs.rename(tmp, target, { overwrite: !options.exclusive });

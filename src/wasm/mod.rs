@@ -37,13 +37,13 @@ pub fn truncate_index(
     to_js(&index::truncate_index(&text, &limits_arg(limits)?))
 }
 
-/// Bytes of `MEMORY.md` to read: what the limits could keep, plus a margin. A larger file is
-/// read only this far (pass its size as `fileBytes` to `indexPrompt`).
-#[wasm_bindgen(js_name = indexReadBytes)]
-pub fn index_read_bytes(
+/// What to read of `MEMORY.md`: its path, and how far (what the limits could keep, plus a
+/// margin). A larger file is read only this far: pass its size as `fileBytes` to `indexPrompt`.
+#[wasm_bindgen(js_name = indexReadPlan, unchecked_return_type = "IndexReadPlan")]
+pub fn index_read_plan(
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
-) -> Result<u32, JsValue> {
-    Ok(index::index_read_bytes(&limits_arg(limits)?))
+) -> JsResult {
+    to_js(&index::index_read_plan(&limits_arg(limits)?))
 }
 
 /// `MEMORY.md` as the model sees it: the truncated view and the prompt block

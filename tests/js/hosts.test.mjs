@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { InMemoryHost } from "../../pkg/hosts/memory.js";
+import { InMemoryHost } from "../../pkg/hosts/ram.js";
 import { VsCodeHost } from "../../pkg/hosts/vscode.js";
 import { createFakeVsCode, FileSystemError, FileType, Uri } from "./vscode-fake.mjs";
 import { openMemory } from "memdir";

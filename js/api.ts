@@ -1,0 +1,175 @@
+/**
+ * The public shapes of an opened memory: the options of `openMemory`, what recall returns,
+ * sessions and prefetches, and what a write did.
+ */
+import type { DoctorReport, FixPlan, IndexPrompt, Limits, Rejected, RememberInput, ScanResult, Usage, WriteAction } from "./core.js";
+import type { DoctorOptions } from "./doctor.js";
+import type { MemoryHost } from "./host.js";
+import type { LockOptions } from "./lock.js";
+import type { SelectorConfig, SelectorFunction } from "./selectors.js";
+import type { MemoryTool } from "./tool.js";
+
+export type { SelectorConfig, SelectorFunction, SelectorRequest } from "./selectors.js";
+
+/** How to open a memory. */
+export interface OpenMemoryOptions {
+  /** The memory directory (Node). */
+  dir?: string;
+  /** Or the project: memory then lives in `~/.claude/projects/<key>/memory/` as in Claude Code (Node). */
+  projectRoot?: string;
+  /** Or any storage: in memory, VS Code, your own. */
+  host?: MemoryHost;
+  /**
+   * Default (Node): `{provider: "anthropic"}` when `ANTHROPIC_API_KEY` is set, `{provider: "openai"}`
+   * when only `OPENAI_API_KEY` is, else `{provider: "lexical"}` (the core's `defaultSelector`).
+   */
+  selector?: SelectorConfig | SelectorFunction;
+  limits?: Partial<Limits>;
+  /** The clock, for ages. Default `Date.now`. */
+  now?: () => number;
+  /** Called once per recall with what happened. */
+  onEvent?: (event: RecallEvent) => void;
+  /** Files read at once. Default 16. */
+  concurrency?: number;
+  /** How long a write waits for another writer's lock, and when a lock counts as abandoned. */
+  lock?: LockOptions;
+}
+
+/** What `remember` / `forget` did. */
+export interface WriteResult {
+  /** The topic file, relative. */
+  file: string;
+  absolutePath: string;
+  action: WriteAction;
+  /** The index line written (`null` for forget). */
+  indexLine: string | null;
+}
+
+/** One recalled memory. */
+export interface RecalledMemory {
+  /** Relative path: what `alreadySurfaced` takes. */
+  path: string;
+  absolutePath: string;
+  /** The file's modification time. */
+  mtimeMs: number;
+  /** The memory's time (the older of the mtime and a recorded `metadata.modified`): its age is from this. */
+  timeMs: number;
+  ageDays: number;
+  /** Fixed when surfaced; keep it, so a cached prompt stays byte-identical. */
+  header: string;
+  /** The content as injected (cut to the limits, with a note when cut). */
+  content: string;
+  /** UTF-16 units of `content`: what counts against the session budget. */
+  utf16Count: number;
+  truncated: "lines" | "bytes" | null;
+  /** The `<system-reminder>` block. */
+  text: string;
+}
+
+export type RecallOutcome = "selected" | "none_selected" | "no_memories" | "skipped" | "failed";
+
+/** What `recall` returns. */
+export interface RecallResult {
+  outcome: RecallOutcome;
+  /** Which selector chose: `anthropic`, `openai`, `ollama`, `lexical`, `function`; `null` when none ran. */
+  selector: string | null;
+  /** The model whose answer was used, when a model was called. */
+  model: string | null;
+  memories: RecalledMemory[];
+  /** The blocks to inject, in order. */
+  reminders: string[];
+  /** Names the model returned that were refused, with reasons. */
+  rejected: Rejected[];
+  usage: Required<Usage>;
+  /** US dollars of the side query; null when the model is not in the price table. */
+  costUsd: number | null;
+  /** Wall time of the whole recall, model call included. */
+  latencyMs: number;
+  /** Wall time of the model call alone. */
+  modelLatencyMs: number;
+  /** Why: the skip reason, the model failure (also when the lexical fallback chose), or unreadable files. */
+  error?: string;
+}
+
+/** Sent to `onEvent` after every recall. */
+export interface RecallEvent {
+  type: "recall";
+  outcome: RecallOutcome;
+  selector: string | null;
+  candidates: number;
+  selected: number;
+  /** Ages in days of the selected memories. */
+  ages: number[];
+  latencyMs: number;
+  usage: Required<Usage>;
+  costUsd: number | null;
+  error?: string;
+}
+
+export interface RecallOptions {
+  /** Relative paths surfaced earlier (from `RecalledMemory.path`). */
+  alreadySurfaced?: string[];
+  /** Tools the agent used successfully in the previous turn. */
+  recentTools?: string[];
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** UTF-16 units surfaced so far this session (sessions track this for you). */
+  surfacedUtf16?: number;
+}
+
+/** A memory directory opened with `openMemory` (a scanned memory file is a `Memory`). */
+export interface OpenedMemory {
+  readonly host: MemoryHost;
+  /** MEMORY.md, truncated, and `prompt`: the ready-to-inject block ("" when the index is missing or empty). */
+  index(): Promise<IndexPrompt>;
+  /** The system-prompt section that teaches the main model to keep this memory. */
+  instructions(): string;
+  scan(): Promise<ScanResult>;
+  recall(query: string, options?: RecallOptions): Promise<RecallResult>;
+  session(): MemorySession;
+  /**
+   * Writes a topic file with valid frontmatter and its one line in MEMORY.md (added, or
+   * updated in place). Throws a `MemdirError` — `INVALID_ARGUMENT`, `INVALID_MEMORY`,
+   * `SECRET_DETECTED`, `LIMIT_EXCEEDED`, `DUPLICATE_MEMORY`, `INDEX_ONLY`, `UNSAFE_PATH`,
+   * `TOO_LARGE`, `INVALID_UTF8` — and writes nothing when a rule refuses it; `LOCKED` or
+   * `IO_ERROR` when the directory could not be written, `NOT_A_DIRECTORY` when it is a file.
+   */
+  remember(input: RememberInput): Promise<WriteResult>;
+  /**
+   * Removes a topic file and every index line linking to it; `NOT_FOUND` when neither exists,
+   * and the same errors as `remember` otherwise.
+   */
+  forget(file: string): Promise<WriteResult>;
+  /** Handlers for Anthropic's `memory_20250818` memory tool, over this directory. */
+  tool(): MemoryTool;
+  /** Every doctor check (SPEC §5). */
+  doctor(options?: DoctorOptions): Promise<DoctorReport>;
+  /** The safe fixes doctor can make: effects, a unified diff, and the report before and after. */
+  planFixes(options?: DoctorOptions): Promise<FixPlan>;
+  /** Applies a plan from `planFixes` if nothing changed since; returns the report after. */
+  applyFixes(plan: FixPlan, options?: DoctorOptions): Promise<DoctorReport>;
+}
+
+/** A prefetched recall: started at the start of a turn, taken later without waiting. */
+export interface Prefetch {
+  /** `true` once the result is ready. */
+  readonly settled: boolean;
+  /** The result if settled (and marks its memories surfaced), else `undefined`. Never waits. */
+  take(): RecallResult | undefined;
+  /** Resolves with the result (not marked surfaced until `take`). */
+  readonly promise: Promise<RecallResult>;
+  /** Ends the turn: aborts the side query if it is still running. */
+  end(): void;
+}
+
+/** A stateful recall across the turns of one conversation. */
+export interface MemorySession {
+  recall(query: string, options?: Omit<RecallOptions, "alreadySurfaced" | "surfacedUtf16">): Promise<RecallResult>;
+  prefetch(query: string, options?: Omit<RecallOptions, "alreadySurfaced" | "surfacedUtf16">): Prefetch;
+  /** Paths surfaced so far. */
+  readonly surfaced: readonly string[];
+  /** UTF-16 units surfaced so far; recall stops at `maxSessionUtf16`. */
+  readonly surfacedUtf16: number;
+  /** After compaction: memories may surface again and the budget starts over. */
+  reset(): void;
+}

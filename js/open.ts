@@ -1,0 +1,85 @@
+/**
+ * `openMemory`: a memory directory, read through a host, recalled through a selector, written
+ * through the core's rules. This file only wires the pieces: `recall.ts` (one recall),
+ * `session.ts` (a conversation), `writes.ts` (remember, forget), `tool.ts` (the memory tool),
+ * `doctor.ts`.
+ */
+import { defaultLimits, defaultSelector, indexPrompt, indexReadPlan, memoryInstructions, projectMemoryDir } from "./core.js";
+import type { Limits } from "./core.js";
+import type { OpenedMemory, OpenMemoryOptions } from "./api.js";
+import { applyDoctorFixes, doctorFixPlan, doctorReport } from "./doctor.js";
+import { MemdirError } from "./errors.js";
+import type { MemoryHost } from "./host.js";
+import { recall, scanWithHeads, type RecallContext } from "./recall.js";
+import type { SelectorConfig, SelectorFunction } from "./selectors.js";
+import { session } from "./session.js";
+import { memoryTool } from "./tool.js";
+import { forget, remember } from "./writes.js";
+
+function envKey(name: string): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.[name] || undefined;
+}
+
+/** The selector when none is given: the core's choice from which keys the environment has. */
+export function selectorFromEnv(): SelectorConfig {
+  const { provider } = defaultSelector({ anthropicKey: envKey("ANTHROPIC_API_KEY") !== undefined, openaiKey: envKey("OPENAI_API_KEY") !== undefined });
+  if (provider === "anthropic") return { provider, apiKey: envKey("ANTHROPIC_API_KEY")! };
+  if (provider === "openai") return { provider, apiKey: envKey("OPENAI_API_KEY")! };
+  return { provider: "lexical" };
+}
+
+async function resolveHost(options: OpenMemoryOptions): Promise<MemoryHost> {
+  if (options.host) return options.host;
+  for (const key of ["dir", "projectRoot"] as const) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== "string" || value.includes("\0"))) throw new MemdirError("INVALID_ARGUMENT", `invalid argument: \`${key}\` must be a path (a string without NUL)`);
+  }
+  const { NodeHost } = await import("./hosts/node.js");
+  if (options.dir) return new NodeHost(options.dir);
+  if (options.projectRoot) {
+    const { findProjectRoot } = await import("./git.js");
+    const { homedir } = await import("node:os");
+    const dir = projectMemoryDir({ homeDir: homedir(), projectRoot: await findProjectRoot(options.projectRoot), configDir: envKey("CLAUDE_CONFIG_DIR") ?? null });
+    return new NodeHost(dir);
+  }
+  throw new MemdirError("INVALID_ARGUMENT", "invalid argument: openMemory needs `dir`, `projectRoot` or `host`");
+}
+
+/** Opens a memory directory. */
+export async function openMemory(options: OpenMemoryOptions = {}): Promise<OpenedMemory> {
+  const host = await resolveHost(options);
+  const limits: Limits = { ...defaultLimits(), ...options.limits };
+  const indexPlan = indexReadPlan(limits); // the core checks the limits now: an unknown key is an error at open
+  const now = options.now ?? Date.now;
+  const concurrency = Math.max(1, options.concurrency ?? 16);
+  const selector: SelectorConfig | SelectorFunction = options.selector ?? selectorFromEnv();
+  const ctx: RecallContext = { host, limits, selector, now, concurrency, ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
+  const writes = { host, limits, now, concurrency, ...(options.lock ? { lock: options.lock } : {}) };
+  const recallOnce = (query: string, turn = {}) => recall(ctx, query, turn);
+  return {
+    host,
+    remember: (input) => remember(writes, input),
+    forget: (file) => forget(writes, file),
+    tool: () => memoryTool(host, limits, options.lock),
+    doctor: (opts) => doctorReport(host, limits, now(), opts),
+    planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
+    applyFixes: (plan, opts) => applyDoctorFixes(host, plan, limits, now(), opts, options.lock),
+    async index() {
+      let content: Uint8Array = new Uint8Array(0);
+      let fileBytes: number | null = null;
+      try {
+        // only what the limits could keep: a huge index is read no further
+        content = await host.readFile(indexPlan.path, indexPlan.readBytes);
+        fileBytes = (await host.stat(indexPlan.path))?.size ?? null;
+      } catch {
+        // missing or unreadable: nothing is injected
+      }
+      return indexPrompt({ content, fileBytes, absolutePath: host.absolutePath(indexPlan.path), limits });
+    },
+    instructions: () => memoryInstructions(host.root),
+    scan: async () => (await scanWithHeads(ctx)).result,
+    recall: recallOnce,
+    session: () => session(recallOnce),
+  };
+}

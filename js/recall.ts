@@ -1,0 +1,179 @@
+/**
+ * One recall: scan the directory (the newest heads), ask the selector which memories help
+ * this turn, and render the chosen ones as `<system-reminder>` blocks. The core decides every
+ * rule; this file sequences the I/O, and never throws into an agent's turn for a model,
+ * network or file problem (the result says `failed`, and why).
+ */
+import {
+  buildSelectionRequest,
+  estimateCost,
+  injectReadBytes,
+  lexicalSelect,
+  memoryAgeDays,
+  parseSelection,
+  planScan,
+  renderMemory,
+  scanMemories,
+} from "./core.js";
+import type { FileHead, Limits, ProviderName, Rejected, ScanResult, SelectionRequest } from "./core.js";
+import type { RecallEvent, RecallOptions, RecallResult, RecalledMemory } from "./api.js";
+import { bounded } from "./bounded.js";
+import type { MemoryHost } from "./host.js";
+import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
+
+/** What a recall works with: the opened memory's settings. */
+export interface RecallContext {
+  host: MemoryHost;
+  limits: Limits;
+  selector: SelectorConfig | SelectorFunction;
+  now: () => number;
+  concurrency: number;
+  onEvent?: (event: RecallEvent) => void;
+}
+
+/** A scan and the heads it read (the offline selector compares their bodies too). */
+export interface Scanned {
+  result: ScanResult;
+  heads: Record<string, Uint8Array | string>;
+}
+
+function errorCode(error: unknown): string {
+  return (error as { code?: string })?.code ?? "";
+}
+
+/** Scans: lists, reads the newest heads (a file that cannot be read gives its place to the next), and lets the core decide. */
+export async function scanWithHeads({ host, limits, concurrency }: RecallContext): Promise<Scanned> {
+  const listed = await host.list();
+  const files: FileHead[] = listed.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem ?? null }));
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const plan = planScan(files, limits);
+  let good = 0;
+  let cursor = 0;
+  while (good < plan.maxFiles && cursor < plan.read.length) {
+    const batch = plan.read.slice(cursor, cursor + (plan.maxFiles - good));
+    cursor += batch.length;
+    const results = await bounded(batch, concurrency, async (path) => {
+      const file = byPath.get(path)!;
+      try {
+        file.head = await host.readHead(path, limits.maxHeaderLines);
+        return true;
+      } catch (error) {
+        file.problem = errorCode(error) || "unreadable"; // the core names it (ENOENT → vanished, …)
+        return false;
+      }
+    });
+    good += results.filter(Boolean).length;
+  }
+  const heads: Record<string, Uint8Array | string> = {};
+  for (const f of files) if (f.head != null) heads[f.path] = f.head;
+  return { result: scanMemories(files, limits), heads };
+}
+
+interface Chosen {
+  name: string;
+  selected: string[];
+  rejected: Rejected[];
+  side: SideQueryResult | null;
+  error?: string;
+}
+
+async function select(ctx: RecallContext, request: SelectionRequest, query: string, scanned: Scanned, options: RecallOptions): Promise<Chosen> {
+  const { selector, limits } = ctx;
+  const lexical = () => {
+    const candidates = new Set(request.candidates);
+    const memories = scanned.result.memories.filter((m) => candidates.has(m.path));
+    const heads = Object.fromEntries(memories.filter((m) => m.path in scanned.heads).map((m) => [m.path, scanned.heads[m.path]!]));
+    return lexicalSelect({ query, memories, recentTools: options.recentTools ?? [], heads, limits }).selected;
+  };
+  if (typeof selector !== "function" && selector.provider === "lexical") return { name: "lexical", selected: lexical(), rejected: [], side: null };
+  const timeoutMs = options.timeoutMs ?? (typeof selector === "function" ? undefined : selector.timeoutMs);
+  const side =
+    typeof selector === "function"
+      ? await queryFunction(selector, request, timeoutMs, options.signal)
+      : await queryProvider({ ...selector, provider: selector.provider as ProviderName, timeoutMs }, request, options.signal);
+  const name = typeof selector === "function" ? "function" : selector.provider;
+  let failure = side.failure ? `${side.failure.code}: ${side.failure.message}` : undefined;
+  if (side.text !== null) {
+    const parsed = parseSelection(side.text, request.candidates, options.alreadySurfaced ?? [], limits);
+    if (!parsed.failure) return { name, selected: parsed.selected, rejected: parsed.rejected, side };
+    failure = `${parsed.failure.code}: ${parsed.failure.message}`;
+  }
+  const fallback = typeof selector !== "function" && selector.fallback;
+  if (fallback && !options.signal?.aborted) return { name: "lexical", selected: lexical(), rejected: [], side, error: `${name} failed (${failure}); the lexical selector chose` };
+  return { name, selected: [], rejected: [], side, error: failure };
+}
+
+/** Reads and renders the chosen memories; a file that cannot be read is reported, not thrown. */
+async function render(ctx: RecallContext, scanned: Scanned, selected: string[], result: RecallResult): Promise<RecalledMemory[]> {
+  const { host, limits, now, concurrency } = ctx;
+  const byPath = new Map(scanned.result.memories.map((m) => [m.path, m]));
+  const nowMs = now();
+  const readBytes = injectReadBytes(limits);
+  const rendered = await bounded(selected, concurrency, async (path) => {
+    const memory = byPath.get(path)!;
+    try {
+      const content = await host.readFile(path, readBytes);
+      const timeMs = memory.timeMs ?? memory.mtimeMs; // the scan always sets it
+      const absolutePath = host.absolutePath(path);
+      const r = renderMemory({ path, absolutePath, mtimeMs: timeMs, content, nowMs, limits });
+      return { path, absolutePath, mtimeMs: memory.mtimeMs, timeMs, ageDays: memoryAgeDays(timeMs, nowMs), header: r.header, content: r.body, utf16Count: r.utf16Count, truncated: r.truncated, text: r.text } satisfies RecalledMemory;
+    } catch (error) {
+      result.error = [result.error, `${path} could not be read (${errorCode(error) || (error as Error).message})`].filter(Boolean).join("; ");
+      return null;
+    }
+  });
+  return rendered.filter((m): m is RecalledMemory => m !== null);
+}
+
+/** One recall (see `OpenedMemory.recall`). */
+export async function recall(ctx: RecallContext, query: string, turn: RecallOptions = {}): Promise<RecallResult> {
+  const started = performance.now();
+  const result: RecallResult = { outcome: "failed", selector: null, model: null, memories: [], reminders: [], rejected: [], usage: NO_USAGE, costUsd: null, latencyMs: 0, modelLatencyMs: 0 };
+  let candidates = 0;
+  try {
+    const scanned = await scanWithHeads(ctx);
+    const request = buildSelectionRequest({
+      query,
+      memories: scanned.result.memories,
+      alreadySurfaced: turn.alreadySurfaced ?? [],
+      recentTools: turn.recentTools ?? [],
+      surfacedUtf16: turn.surfacedUtf16 ?? 0,
+      limits: ctx.limits,
+    });
+    candidates = request.candidates.length;
+    if (request.skip) {
+      result.outcome = request.skip === "no_memories" ? "no_memories" : "skipped";
+      result.error = request.skip;
+    } else {
+      const modelStarted = performance.now();
+      const chosen = await select(ctx, request, query, scanned, turn);
+      result.modelLatencyMs = performance.now() - modelStarted;
+      result.selector = chosen.name;
+      result.rejected = chosen.rejected;
+      if (chosen.side) {
+        result.usage = chosen.side.usage;
+        result.model = chosen.side.model;
+        result.costUsd = estimateCost({ model: chosen.side.model, usage: chosen.side.usage }).usd;
+      }
+      if (chosen.error) result.error = chosen.error;
+      if (chosen.error && chosen.name !== "lexical") {
+        result.outcome = "failed";
+      } else {
+        result.memories = await render(ctx, scanned, chosen.selected, result);
+        result.reminders = result.memories.map((m) => m.text);
+        result.outcome = result.memories.length > 0 ? "selected" : "none_selected";
+      }
+    }
+  } catch (error) {
+    result.outcome = "failed";
+    result.error = `recall failed: ${(error as Error)?.message ?? String(error)}`;
+  }
+  result.latencyMs = performance.now() - started;
+  const event: RecallEvent = { type: "recall", outcome: result.outcome, selector: result.selector, candidates, selected: result.memories.length, ages: result.memories.map((m) => m.ageDays), latencyMs: result.latencyMs, usage: result.usage, costUsd: result.costUsd, ...(result.error ? { error: result.error } : {}) };
+  try {
+    ctx.onEvent?.(event);
+  } catch {
+    // a logging callback must not break recall
+  }
+  return result;
+}

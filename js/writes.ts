@@ -1,0 +1,63 @@
+/**
+ * `remember` and `forget`: read what the core's plan names, let the core decide the writes,
+ * apply them under the directory's lock. The arguments are checked by the core against an
+ * empty directory first, so a refusal that does not depend on the directory (a bad shape, a
+ * secret, an unsafe path) comes before any I/O or lock.
+ */
+import { forgetReadPlan, planForget, planRemember, rememberReadPlan } from "./core.js";
+import type { Limits, RememberInput, Snapshot, WritePlan } from "./core.js";
+import type { WriteResult } from "./api.js";
+import { crossing } from "./edge.js";
+import { MemdirError } from "./errors.js";
+import type { MemoryHost } from "./host.js";
+import { ioHost, withIoLock } from "./io.js";
+import type { LockOptions } from "./lock.js";
+import { applyEffects, takeSnapshot } from "./snapshot.js";
+
+/** An empty directory: what `remember` and `forget` are checked against before any I/O. */
+const NOTHING: Snapshot = { entries: [], contents: {}, resolved: {} };
+
+export interface WriteContext {
+  host: MemoryHost;
+  limits: Limits;
+  now: () => number;
+  concurrency: number;
+  lock?: LockOptions;
+}
+
+async function write(ctx: WriteContext, plan: (io: MemoryHost) => Promise<WritePlan>): Promise<WriteResult> {
+  // reads and writes go through `io`, so a host failure is an IO_ERROR naming a relative path
+  const io = ioHost(ctx.host);
+  return withIoLock(
+    ctx.host,
+    async () => {
+      const planned = await plan(io);
+      await applyEffects(io, planned.effects);
+      return { file: planned.file, absolutePath: ctx.host.absolutePath(planned.file), action: planned.action, indexLine: planned.indexLine };
+    },
+    ctx.lock,
+  );
+}
+
+export async function remember(ctx: WriteContext, given: RememberInput): Promise<WriteResult> {
+  const read = crossing({ input: given }).input as RememberInput;
+  // the write records its time: `now` is passed in, never read by the core
+  const input = typeof read === "object" && read !== null && read.nowMs == null ? { ...read, nowMs: ctx.now() } : read;
+  planRemember(input, NOTHING, ctx.limits);
+  return write(ctx, async (io) => {
+    const snapshot = await takeSnapshot(io, rememberReadPlan(typeof input.file === "string" ? input.file : null, ctx.limits), ctx.concurrency);
+    return planRemember(input, snapshot, ctx.limits);
+  });
+}
+
+export async function forget(ctx: WriteContext, file: string): Promise<WriteResult> {
+  try {
+    planForget(file, NOTHING, ctx.limits); // the same dry run: only NOT_FOUND depends on the directory
+  } catch (error) {
+    if ((error as MemdirError).code !== "NOT_FOUND") throw error;
+  }
+  return write(ctx, async (io) => {
+    const snapshot = await takeSnapshot(io, forgetReadPlan(file, ctx.limits), ctx.concurrency);
+    return planForget(file, snapshot, ctx.limits);
+  });
+}
