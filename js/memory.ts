@@ -233,8 +233,11 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   const selector: SelectorConfig | SelectorFunction =
     options.selector ?? (envKey("ANTHROPIC_API_KEY") ? { provider: "anthropic", apiKey: envKey("ANTHROPIC_API_KEY")! } : { provider: "lexical" });
 
+  // a host failure is an IO_ERROR naming a relative path, never the host's own message
+  const io = ioHost(host);
+
   async function scan(): Promise<ScanResult> {
-    const listed = await host.list();
+    const listed = await io.list();
     const files: FileHead[] = listed.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem ?? null }));
     const byPath = new Map(files.map((f) => [f.path, f]));
     const plan = planScan(files, limits);
@@ -401,9 +404,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     };
   }
 
-  // writes read and write through `io`, so a host failure is an IO_ERROR naming a relative path
-  const io = ioHost(host);
-
+  // writes read and write through `io` too
   async function write(plan: () => Promise<WritePlan>): Promise<WriteResult> {
     return withIoLock(
       host,
