@@ -8,7 +8,8 @@
 // Each fault has its own mock server (the mock's scripted outcomes are a queue, so a server
 // serves one fault only); a `fetch` wrapper routes each request by the tag in its query and by
 // its attempt number, so "a 429, then an answer" is exact for every recall.
-// MEMDIR_FULL=1 runs 5,000.
+// MEMDIR_FULL=1 runs five rounds of 1,000 (5,000 at once would need 10,000 sockets between the
+// two processes: past many machines' file-descriptor limit, whatever memdir does).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -24,7 +25,9 @@ import { runInNewContext } from "node:vm";
 import { openMemory } from "memdir";
 
 const SERVERS = fileURLToPath(new URL("./fixtures-proc/mock-servers.mjs", import.meta.url));
-const TOTAL = process.env.MEMDIR_FULL === "1" ? 5_000 : 1_000;
+/** Recalls in flight at once, and how many times (MEMDIR_FULL=1: five rounds, one after the other). */
+const AT_ONCE = 1_000;
+const ROUNDS = process.env.MEMDIR_FULL === "1" ? 5 : 1;
 /** The side query's deadline: generous, as 1,000 recalls share one thread (and the mock servers the other core). */
 const TIMEOUT_MS = 30_000;
 /** The deadline of the recalls whose server hangs. */
@@ -131,7 +134,7 @@ function control(url, what, body) {
   });
 }
 
-test(`${TOTAL.toLocaleString("en")} recalls at once against faulty providers: all resolve as their fault implies, memory bounded, nothing left open`, async () => {
+test(`${(AT_ONCE * ROUNDS).toLocaleString("en")} recalls, ${AT_ONCE.toLocaleString("en")} at once, against faulty providers: all resolve as their fault implies, memory bounded, nothing left open`, async () => {
   const dir = join(root, "memory");
   mkdirSync(dir);
   for (const [name, text] of Object.entries(FILES)) writeFileSync(join(dir, name), text);
@@ -143,7 +146,8 @@ test(`${TOTAL.toLocaleString("en")} recalls at once against faulty providers: al
   gc();
   const before = { resources: resources(), fds: fdCount(), ...process.memoryUsage() };
 
-  const plan = Object.entries(WEIGHTS).flatMap(([fault, n]) => Array.from({ length: Math.round((n * TOTAL) / 1000) }, () => fault));
+  const round = Object.entries(WEIGHTS).flatMap(([fault, n]) => Array.from({ length: Math.round((n * AT_ONCE) / 1000) }, () => fault));
+  const plan = Array.from({ length: ROUNDS }, () => round).flat();
   const { urls, stop } = await startServers([...Object.keys(FAULTS), "then"]);
   after(stop); // whatever happens: hanging and endless responses must not keep the test alive
   for (const [name, f] of Object.entries(FAULTS)) {
@@ -153,7 +157,7 @@ test(`${TOTAL.toLocaleString("en")} recalls at once against faulty providers: al
   const attempts = new Map();
   /** Sends each request to its fault's server: the first attempt, and the retries unless `then` says otherwise. */
   const route = (url, init) => {
-    const tag = /#(\w+)-(\d+)/.exec(JSON.parse(init.body).messages[0].content);
+    const tag = /#([a-z_]+)-(\d+)/.exec(JSON.parse(init.body).messages[0].content);
     const n = attempts.get(tag[0]) ?? 0;
     attempts.set(tag[0], n + 1);
     const to = n > 0 && "then" in FAULTS[tag[1]] ? urls.then : urls[tag[1]];
@@ -171,26 +175,32 @@ test(`${TOTAL.toLocaleString("en")} recalls at once against faulty providers: al
     const u = process.memoryUsage();
     if (u.rss > peakRss) (peakRss = u.rss), (peak = u);
   }, 50);
-  const runs = plan.map((fault, i) => {
+  sampler.unref();
+  const start = (fault, i) => {
     const query = `when does the glacier release ship? #${fault}-${i}`;
     const how = FAULTS[fault].prefetch;
     if (!how) return memory.recall(query, FAULTS[fault].timeoutMs ? { timeoutMs: FAULTS[fault].timeoutMs } : {});
     const prefetch = memory.session().prefetch(query);
     if (how === "end") {
-      setTimeout(() => prefetch.end(), 100); // the turn ends while the model still thinks
+      setTimeout(() => prefetch.end(), 100); // the turn ends while the recall still runs
       return prefetch.promise;
     }
     return prefetch.promise.then(() => {
       assert.equal(prefetch.settled, true);
       return prefetch.take();
     });
-  });
-  let deadline;
-  const settled = await Promise.race([
-    Promise.allSettled(runs),
-    new Promise((_, reject) => (deadline = setTimeout(() => reject(new Error(`recalls still running after ${DEADLINE_MS} ms`)), DEADLINE_MS))),
-  ]);
-  clearTimeout(deadline);
+  };
+  const settled = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const runs = plan.slice(r * AT_ONCE, (r + 1) * AT_ONCE).map((fault, j) => start(fault, r * AT_ONCE + j));
+    let deadline;
+    const done = await Promise.race([
+      Promise.allSettled(runs),
+      new Promise((_, reject) => (deadline = setTimeout(() => reject(new Error(`recalls still running after ${DEADLINE_MS} ms`)), DEADLINE_MS))),
+    ]);
+    clearTimeout(deadline);
+    settled.push(...done);
+  }
   const elapsedMs = performance.now() - started;
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
@@ -225,9 +235,12 @@ test(`${TOTAL.toLocaleString("en")} recalls at once against faulty providers: al
     `# ${plan.length} recalls in ${Math.round(elapsedMs)} ms; rss ${MB(before.rss)} MB before, ${MB(peakRss)} MB peak, ${MB(end.rss)} MB after; ` +
       `heap ${MB(before.heapUsed)} → ${MB(end.heapUsed)} MB after GC; at the peak: heap ${MB(peak.heapUsed)} MB, external ${MB(peak.external)} MB, array buffers ${MB(peak.arrayBuffers)} MB; fds ${before.fds} → ${end.fds}; resources ${JSON.stringify(end.resources)}\n`,
   );
-  // measured on a 2-core Linux VM: about 280 MB at the peak for 1,000 at once (1,000 bare fetches
-  // alone cost about 100 MB), and about 15 MB of heap kept after GC (wasm, compiled code)
-  assert.ok(peakRss - before.rss < (512e6 * TOTAL) / 1000, `rss grew by ${MB(peakRss - before.rss)} MB at its peak (bound: 512 MB per 1,000)`);
+  // measured on a 2-core Linux VM: 280 to 350 MB at the peak for 1,000 at once (1,000 bare
+  // fetches alone cost about 100 MB; wasm's memory stays at 1.2 MB), up to 410 MB over five
+  // rounds (the allocator keeps what it got); about 12 MB of heap kept after GC, most of it the
+  // results this test holds
+  const bound = ROUNDS === 1 ? 512e6 : 768e6;
+  assert.ok(peakRss - before.rss < bound, `rss grew by ${MB(peakRss - before.rss)} MB at its peak (bound: ${MB(bound)} MB)`);
   assert.ok(end.heapUsed - before.heapUsed < 50e6, `the heap after GC grew by ${MB(end.heapUsed - before.heapUsed)} MB (bound: 50 MB): nothing of the recalls is kept`);
   assert.deepEqual(end.resources, before.resources, "no handle left open (timers, sockets, file handles)");
   assert.equal(end.fds, before.fds, "no file descriptor left open");
