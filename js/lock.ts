@@ -60,13 +60,31 @@ async function removeIfThere(host: MemoryHost, path: string): Promise<void> {
   }
 }
 
-/** Removes `path` if it still carries `token` (ours); best effort. */
-async function removeOwn(host: MemoryHost, path: string, token: string): Promise<void> {
+/**
+ * Removes `path` if it still carries `token` (ours); `false` when it may still be there (the
+ * host failed). A breaker left behind is cleared by the next writer that needs it; a lock, see
+ * {@link releaseLock}.
+ */
+async function removeOwn(host: MemoryHost, path: string, token: string): Promise<boolean> {
   try {
     if (parseLock(await host.readFile(path, MAX_LOCK_BYTES + 1))?.token === token) await host.remove(path);
-  } catch {
-    // gone, or unreadable: a breaker left behind is cleared by the next writer that needs it
+    return true;
+  } catch (error) {
+    return ["ENOENT", "ENOTDIR"].includes(codeOf(error)); // nothing there to remove
   }
+}
+
+/**
+ * Tokens of locks this process held, whose release failed (the host failed to read or remove
+ * the file). Their writes are over, so this process's next writer breaks them at once instead
+ * of waiting `staleMs` for its own live pid to go stale. Other processes judge them as usual.
+ */
+const leftBehind = new Set<string>();
+const ours = (found: FoundLock | null) => found?.body != null && leftBehind.has(found.body.token);
+
+/** Releases the lock with `token`, or remembers it as left behind. */
+async function releaseLock(host: MemoryHost, token: string): Promise<void> {
+  if (!(await removeOwn(host, LOCK_FILE, token))) leftBehind.add(token);
 }
 
 /**
@@ -98,9 +116,11 @@ async function breakStale(host: MemoryHost, me: LockBody, limits: Limits): Promi
     // judged again under the breaker: another writer may have broken it and taken a new lock
     const found = await inspectLock(host, LOCK_FILE);
     if (found === null) return "retry";
-    const verdict = await judgeLock(host, found, limits, Date.now());
+    // a lock this process failed to release: its write is over, nobody else was writing
+    const verdict = ours(found) ? { stale: true, dead: true } : await judgeLock(host, found, limits, Date.now());
     if (!verdict.stale) return "wait";
     await removeIfThere(host, LOCK_FILE);
+    if (ours(found)) leftBehind.delete(found.body!.token);
     return verdict.dead ? "ownerGone" : "broken";
   } finally {
     await removeOwn(host, BREAK_FILE, me.token);
@@ -129,13 +149,17 @@ export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, option
         await host.writeFile(LOCK_FILE, encodeLock(body), { exclusive: true });
         break;
       } catch (error) {
-        if (codeOf(error) !== "EEXIST") throw error;
+        if (codeOf(error) !== "EEXIST") {
+          // the lock may be in place though the write failed after (its temporary file not removed)
+          await releaseLock(host, body.token);
+          throw error;
+        }
       }
       found = await inspectLock(host, LOCK_FILE);
       // ours after all: the create succeeded but its reply was lost and retried (NFS)
       if (found?.body?.token === body.token) break;
       let outcome: BreakOutcome = found === null ? "retry" : "wait";
-      if (found !== null && (await judgeLock(host, found, limits, Date.now())).stale) outcome = await breakStale(host, body, limits);
+      if (found !== null && (ours(found) || (await judgeLock(host, found, limits, Date.now())).stale)) outcome = await breakStale(host, body, limits);
       if (outcome === "broken" || outcome === "ownerGone") broke = true;
       if (outcome === "ownerGone") holderGone = true;
       if (Date.now() - started > timeoutMs) {
@@ -156,6 +180,6 @@ export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, option
     if (swept !== null) await clearBreaker(host, limits).catch(() => false);
     return await fn();
   } finally {
-    await removeOwn(host, LOCK_FILE, body.token);
+    await releaseLock(host, body.token);
   }
 }

@@ -19,6 +19,7 @@ import type { FileHead, Limits, ProviderName, Rejected, ScanResult, SelectionReq
 import type { RecallEvent, RecallOptions, RecallResult, RecalledMemory } from "./api.js";
 import { bounded } from "./bounded.js";
 import type { MemoryHost } from "./host.js";
+import { ioHost } from "./io.js";
 import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
 
 /** What a recall works with: the opened memory's settings. */
@@ -43,7 +44,8 @@ function errorCode(error: unknown): string {
 
 /** Scans: lists, reads the newest heads (a file that cannot be read gives its place to the next), and lets the core decide. */
 export async function scanWithHeads({ host, limits, concurrency }: RecallContext): Promise<Scanned> {
-  const listed = await host.list();
+  // a failed listing is an IO_ERROR naming a relative path, never the host's own message
+  const listed = await ioHost(host).list();
   const files: FileHead[] = listed.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem ?? null }));
   const byPath = new Map(files.map((f) => [f.path, f]));
   const plan = planScan(files, limits);

@@ -281,16 +281,15 @@ export class DirWalker {
   /**
    * Whether the open folder is still inside the root (an attacker may have moved it out
    * after it was opened). Only the `/proc` walk can tell; the fallback checks by path.
+   * Throws when it cannot tell (a failed `readlink`): "could not tell" is not "outside", and
+   * a caller that undid a write it could not judge would delete a file it had just written.
    */
   async stillInside(dir: OpenDir, name?: string): Promise<boolean> {
     const rootDir = await this.openRoot().catch(() => null);
     try {
-      const realRoot = await this.realRoot(rootDir ?? undefined).catch(() => null);
-      if (realRoot === null) return false;
-      let here: string | null;
-      if (dir.handle) here = await this.fs.readlink(`/proc/self/fd/${dir.handle.fd}`).catch(() => null);
-      else here = await this.fs.realpath(name === undefined ? this.self(dir) : this.at(dir, name)).catch(() => null);
-      return here !== null && (here === realRoot || here.startsWith(realRoot + sep));
+      const realRoot = await this.realRoot(rootDir ?? undefined);
+      const here = dir.handle ? await this.fs.readlink(`/proc/self/fd/${dir.handle.fd}`) : await this.fs.realpath(name === undefined ? this.self(dir) : this.at(dir, name));
+      return here === realRoot || here.startsWith(realRoot + sep);
     } finally {
       await this.close(rootDir);
     }

@@ -83,20 +83,24 @@ export class NodeHost implements MemoryHost {
     const entries: HostEntry[] = [];
     const walk = async (dir: OpenDir): Promise<void> => {
       const prefix = dir.segments.length ? `${dir.segments.join("/")}/` : "";
-      let names: string[];
+      // stat a directory's entries in parallel batches, then descend in name order. A folder
+      // that cannot be read is flagged; the root throws, as a write must never decide on a
+      // listing that left out files that are there (MEMORY.md rewritten without its entries)
+      const stats: { name: string; st: Stats | null }[] = [];
       try {
-        names = await this.fs.readdir(walker.self(dir));
+        const sorted = (await this.fs.readdir(walker.self(dir))).sort();
+        for (let i = 0; i < sorted.length; i += STAT_BATCH) {
+          const batch = sorted.slice(i, i + STAT_BATCH).map(async (name) => ({
+            name,
+            st: await this.fs.lstat(walker.at(dir, name)).catch((error) => (isCode(error, "ENOENT") ? null : Promise.reject(error))), // null: vanished since readdir
+          }));
+          stats.push(...(await Promise.all(batch)));
+        }
       } catch (error) {
         if (isCode(error, "ENOENT")) return; // vanished while listing
+        if (dir.segments.length === 0) throw error;
         entries.push({ path: dir.segments.join("/"), kind: "directory", mtimeMs: 0, size: 0, problem: "unreadable" });
         return;
-      }
-      // stat a directory's entries in parallel batches, then descend in name order
-      const stats: { name: string; st: Stats | null }[] = [];
-      const sorted = names.sort();
-      for (let i = 0; i < sorted.length; i += STAT_BATCH) {
-        const batch = sorted.slice(i, i + STAT_BATCH).map(async (name) => ({ name, st: await this.fs.lstat(walker.at(dir, name)).catch(() => null) }));
-        stats.push(...(await Promise.all(batch)));
       }
       for (const { name, st } of stats) {
         if (st === null) continue; // vanished between readdir and lstat
@@ -158,7 +162,7 @@ export class NodeHost implements MemoryHost {
         const target = await handle.stat();
         return target.isDirectory() ? { path, kind: "directory", mtimeMs: target.mtimeMs, size: 0 } : fileEntry(path, target);
       } finally {
-        await handle.close();
+        await handle.close().catch(() => {}); // read only: nothing to lose, and the folder is closed still
         await walker.close(parent);
       }
     } catch (error) {
@@ -175,7 +179,7 @@ export class NodeHost implements MemoryHost {
         const st = await handle.stat();
         return st.isDirectory() ? { path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 } : fileEntry(path, st);
       } finally {
-        await handle.close();
+        await handle.close().catch(() => {}); // as above
         await walker.close(dir);
       }
     } catch (error) {
