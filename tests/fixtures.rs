@@ -1,6 +1,7 @@
-//! Runs every case of `tests/fixtures/*.json` against the native core. The JS suite
-//! (`tests/js/fixtures.test.mjs`) runs the same files against the built package, so both
-//! layers prove the same rules.
+//! Runs every case of `tests/fixtures/*.json` against the native core. The JS runners (Node,
+//! `tests/js/fixtures.test.mjs`, and Chromium, `tests/browser/core.test.mjs`) run the same files
+//! against the built package through one checker, `tests/fixtures/check.mjs`, whose rules this
+//! file mirrors; `tests/fixtures/README.md` is the case format.
 
 // A test may panic on a malformed fixture: that is a failing test, not a runtime fault.
 #![allow(
@@ -13,8 +14,8 @@ use std::fs;
 use std::path::Path;
 
 use memdir::{
-    answer, cost, diff, doctor, freshness, index, manifest, paths, render, scan, secrets,
-    selection, tool, write, Error, Limits,
+    answer, cost, diff, doctor, freshness, index, instructions, manifest, paths, provider, render,
+    scan, secrets, selection, tool, write, Error, Limits,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -160,6 +161,12 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         )),
         "estimateCost" => out(cost::estimate_cost(&arg(a, 0, "input")?)),
         "defaultLimits" => out(Limits::default()),
+        "buildProviderRequest" => out(provider::build_provider_request(&arg(a, 0, "input")?)),
+        "decodeProviderResponse" => out(provider::decode_provider_response(&arg(a, 0, "input")?)),
+        "retryDecision" => out(provider::retry_decision(&arg(a, 0, "input")?)),
+        "memoryInstructions" => out(instructions::memory_instructions(&arg::<String>(
+            a, 0, "dir",
+        )?)),
         other => panic!("fixture calls unknown function {other}"),
     }
 }
@@ -205,15 +212,40 @@ fn finding_codes(report: &Value) -> Vec<Value> {
     codes
 }
 
+/// The keys a case may have (as `CASE_KEYS` in `tests/fixtures/check.mjs`).
+const CASE_KEYS: [&str; 9] = [
+    "name",
+    "call",
+    "args",
+    "expect",
+    "expectFields",
+    "expectError",
+    "expectCodes",
+    "expectAfterCodes",
+    "expectContains",
+];
+
 fn check_case(file: &str, case: &Value) -> Result<(), String> {
     let name = case["name"].as_str().unwrap_or("?");
+    let fail = |msg: String| Err(format!("{file} › {name}: {msg}"));
+    let keys = case.as_object().expect("a case is an object");
+    let unknown: Vec<&str> = keys
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !CASE_KEYS.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        return fail(format!("unknown case keys {}", unknown.join(", ")));
+    }
+    if !CASE_KEYS[3..].iter().any(|k| keys.contains_key(*k)) {
+        return fail("the case expects nothing".to_owned());
+    }
     let func = case["call"].as_str().expect("call");
     let args: Vec<Value> = case["args"]
         .as_array()
         .map(|a| a.iter().map(expand).collect())
         .unwrap_or_default();
     let result = call(func, &args);
-    let fail = |msg: String| Err(format!("{file} › {name}: {msg}"));
     if let Some(code) = case.get("expectError").and_then(Value::as_str) {
         return match result {
             Err(e) if e.code() == code => Ok(()),
@@ -262,6 +294,20 @@ fn check_case(file: &str, case: &Value) -> Result<(), String> {
                     short(&want),
                     short(&have)
                 ));
+            }
+        }
+    }
+    if let Some(parts) = case.get("expectContains") {
+        let Some(text) = got.as_str() else {
+            return fail(format!(
+                "expectContains needs a string result, got {}",
+                short(&got)
+            ));
+        };
+        for part in parts.as_array().expect("expectContains takes a list") {
+            let part = expand(part);
+            if !text.contains(part.as_str().expect("a string")) {
+                return fail(format!("the result does not contain {}", short(&part)));
             }
         }
     }
