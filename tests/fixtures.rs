@@ -213,7 +213,7 @@ fn finding_codes(report: &Value) -> Vec<Value> {
 }
 
 /// The keys a case may have (as `CASE_KEYS` in `tests/fixtures/check.mjs`).
-const CASE_KEYS: [&str; 9] = [
+const CASE_KEYS: [&str; 10] = [
     "name",
     "call",
     "args",
@@ -223,6 +223,7 @@ const CASE_KEYS: [&str; 9] = [
     "expectCodes",
     "expectAfterCodes",
     "expectContains",
+    "expectJsonFields",
 ];
 
 fn check_case(file: &str, case: &Value) -> Result<(), String> {
@@ -291,6 +292,25 @@ fn check_case(file: &str, case: &Value) -> Result<(), String> {
             if !same(&have, &want) {
                 return fail(format!(
                     "field {key}:\n  expected {}\n  got      {}",
+                    short(&want),
+                    short(&have)
+                ));
+            }
+        }
+    }
+    if let Some(fields) = case.get("expectJsonFields").and_then(Value::as_object) {
+        for (key, want) in fields {
+            let want = expand(want);
+            let text = got.get(key).and_then(Value::as_str).unwrap_or("");
+            let Ok(have) = serde_json::from_str::<Value>(text) else {
+                return fail(format!(
+                    "field {key} is not JSON text: {}",
+                    short(&got[key])
+                ));
+            };
+            if !same(&have, &want) {
+                return fail(format!(
+                    "field {key} as JSON:\n  expected {}\n  got      {}",
                     short(&want),
                     short(&have)
                 ));
