@@ -1,6 +1,7 @@
-//! Runs every case of `tests/fixtures/*.json` against the native core. The JS suite
-//! (`tests/js/fixtures.test.mjs`) runs the same files against the built package, so both
-//! layers prove the same rules.
+//! Runs every case of `tests/fixtures/*.json` against the native core. The JS runners (Node,
+//! `tests/js/fixtures.test.mjs`, and Chromium, `tests/browser/core.test.mjs`) run the same files
+//! against the built package through one checker, `tests/fixtures/check.mjs`, whose rules this
+//! file mirrors; `tests/fixtures/README.md` is the case format.
 
 // A test may panic on a malformed fixture: that is a failing test, not a runtime fault.
 #![allow(
@@ -14,8 +15,8 @@ use std::path::Path;
 
 use memdir::side_query::{answer, request as selection};
 use memdir::{
-    cost, diff, doctor, freshness, index, manifest, paths, render, scan, secrets, tool, write,
-    Error, Limits,
+    cost, diff, doctor, freshness, index, instructions, manifest, paths, provider, render, scan,
+    secrets, tool, write, Error, Limits,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -92,6 +93,24 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
             &limits(a, 1)?,
         )),
         "indexReadPlan" => out(index::index_read_plan(&limits(a, 0)?)),
+        "rememberReadPlan" => out(write::read_plan::remember_read_plan(
+            opt::<String>(a, 0, "file")?.as_deref(),
+            &limits(a, 1)?,
+        )),
+        "forgetReadPlan" => out(write::read_plan::forget_read_plan(
+            &arg::<String>(a, 0, "file")?,
+            &limits(a, 1)?,
+        )),
+        "doctorReadPlan" => out(write::read_plan::doctor_read_plan(&limits(a, 0)?)),
+        "fileReadBytes" => out(write::read_plan::file_read_bytes(&limits(a, 0)?)),
+        "injectReadBytes" => out(render::inject_read_bytes(&limits(a, 0)?)),
+        "tempFileName" => out(memdir::temp::temp_file_name(
+            &arg::<String>(a, 0, "name")?,
+            &arg::<String>(a, 1, "token")?,
+        )),
+        "parseTempFile" => out(memdir::temp::parse_temp_file(&arg::<String>(a, 0, "path")?)),
+        "selectorDefaults" => out(provider::SELECTOR_DEFAULTS),
+        "defaultSelector" => out(provider::default_selector(&arg(a, 0, "env")?)),
         "indexPrompt" => out(index::index_prompt(&arg(a, 0, "input")?)),
         "planScan" => out(scan::plan_scan(
             &arg::<Vec<scan::FileHead>>(a, 0, "files")?,
@@ -161,6 +180,12 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         )),
         "estimateCost" => out(cost::estimate_cost(&arg(a, 0, "input")?)),
         "defaultLimits" => out(Limits::default()),
+        "buildProviderRequest" => out(provider::build_provider_request(&arg(a, 0, "input")?)),
+        "decodeProviderResponse" => out(provider::decode_provider_response(&arg(a, 0, "input")?)),
+        "retryDecision" => out(provider::retry_decision(&arg(a, 0, "input")?)),
+        "memoryInstructions" => out(instructions::memory_instructions(&arg::<String>(
+            a, 0, "dir",
+        )?)),
         other => panic!("fixture calls unknown function {other}"),
     }
 }
@@ -206,15 +231,41 @@ fn finding_codes(report: &Value) -> Vec<Value> {
     codes
 }
 
+/// The keys a case may have (as `CASE_KEYS` in `tests/fixtures/check.mjs`).
+const CASE_KEYS: [&str; 10] = [
+    "name",
+    "call",
+    "args",
+    "expect",
+    "expectFields",
+    "expectError",
+    "expectCodes",
+    "expectAfterCodes",
+    "expectContains",
+    "expectJsonFields",
+];
+
 fn check_case(file: &str, case: &Value) -> Result<(), String> {
     let name = case["name"].as_str().unwrap_or("?");
+    let fail = |msg: String| Err(format!("{file} › {name}: {msg}"));
+    let keys = case.as_object().expect("a case is an object");
+    let unknown: Vec<&str> = keys
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !CASE_KEYS.contains(k))
+        .collect();
+    if !unknown.is_empty() {
+        return fail(format!("unknown case keys {}", unknown.join(", ")));
+    }
+    if !CASE_KEYS[3..].iter().any(|k| keys.contains_key(*k)) {
+        return fail("the case expects nothing".to_owned());
+    }
     let func = case["call"].as_str().expect("call");
     let args: Vec<Value> = case["args"]
         .as_array()
         .map(|a| a.iter().map(expand).collect())
         .unwrap_or_default();
     let result = call(func, &args);
-    let fail = |msg: String| Err(format!("{file} › {name}: {msg}"));
     if let Some(code) = case.get("expectError").and_then(Value::as_str) {
         return match result {
             Err(e) if e.code().as_str() == code => Ok(()),
@@ -266,6 +317,39 @@ fn check_case(file: &str, case: &Value) -> Result<(), String> {
                     short(&want),
                     short(&have)
                 ));
+            }
+        }
+    }
+    if let Some(fields) = case.get("expectJsonFields").and_then(Value::as_object) {
+        for (key, want) in fields {
+            let want = expand(want);
+            let text = got.get(key).and_then(Value::as_str).unwrap_or("");
+            let Ok(have) = serde_json::from_str::<Value>(text) else {
+                return fail(format!(
+                    "field {key} is not JSON text: {}",
+                    short(&got[key])
+                ));
+            };
+            if !same(&have, &want) {
+                return fail(format!(
+                    "field {key} as JSON:\n  expected {}\n  got      {}",
+                    short(&want),
+                    short(&have)
+                ));
+            }
+        }
+    }
+    if let Some(parts) = case.get("expectContains") {
+        let Some(text) = got.as_str() else {
+            return fail(format!(
+                "expectContains needs a string result, got {}",
+                short(&got)
+            ));
+        };
+        for part in parts.as_array().expect("expectContains takes a list") {
+            let part = expand(part);
+            if !text.contains(part.as_str().expect("a string")) {
+                return fail(format!("the result does not contain {}", short(&part)));
             }
         }
     }

@@ -76,7 +76,12 @@ fn anthropic_shape(model: &str) -> AnthropicShape {
             thinking: Some("disabled"),
             effort: true,
         }
-    } else if is("claude-sonnet-4-6") || is("claude-opus-4-5") || is("claude-opus-4-6") {
+    } else if is("claude-sonnet-4-6")
+        || is("claude-opus-4-5")
+        || is("claude-opus-4-6")
+        || is("claude-opus-5")
+    {
+        // effort on Opus ≥ 4.5 (Opus 5 and 5.5 included); their thinking defaults are not documented
         AnthropicShape {
             thinking: None,
             effort: true,
@@ -98,11 +103,14 @@ fn openai_reasoning(model: &str) -> bool {
 
 /// Builds the request for one provider.
 pub fn build_provider_request(input: &ProviderRequestInput) -> HttpRequest {
+    // trimmed: a model id pasted from an environment variable often ends in a newline
     let model = input
         .model
-        .clone()
-        .filter(|m| !m.trim().is_empty())
-        .unwrap_or_else(|| default_model(input.provider).to_owned());
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .unwrap_or(default_model(input.provider))
+        .to_owned();
     let base = input
         .base_url
         .as_deref()

@@ -1,6 +1,7 @@
 //! When to retry, as the official SDKs do: honour `x-should-retry`; retry connection errors,
 //! timeouts, 408, 409, 429 and 5xx (529 included); wait `retry-after-ms`, else `retry-after`
-//! (seconds or an HTTP date), else `min(0.5 s × 2^n, 8 s)` less up to 25 % jitter.
+//! (seconds or an HTTP date) when it is a positive delay under a minute, else
+//! `min(0.5 s × 2^n, 8 s)` less up to 25 % jitter (the random number is passed in).
 
 use std::collections::BTreeMap;
 
@@ -63,21 +64,25 @@ pub fn retry_decision(input: &RetryInput) -> RetryDecision {
         return no("max_retries");
     }
     let header = |name: &str| input.headers.get(name).map(|v| v.trim());
-    let retry = match header("x-should-retry") {
-        Some("true") => true,
+    let reason = match header("x-should-retry") {
+        Some("true") => "x-should-retry",
         Some("false") => return no("x-should-retry"),
+        // any other value is not an instruction: the status decides
         _ => {
             if is_quota_error(&input.body) {
                 return no("quota");
             }
-            matches!(input.status, 0 | 408 | 409 | 429) || input.status >= 500
+            if !(matches!(input.status, 0 | 408 | 409 | 429) || input.status >= 500) {
+                return no("not_retryable");
+            }
+            "status"
         }
     };
-    if !retry {
-        return no("not_retryable");
-    }
+    // As the SDK: a `retry-after-ms` of 0 (or not a number) counts as absent, so `retry-after`
+    // is read; a hint that is not a positive delay under a minute gives the backoff instead.
     let hinted = header("retry-after-ms")
         .and_then(|v| v.parse::<f64>().ok())
+        .filter(|ms| !ms.is_nan() && *ms != 0.0)
         .or_else(|| {
             let v = header("retry-after")?;
             v.parse::<f64>().ok().map(|s| s * 1000.0).or_else(|| {
@@ -86,7 +91,7 @@ pub fn retry_decision(input: &RetryInput) -> RetryDecision {
                     .map(|d| d.timestamp_millis() as f64 - input.now_ms)
             })
         })
-        .filter(|ms| ms.is_finite() && (0.0..60_000.0).contains(ms));
+        .filter(|ms| ms.is_finite() && *ms > 0.0 && *ms < 60_000.0);
     let delay_ms = hinted.unwrap_or_else(|| {
         let base = (500.0 * 2f64.powi(i32::try_from(input.attempt).unwrap_or(30))).min(8_000.0);
         base * (1.0 - input.jitter.clamp(0.0, 1.0) * 0.25)
@@ -94,12 +99,7 @@ pub fn retry_decision(input: &RetryInput) -> RetryDecision {
     RetryDecision {
         retry: true,
         delay_ms,
-        reason: if header("x-should-retry").is_some() {
-            "x-should-retry"
-        } else {
-            "status"
-        }
-        .to_owned(),
+        reason: reason.to_owned(),
     }
 }
 

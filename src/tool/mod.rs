@@ -272,8 +272,11 @@ pub fn plan_tool_command(input: &Value) -> ToolPlan {
         match to_relative(given) {
             Ok(rel) => plan.resolve.push(rel),
             Err(text) => {
-                plan.result = Some(ToolResult::error(text));
-                return plan;
+                // an answered command asks the host for nothing
+                return ToolPlan {
+                    result: Some(ToolResult::error(text)),
+                    ..ToolPlan::default()
+                };
             }
         }
     }

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
-import { expand } from "../js/expand.mjs";
+import { expand } from "../fixtures/check.mjs";
 
 const bin = fileURLToPath(new URL("../../pkg/cli/main.js", import.meta.url));
 const temps = [];

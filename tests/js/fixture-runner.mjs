@@ -1,8 +1,9 @@
-// Reads tests/fixtures/*.json, the cases shared with tests/fixtures.rs.
+// Reads tests/fixtures/*.json, the cases shared with tests/fixtures.rs. The checking itself is
+// tests/fixtures/check.mjs, which the Chromium page loads too.
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-export { expand } from "./expand.mjs";
+export { checkCase, checkFiles, expand } from "../fixtures/check.mjs";
 
 export const fixturesDir = fileURLToPath(new URL("../fixtures/", import.meta.url));
 
