@@ -1,21 +1,20 @@
 //! Frontmatter of a topic file: recognised only when it opens on line 1 and closes within the
 //! header lines read (30 by default), vetted, then parsed with `gray_matter` (YAML).
 //!
-//! Vetting comes first because YAML can be hostile: aliases expand exponentially
-//! ("billion laughs") and deep nesting recurses in the loader. The event parser of
-//! `yaml-rust2` walks the text iteratively, so we can refuse both before loading.
+//! YAML can be hostile — aliases expand exponentially ("billion laughs"), deep nesting recurses
+//! in a loader — so gray_matter reads it with memdir's own engine (`yaml_engine.rs`), which
+//! refuses both in the one iterative pass that builds the value.
 
-use gray_matter::engine::YAML;
 use gray_matter::{Matter, Pod};
 use serde::{Deserialize, Serialize};
-use yaml_rust2::parser::{Event, Parser};
+
+use crate::yaml_engine::{parse_yaml, VettedYaml, YamlError};
 
 use crate::text::fold_whitespace;
 
 /// Frontmatter larger than this is refused unparsed (a memory's header is a few lines).
 pub const MAX_FRONTMATTER_BYTES: usize = 64 * 1024;
-/// Deepest YAML nesting accepted.
-pub const MAX_YAML_DEPTH: usize = 32;
+pub use crate::yaml_engine::MAX_YAML_DEPTH;
 
 /// The four memory types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -146,85 +145,18 @@ pub fn parse_header(head: &str, max_lines: usize) -> Header {
     }
 }
 
-struct LoadError {
-    reason: String,
-    line: Option<usize>,
-}
-
-fn load(yaml: &str) -> Result<Pod, LoadError> {
-    vet(yaml)?;
+/// Parses the YAML through gray_matter, with the vetting engine ([`VettedYaml`]): aliases and
+/// deep nesting are refused in the same single pass that builds the value.
+fn load(yaml: &str) -> Result<Pod, YamlError> {
     let wrapped = format!("---\n{yaml}\n---\n");
-    let parsed = Matter::<YAML>::new().parse::<Pod>(&wrapped).map_err(|e| {
-        // the event walk names the error and its line in the file's own numbering;
-        // gray_matter's message counts from its wrapper, so its position is dropped
-        walk(yaml).err().unwrap_or_else(|| {
-            let message = e.to_string();
-            let message = message
-                .strip_prefix("Deserialize error: ")
-                .unwrap_or(&message);
-            let reason = message
-                .split(" at byte ")
-                .next()
-                .unwrap_or(message)
-                .to_owned();
-            LoadError { reason, line: None }
-        })
-    })?;
-    Ok(parsed.data.unwrap_or(Pod::Null))
-}
-
-/// Refuses aliases, over-deep nesting and YAML syntax errors, walking events iteratively.
-fn vet(yaml: &str) -> Result<(), LoadError> {
-    if cannot_be_hostile(yaml) {
-        return Ok(());
+    match Matter::<VettedYaml>::new().parse::<Pod>(&wrapped) {
+        Ok(parsed) => Ok(parsed.data.unwrap_or(Pod::Null)),
+        // the engine's own error carries the line in the YAML's numbering
+        Err(e) => Err(parse_yaml(yaml).err().unwrap_or(YamlError {
+            reason: e.to_string(),
+            line: None,
+        })),
     }
-    walk(yaml)
-}
-
-fn walk(yaml: &str) -> Result<(), LoadError> {
-    let mut parser = Parser::new_from_str(yaml);
-    let mut depth = 0usize;
-    loop {
-        let (event, mark) = parser.next_token().map_err(|e| LoadError {
-            reason: format!("YAML syntax error: {}", e.info()),
-            line: Some(e.marker().line() + 1),
-        })?;
-        match event {
-            Event::StreamEnd => return Ok(()),
-            Event::Alias(_) => {
-                return Err(LoadError {
-                    reason: "YAML aliases are not supported in frontmatter".into(),
-                    line: Some(mark.line() + 1),
-                })
-            }
-            Event::SequenceStart(..) | Event::MappingStart(..) => {
-                depth += 1;
-                if depth > MAX_YAML_DEPTH {
-                    return Err(LoadError {
-                        reason: format!("YAML nesting is deeper than {MAX_YAML_DEPTH} levels"),
-                        line: Some(mark.line() + 1),
-                    });
-                }
-            }
-            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-}
-
-/// `true` when the text can hold neither an alias nor nesting deeper than the limit: every
-/// level of nesting needs a `[`, `{`, `-`, `?` or `:`, or a new line. Typical frontmatter
-/// passes, and skips the event walk.
-fn cannot_be_hostile(yaml: &str) -> bool {
-    let mut openers = 0usize;
-    for b in yaml.bytes() {
-        match b {
-            b'*' | b'&' => return false,
-            b'[' | b'{' | b'-' | b'?' | b':' | b'\n' => openers += 1,
-            _ => {}
-        }
-    }
-    openers < MAX_YAML_DEPTH
 }
 
 /// The reference retries a failed parse after quoting values with YAML-special characters

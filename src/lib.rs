@@ -33,6 +33,7 @@ pub mod tool;
 mod ts_types;
 pub mod words;
 pub mod write;
+pub mod yaml_engine;
 
 pub use error::Error;
 pub use limits::Limits;

@@ -1,0 +1,174 @@
+//! The YAML engine gray_matter reads frontmatter with: one iterative pass over yaml-rust2's
+//! events that vets and builds at once.
+//!
+//! YAML can be hostile: aliases expand exponentially ("billion laughs") and deep nesting
+//! recurses in a loader. yaml-rust2's event parser walks the text iteratively, so this engine
+//! refuses both while it builds the value with its own stack — no recursive loader, no alias
+//! expansion, and the parser is linked once (gray_matter's own YAML engine, a second walk over
+//! the same text through yaml-rust2's recursive loader, is not compiled in).
+
+use std::collections::HashMap;
+
+use gray_matter::engine::Engine;
+use gray_matter::Pod;
+use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::scanner::TScalarStyle;
+use yaml_rust2::Yaml;
+
+/// Deepest YAML nesting accepted.
+pub const MAX_YAML_DEPTH: usize = 32;
+
+/// Why frontmatter YAML was refused, and the line it was found on, in the file's numbering (the
+/// YAML starts on line 2, after the opening `---`; yaml-rust2's marks count from 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlError {
+    pub reason: String,
+    pub line: Option<usize>,
+}
+
+/// gray_matter's engine over [`parse_yaml`].
+pub struct VettedYaml;
+
+impl Engine for VettedYaml {
+    fn parse(content: &str) -> gray_matter::Result<Pod> {
+        parse_yaml(content).map_err(|e| gray_matter::Error::deserialize_error(&e.reason))
+    }
+}
+
+enum Frame {
+    Sequence(Vec<Pod>),
+    /// A mapping, and the key waiting for its value (`None` while the next node is a key).
+    Mapping(HashMap<String, Pod>, Option<Option<String>>),
+}
+
+/// The first document of `yaml` as a [`Pod`], refusing aliases and nesting deeper than
+/// [`MAX_YAML_DEPTH`]; syntax errors name their line.
+pub fn parse_yaml(yaml: &str) -> Result<Pod, YamlError> {
+    let mut parser = Parser::new_from_str(yaml);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut document: Option<Pod> = None;
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| YamlError {
+            reason: format!("YAML syntax error: {}", e.info()),
+            line: Some(e.marker().line() + 1),
+        })?;
+        let line = Some(mark.line() + 1);
+        let node = match event {
+            Event::StreamEnd => return Ok(document.unwrap_or(Pod::Null)),
+            Event::Alias(_) => {
+                return Err(YamlError {
+                    reason: "YAML aliases are not supported in frontmatter".into(),
+                    line,
+                })
+            }
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                if stack.len() >= MAX_YAML_DEPTH {
+                    return Err(YamlError {
+                        reason: format!("YAML nesting is deeper than {MAX_YAML_DEPTH} levels"),
+                        line,
+                    });
+                }
+                stack.push(match event {
+                    Event::SequenceStart(..) => Frame::Sequence(Vec::new()),
+                    _ => Frame::Mapping(HashMap::new(), None),
+                });
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
+                Some(Frame::Sequence(items)) => Pod::Array(items),
+                Some(Frame::Mapping(map, _)) => Pod::Hash(map),
+                None => continue,
+            },
+            Event::Scalar(value, style, _, tag) => scalar(value, style, tag.is_some()),
+            Event::StreamStart | Event::DocumentStart | Event::DocumentEnd | Event::Nothing => {
+                continue
+            }
+        };
+        match stack.last_mut() {
+            // a finished node at the top is the document: the first one counts
+            None => {
+                document.get_or_insert(node);
+            }
+            Some(Frame::Sequence(items)) => items.push(node),
+            Some(Frame::Mapping(map, pending)) => match pending.take() {
+                None => *pending = Some(key(node)),
+                Some(Some(k)) => {
+                    map.insert(k, node);
+                }
+                Some(None) => {} // a key that is not a scalar: the entry is dropped
+            },
+        }
+    }
+}
+
+/// A scalar as YAML 1.2's core schema reads it, as yaml-rust2 does: quoted and tagged
+/// scalars are text; plain ones may be null, a boolean or a number.
+fn scalar(value: String, style: TScalarStyle, tagged: bool) -> Pod {
+    if style != TScalarStyle::Plain || tagged {
+        return Pod::String(value);
+    }
+    match Yaml::from_str(&value) {
+        Yaml::Null => Pod::Null,
+        Yaml::Boolean(b) => Pod::Boolean(b),
+        Yaml::Integer(i) => Pod::Integer(i),
+        Yaml::Real(r) => Pod::Float(r.parse().unwrap_or(0.0)),
+        _ => Pod::String(value),
+    }
+}
+
+/// A mapping key as text (as gray_matter's own engine keeps them), or `None` for a
+/// collection used as a key.
+fn key(node: Pod) -> Option<String> {
+    match node {
+        Pod::String(s) => Some(s),
+        Pod::Integer(i) => Some(i.to_string()),
+        Pod::Float(f) => Some(f.to_string()),
+        Pod::Boolean(b) => Some(b.to_string()),
+        Pod::Null => Some("null".to_owned()),
+        Pod::Array(_) | Pod::Hash(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_what_a_loader_builds() {
+        let pod = parse_yaml(
+            "name: x\nn: 3\nf: 1.5\nb: true\nz: ~\nq: \"3\"\nlist: [a, 1]\nmap:\n  k: v\n",
+        )
+        .unwrap_or(Pod::Null);
+        let Pod::Hash(map) = pod else {
+            unreachable!("a mapping")
+        };
+        assert_eq!(map.get("name"), Some(&Pod::String("x".into())));
+        assert_eq!(map.get("n"), Some(&Pod::Integer(3)));
+        assert_eq!(map.get("f"), Some(&Pod::Float(1.5)));
+        assert_eq!(map.get("b"), Some(&Pod::Boolean(true)));
+        assert_eq!(map.get("z"), Some(&Pod::Null));
+        assert_eq!(map.get("q"), Some(&Pod::String("3".into())));
+        assert_eq!(
+            map.get("list"),
+            Some(&Pod::Array(vec![Pod::String("a".into()), Pod::Integer(1)]))
+        );
+    }
+
+    #[test]
+    fn refuses_aliases_and_depth_with_their_lines() {
+        let alias = parse_yaml("a: &x 1\nb: *x\n");
+        assert_eq!(
+            alias.err().and_then(|e| e.line),
+            Some(3),
+            "line 2 of the YAML, 3 of the file"
+        );
+        let deep = format!("a: {}1{}", "[".repeat(40), "]".repeat(40));
+        assert!(parse_yaml(&deep).is_err());
+        let deep = format!("a:\n{}x", "- ".repeat(40));
+        assert!(parse_yaml(&deep).is_err());
+        assert!(parse_yaml("a: [1\nb: 2")
+            .err()
+            .and_then(|e| e.line)
+            .is_some());
+    }
+}
