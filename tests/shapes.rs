@@ -171,7 +171,9 @@ impl Shape {
         let outside = outside_links(&self.index_text())
             .into_iter()
             .map(|link| {
-                let found = known.then(|| self.expect["outside"][&link].as_bool()).flatten();
+                let found = known
+                    .then(|| self.expect["outside"][&link].as_bool())
+                    .flatten();
                 (link, found)
             })
             .collect();
@@ -210,7 +212,7 @@ fn triples(report: &DoctorReport) -> Vec<String> {
 
 /// The expected triples as written (memdir could not look outside), or with each `outside_link`
 /// turned into the host's answer for the link on that line of `index`: found → no finding,
-/// gone → `outside_link_missing`.
+/// gone → `outside_link_missing`, `null` (the host cannot look there either) → unchanged.
 fn expected(list: &Value, index: &str, outside: Option<&Value>) -> Vec<String> {
     let lines: Vec<&str> = index.split('\n').collect();
     let mut out: Vec<String> = list
@@ -231,10 +233,13 @@ fn expected(list: &Value, index: &str, outside: Option<&Value>) -> Vec<String> {
             let Target::Outside(raw) = e.destination() else {
                 panic!("line {n} of MEMORY.md does not link outside");
             };
-            match outside[&raw].as_bool() {
-                Some(true) => None,
-                Some(false) => Some(json!(["outside_link_missing", "MEMORY.md", n]).to_string()),
-                None => panic!("expect.json's outside has no answer for {raw}"),
+            match outside.get(&raw) {
+                Some(Value::Bool(true)) => None,
+                Some(Value::Bool(false)) => {
+                    Some(json!(["outside_link_missing", "MEMORY.md", n]).to_string())
+                }
+                Some(Value::Null) => Some(t.to_string()), // the host could not look either
+                _ => panic!("expect.json's outside has no answer for {raw}"),
             }
         })
         .collect();
@@ -269,13 +274,14 @@ fn check_files(shape: &Shape, scan: &ScanResult, errors: &mut Vec<String>) {
             .as_ref()
             .and_then(|meta| meta.get("modified"))
             .and_then(Value::as_str);
-        let want_time = match w["timeFrom"].as_str().unwrap() {
-            "mtime" => m.mtime_ms,
-            "modified" => iso_ms(modified.unwrap_or_else(|| {
-                panic!("{}: {} has no metadata.modified", shape.name, m.path)
-            })),
-            other => panic!("timeFrom {other}"),
-        };
+        let want_time =
+            match w["timeFrom"].as_str().unwrap() {
+                "mtime" => m.mtime_ms,
+                "modified" => iso_ms(modified.unwrap_or_else(|| {
+                    panic!("{}: {} has no metadata.modified", shape.name, m.path)
+                })),
+                other => panic!("timeFrom {other}"),
+            };
         if time != want_time {
             errors.push(shape.fail(
                 &format!("time of {} ({})", m.path, w["timeFrom"]),
@@ -387,8 +393,7 @@ pub fn check_index_fix(old: &str, new: &str, spec: &Value) -> Result<(), String>
                 return Err(format!("line {n} is no longer an entry: {new_line:?}"));
             };
             let units = new_line.encode_utf16().count();
-            if a.file() != b.file() || units > MAX_ENTRY_UTF16 || new_line.len() >= old_line.len()
-            {
+            if a.file() != b.file() || units > MAX_ENTRY_UTF16 || new_line.len() >= old_line.len() {
                 return Err(format!(
                     "line {n} was not shortened to a {MAX_ENTRY_UTF16}-unit entry to the same file: {new_line:?}"
                 ));
@@ -451,7 +456,10 @@ fn check_fixes(shape: &Shape, errors: &mut Vec<String>) {
         errors.push(shape.fail("findings fixed", &spec["fixed"], plan.fixed));
     }
     let old_index = shape.index_text();
-    let new_index = written.get("MEMORY.md").cloned().unwrap_or(old_index.clone());
+    let new_index = written
+        .get("MEMORY.md")
+        .cloned()
+        .unwrap_or(old_index.clone());
     if written.contains_key("MEMORY.md") {
         if let Err(e) = check_index_fix(&old_index, &new_index, &spec["index"]) {
             errors.push(format!("{} › fixed MEMORY.md: {e}", shape.name));
@@ -535,7 +543,11 @@ fn check_recall(shape: &Shape, scan: &ScanResult, errors: &mut Vec<String>) {
         });
         let (outcome, selected) = match request.skip {
             Some(skip) => (
-                serde_json::to_value(skip).unwrap().as_str().unwrap().to_owned(),
+                serde_json::to_value(skip)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
                 Vec::new(),
             ),
             None => {
