@@ -350,7 +350,7 @@ fn check_doctor(shape: &Shape, errors: &mut Vec<String>) {
 
 /// The fixed index: the old lines minus `removed`, `shortened` ones replaced by a shorter entry
 /// to the same file, every other line byte for byte, then one entry per `appended` file.
-pub fn check_index_fix(old: &str, new: &str, spec: &Value) -> Result<(), String> {
+fn check_index_fix(old: &str, new: &str, spec: &Value) -> Result<(), String> {
     let nums = |key: &str| -> Vec<usize> {
         spec[key]
             .as_array()
@@ -382,9 +382,10 @@ pub fn check_index_fix(old: &str, new: &str, spec: &Value) -> Result<(), String>
     let want_len = kept.len() + appended.len() + 1;
     if new_lines.len() != want_len || new_lines.last() != Some(&"") {
         return Err(format!(
-            "{} lines (ending in a newline) expected, got {}:\n{new}",
+            "{} lines ending in a newline expected, got {} (last {:?}):\n{new}",
             want_len - 1,
-            new_lines.len()
+            new_lines.len() - 1,
+            new_lines.last().copied().unwrap_or_default()
         ));
     }
     for ((n, old_line), new_line) in kept.iter().zip(&new_lines) {
