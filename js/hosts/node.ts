@@ -9,8 +9,8 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import type { Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
-import { hostname } from "node:os";
-import { join, resolve as resolvePath } from "node:path";
+import { homedir, hostname } from "node:os";
+import { join, resolve as resolvePath, sep } from "node:path";
 import { tempFileName } from "../core.js";
 import { hostError, type HostEntry, type LockOwner, type MemoryHost } from "../host.js";
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type NodeFs, type OpenDir } from "./node-dirs.js";
@@ -63,8 +63,10 @@ export class NodeHost implements MemoryHost {
 
   /** Stats where a link out of the directory leads (for doctor); nothing is read. */
   async lookOutside(link: string): Promise<boolean | null> {
+    const target = outsideTarget(this.root, link);
+    if (target === null) return null;
     try {
-      await this.fs.stat(resolvePath(this.root, link));
+      await this.fs.stat(target);
       return true;
     } catch (error) {
       return isCode(error, "ENOENT", "ENOTDIR") ? false : null;
@@ -389,4 +391,16 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
     offset += chunk.length;
   }
   return out;
+}
+
+/**
+ * Where a link out of the memory directory leads, seen from `root`: `~/…` is in the home folder
+ * (Claude Code writes `~/.claude/plans/…`), anything else is resolved from `root`. `null` when
+ * this machine cannot look: another user's home (`~name/…`), or a Windows path on POSIX.
+ */
+function outsideTarget(root: string, link: string): string | null {
+  if (link === "~" || link.startsWith("~/") || (sep === "\\" && link.startsWith("~\\"))) return join(homedir(), link.slice(1));
+  if (link.startsWith("~")) return null;
+  if (sep === "/" && /^([A-Za-z]:[\\/]|\\\\)/.test(link)) return null;
+  return resolvePath(root, link);
 }

@@ -136,3 +136,28 @@ test("resolve: where a path really leads, for the write rules", async () => {
   assert.equal(await host.resolve("dangling.md"), null, "a dangling link is refused too");
   assert.equal(await new NodeHost(join(root, "missing")).resolve("a.md"), "a.md", "a memory directory not created yet");
 });
+
+test("lookOutside: relative links from the directory, ~/ from the home folder; ~name and Windows paths cannot be looked up", async () => {
+  const root = temp();
+  const home = temp();
+  const dir = join(root, "projects", "key", "memory");
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(root, "plans"));
+  writeFileSync(join(root, "plans", "x.md"), "plan\n");
+  mkdirSync(join(home, ".claude", "plans"), { recursive: true });
+  writeFileSync(join(home, ".claude", "plans", "y.md"), "plan\n");
+  const host = new NodeHost(dir);
+  const realHome = process.env.HOME;
+  process.env.HOME = home;
+  try {
+    assert.equal(await host.lookOutside("../../../plans/x.md"), true);
+    assert.equal(await host.lookOutside("../../../plans/gone.md"), false);
+    assert.equal(await host.lookOutside(join(root, "plans", "x.md")), true);
+    assert.equal(await host.lookOutside("~/.claude/plans/y.md"), true);
+    assert.equal(await host.lookOutside("~/.claude/plans/gone.md"), false);
+    assert.equal(await host.lookOutside("~sam/.claude/plans/y.md"), null);
+    if (process.platform !== "win32") assert.equal(await host.lookOutside("C:\\Users\\sam\\plans\\y.md"), null);
+  } finally {
+    process.env.HOME = realHome;
+  }
+});
