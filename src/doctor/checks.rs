@@ -3,7 +3,9 @@
 use crate::codes::EntryKind;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::repair::{description_region, folded_description_file, scan_all, shorter_entry};
+use super::repair::{
+    description_region, folded_description_file, moved_target, scan_all, shorter_entry,
+};
 use super::{Finding, Options, Severity};
 use crate::codes::{DiagnosticCode, FindingCode};
 use crate::freshness::age_days;
@@ -144,10 +146,19 @@ fn index_checks(
             Target::Other => continue,
         };
         if !snapshot.is_file(&target) {
+            let moved = moved_target(snapshot, &target);
             match unverifiable(snapshot, &target) {
                 // a folder on the way could not be listed: the file may well be there
                 Some(folder) => out.push(finding(FindingCode::LinkUnverifiable, Severity::Info, INDEX_FILE_NAME, Some(n),
                     format!("the entry links to {target}, under {folder}, which memdir could not list; it is not checked"), None)),
+                // the one file of that name is elsewhere: point the entry at it, keeping its words
+                None if moved.is_some() => {
+                    let real = moved.unwrap_or_default();
+                    out.push(finding(FindingCode::DeadLink, Severity::Error, INDEX_FILE_NAME, Some(n),
+                        format!("the entry links to {target}, which does not exist; the one file of that name is {real}"),
+                        Some(format!("point line {n} at {real}, keeping its title and hook"))));
+                    targets.insert(real);
+                }
                 None => out.push(finding(
                     FindingCode::DeadLink,
                     Severity::Error,

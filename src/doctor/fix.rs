@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 
-use super::repair::{folded_description_file, in_stored_form, scan_all, shorter_entry};
+use super::repair::{
+    folded_description_file, in_stored_form, moved_target, retarget_line, scan_all, shorter_entry,
+};
 use super::{report, DoctorInput, DoctorReport};
 use crate::codes::FindingCode;
 use crate::diff::unified_diff;
@@ -12,6 +14,7 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::INDEX_FILE_NAME;
 use crate::text::normalize_text;
 use crate::write::entry::format_entry;
+use crate::write::entry::{classify, Line};
 use crate::write::guard::index_size;
 use crate::write::snapshot::StoredText;
 use crate::write::{Effect, Snapshot};
@@ -130,9 +133,20 @@ fn fix_index(
             continue;
         };
         match f.code {
-            FindingCode::DeadLink | FindingCode::DuplicateEntry => {
-                fixed += u32::from(slot.take().is_some())
+            FindingCode::DeadLink => {
+                let moved = slot.as_deref().and_then(|l| match classify(l) {
+                    Line::Entry(e) => e.file().and_then(|t| moved_target(snapshot, &t)),
+                    _ => None,
+                });
+                match moved.and_then(|to| slot.as_deref().and_then(|l| retarget_line(l, &to))) {
+                    Some(line) => *slot = Some(line),
+                    None => {
+                        slot.take();
+                    }
+                }
+                fixed += 1;
             }
+            FindingCode::DuplicateEntry => fixed += u32::from(slot.take().is_some()),
             FindingCode::EntryTooLong => {
                 let cr = slot.as_deref().is_some_and(|l| l.ends_with('\r'));
                 if let Some(short) = slot.as_deref().and_then(shorter_entry) {

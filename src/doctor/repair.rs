@@ -110,3 +110,36 @@ pub(super) fn in_stored_form(original: &str, edited_lf: &str) -> Option<String> 
     };
     Some(format!("{bom}{body}"))
 }
+
+/// The one topic file named like a link's dead `target` (its last segment), when exactly one
+/// exists: the entry was written with the wrong folder (`memory/user_a.md`), and pointing it
+/// there keeps the words someone wrote.
+pub(super) fn moved_target(snapshot: &Snapshot, target: &str) -> Option<String> {
+    let name = target.rsplit('/').next()?;
+    let mut same = snapshot
+        .topic_files()
+        .filter(|e| e.path.rsplit('/').next() == Some(name));
+    let first = same.next()?;
+    same.next().is_none().then(|| first.path.clone())
+}
+
+/// `line` with its link pointed at `to` (anchor and query kept), or `None` when it is not an
+/// entry.
+pub(super) fn retarget_line(line: &str, to: &str) -> Option<String> {
+    let Line::Entry(e) = classify(line) else {
+        return None;
+    };
+    let suffix = e
+        .target
+        .find(['#', '?'])
+        .map_or("", |i| e.target.get(i..).unwrap_or(""));
+    let at = line
+        .find(&format!("]({}", e.target))
+        .or_else(|| line.find("]("))?;
+    let close = line.get(at..)?.find(')')? + at;
+    Some(format!(
+        "{}]({to}{suffix}){}",
+        line.get(..at)?,
+        line.get(close + 1..)?
+    ))
+}

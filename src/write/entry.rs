@@ -73,7 +73,7 @@ impl EntryLine<'_> {
             return Target::Outside(decoded.into_owned());
         }
         let mut parts: Vec<&str> = Vec::new();
-        for part in decoded.split('/') {
+        for part in decoded.split(['/', '\\']) {
             match part {
                 "" | "." => {}
                 ".." => {
@@ -176,11 +176,36 @@ pub fn classify_all(text: &str) -> Vec<Line<'_>> {
     out
 }
 
+/// A list marker at the start of a line (`-`, `*`, `+`, `1.`, `1)`) and the white space after it.
+fn strip_list_marker(line: &str) -> Option<&str> {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = if digits > 0 {
+        line.get(digits..)?.strip_prefix(['.', ')'])?
+    } else {
+        line.strip_prefix(['-', '*', '+'])?
+    };
+    rest.starts_with([' ', '\t']).then(|| rest.trim_start())
+}
+
+/// Words a line may say before its link and still be an entry (`See [A](a.md) — …`).
+const MAX_LEAD_IN_WORDS: usize = 3;
+
+/// An entry: a list item (or a bare line) whose first thing is a link — possibly in bold, or
+/// after a lead-in of a few words — then an optional hook.
 fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
-    let rest = ["- ", "* ", "+ "]
-        .iter()
-        .find_map(|m| line.strip_prefix(m))?;
-    let rest = rest.trim_start().strip_prefix('[')?;
+    let listed = strip_list_marker(line);
+    let rest = listed.unwrap_or(line);
+    let open = rest.find('[')?;
+    let lead = rest.get(..open)?.trim_end_matches(['*', '_']).trim();
+    if !lead.is_empty() {
+        // prose before the link: an entry only when short, and the link names a Markdown file
+        if lead.split_whitespace().count() > MAX_LEAD_IN_WORDS
+            || lead.contains(['[', ']', '(', ')'])
+        {
+            return None;
+        }
+    }
+    let rest = rest.get(open + 1..)?;
     let close = find_link_close(rest)?;
     let title = rest.get(..close)?;
     let after = rest.get(close + 2..)?; // past "]("
@@ -190,8 +215,18 @@ fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
         .strip_prefix('<')
         .and_then(|t| t.strip_suffix('>'))
         .unwrap_or(raw);
-    let target = target.strip_prefix("./").unwrap_or(target);
-    let hook = after.get(end + 1..)?.trim_start();
+    let target = target
+        .strip_prefix("./")
+        .or_else(|| target.strip_prefix(".\\"))
+        .unwrap_or(target);
+    if (!lead.is_empty() || listed.is_none()) && !target.split(['#', '?']).next()?.ends_with(".md")
+    {
+        return None; // a bare or prose line counts only for a link to a topic file
+    }
+    let hook = after
+        .get(end + 1..)?
+        .trim_start_matches(['*', '_'])
+        .trim_start();
     let hook = ["—", "–", "-", ":"]
         .iter()
         .find_map(|s| hook.strip_prefix(s))
