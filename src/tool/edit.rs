@@ -64,6 +64,12 @@ pub fn create(
 /// The file's current text, or the error result the SDK gives.
 fn existing(given: &str, rel: &str, snapshot: &Snapshot) -> Result<String, ToolResult> {
     match snapshot.entry(rel) {
+        // the root is a folder, whatever a listing says
+        _ if rel.is_empty() => {
+            return Err(ToolResult::error(format!(
+                "The path {given} is not a file."
+            )))
+        }
         None if !snapshot.is_dir(rel) => {
             return Err(ToolResult::error(format!(
                 "The path {given} does not exist. Please provide a valid path."
