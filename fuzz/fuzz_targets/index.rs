@@ -1,5 +1,5 @@
 //! `index::truncate_index`: the kept part stays within both limits, is a prefix of the trimmed
-//! text, and truncating it again changes nothing; the warning is the only thing added.
+//! text, and truncating it again cuts nothing; the warning is the only thing added.
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
@@ -36,9 +36,11 @@ fn check(raw: &str, limits: &Limits) {
     };
     assert!(kept_lines <= max_lines, "{kept_lines} lines kept, limit {max_lines}");
     assert!(utf16_len(kept) <= max_utf16, "kept part over {max_utf16} units");
+    // truncating the kept part cuts nothing more; it is only normalised again, and
+    // normalising is not idempotent ("\r\r\n" → "\r\n", as JavaScript's replace does)
     let again = truncate_index(kept, limits);
     assert!(!again.was_line_truncated && !again.was_size_truncated);
-    assert_eq!(again.content, js_trim(kept));
+    assert_eq!(again.content, js_trim(&normalize_text(kept)));
 }
 
 fuzz_target!(|data: &[u8]| {
