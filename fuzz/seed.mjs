@@ -25,6 +25,7 @@ export const TARGET_OF = {
   runDoctor: "doctor",
   planDoctorFixes: "doctor",
   unifiedDiff: "diff",
+  renderMemory: "render",
 };
 
 const anthropic = (text, stop = "end_turn") =>

@@ -51,11 +51,14 @@ pub struct Rendered {
 /// Renders a memory per SPEC §3 "Injection".
 pub fn render_memory(input: &RenderInput) -> Rendered {
     let limits = input.limits.unwrap_or_default();
-    let shown_path = input
-        .absolute_path
-        .as_deref()
-        .filter(|p| !p.is_empty())
-        .unwrap_or(&input.path);
+    // a path is shown in the block too, so it must not be able to close it either
+    let shown_path = neutralize_reminder_tags(
+        input
+            .absolute_path
+            .as_deref()
+            .filter(|p| !p.is_empty())
+            .unwrap_or(&input.path),
+    );
     let days = age_days(input.mtime_ms, input.now_ms);
     let header = if days <= 1 {
         format!("Memory (saved {}): {shown_path}:", age_label(days))
