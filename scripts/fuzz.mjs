@@ -51,7 +51,6 @@ function ensureCargoFuzz() {
 /** Runs one target; resolves to {target, execs, seconds, status, artifact}. */
 function fuzzTarget(target, seconds, env) {
   const corpus = join(fuzzDir, "corpus", target);
-  const artifacts = join(fuzzDir, "artifacts", target);
   const args = [
     "+nightly", "fuzz", "run", ...buildFlags, target, corpus, "--",
     `-max_total_time=${seconds}`,
@@ -59,7 +58,6 @@ function fuzzTarget(target, seconds, env) {
     `-dict=${join(fuzzDir, "memdir.dict")}`,
     "-timeout=10", // a hang is a crash: no input should take this long
     "-rss_limit_mb=4096",
-    `-artifact_prefix=${artifacts}/`,
     ...(process.env.MEMDIR_FUZZ_ARGS?.split(/\s+/).filter(Boolean) ?? []),
   ];
   const started = performance.now();

@@ -6,13 +6,18 @@ use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use memdir::answer::parse_selection;
 use memdir::Limits;
-use memdir_fuzz::{arg, assert_safe_relative, json_args, limits_arg, FuzzLimits, FuzzPath, FuzzText};
+use memdir_fuzz::{
+    arg, assert_safe_relative, json_args, limits_arg, FuzzLimits, FuzzPath, FuzzText,
+};
 
 fn check(answer: &str, candidates: &[String], surfaced: &[String], limits: &Limits) {
-    memdir_fuzz::debug(&(answer, candidates, surfaced, limits,));
+    memdir_fuzz::debug(&(answer, candidates, surfaced, limits));
     let selection = parse_selection(answer, candidates, surfaced, limits);
     let s = &selection.selected;
-    assert!(s.len() <= limits.max_selected as usize, "over maxSelected: {s:?}");
+    assert!(
+        s.len() <= limits.max_selected as usize,
+        "over maxSelected: {s:?}"
+    );
     if selection.failure.is_some() {
         assert!(s.is_empty(), "a failure selects nothing");
     }
@@ -44,7 +49,9 @@ fuzz_target!(|data: &[u8]| {
         ) else {
             return;
         };
-        let surfaced = arg::<Option<Vec<String>>>(&args, 2).flatten().unwrap_or_default();
+        let surfaced = arg::<Option<Vec<String>>>(&args, 2)
+            .flatten()
+            .unwrap_or_default();
         check(&answer, &candidates, &surfaced, &limits);
         return;
     }

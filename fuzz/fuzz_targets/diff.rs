@@ -68,13 +68,17 @@ fn apply(old: &str, diff: &str) -> String {
 }
 
 fn check(path: &str, old: &str, new: &str) {
-    memdir_fuzz::debug(&(path, old, new,));
+    memdir_fuzz::debug(&(path, old, new));
     let diff = unified_diff(path, old, new);
     assert_eq!(diff.is_empty(), old == new);
     if diff.is_empty() || path.contains('\n') {
         return;
     }
-    assert_eq!(apply(old, &diff), new, "the diff does not turn old into new:\n{diff}");
+    assert_eq!(
+        apply(old, &diff),
+        new,
+        "the diff does not turn old into new:\n{diff}"
+    );
 }
 
 #[derive(Debug, Arbitrary)]

@@ -1,14 +1,16 @@
 //! `doctor::doctor` and `doctor::fix::plan_doctor_fixes`: any directory; the counts add up,
 //! the fixes only write (never remove), at safe paths that were read (or `MEMORY.md`), never
-//! fix more than was found, and the diff is empty exactly when nothing is written.
+//! fix more than was found, the diff is empty exactly when nothing is written, and fixing the
+//! fixed directory writes nothing more.
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use memdir::doctor::fix::plan_doctor_fixes;
 use memdir::doctor::{doctor, DoctorInput};
+use memdir::scan::Head;
 use memdir::write::Effect;
-use memdir_fuzz::{arg, assert_effects_safe, json_args, FuzzLimits, FuzzSnapshot};
+use memdir_fuzz::{arg, assert_effects_safe, file_entry, json_args, FuzzLimits, FuzzSnapshot};
 
 fn check(input: &DoctorInput) {
     memdir_fuzz::debug(&(input,));
@@ -30,6 +32,24 @@ fn check(input: &DoctorInput) {
         );
     }
     assert_eq!(plan.diff.is_empty(), plan.effects.is_empty());
+    // the fixes are complete: planning again on the fixed directory writes nothing more
+    let mut fixed = input.clone();
+    for effect in &plan.effects {
+        if let Effect::Write { path, text, .. } = effect {
+            fixed
+                .contents
+                .insert(path.clone(), Head::Text(text.clone()));
+            if !fixed.entries.iter().any(|e| &e.path == path) {
+                fixed.entries.push(file_entry(path, text.len()));
+            }
+        }
+    }
+    let again = plan_doctor_fixes(&fixed);
+    assert!(
+        again.effects.is_empty(),
+        "fixing twice writes again:\n{}",
+        again.diff
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -49,7 +69,11 @@ fuzz_target!(|data: &[u8]| {
         entries: snapshot.0.entries,
         contents: snapshot.0.contents,
         now_ms: f64::from(now) * 1_000_000.0,
-        limits: if u.ratio(1u8, 2u8).unwrap_or(false) { Some(limits.0) } else { None },
+        limits: if u.ratio(1u8, 2u8).unwrap_or(false) {
+            Some(limits.0)
+        } else {
+            None
+        },
         stale_core_days: stale.map(u32::from),
     };
     check(&input);

@@ -11,7 +11,7 @@ use memdir::write::{Effect, Snapshot};
 use memdir_fuzz::{arg, assert_effects_safe, json_args, FuzzPath, FuzzSnapshot};
 
 fn check(file: &str, snapshot: &Snapshot) {
-    memdir_fuzz::debug(&(file, snapshot,));
+    memdir_fuzz::debug(&(file, snapshot));
     let Ok(plan) = plan_forget(file, snapshot) else {
         return;
     };
@@ -22,7 +22,11 @@ fn check(file: &str, snapshot: &Snapshot) {
             Effect::Remove { path } if path == file => {}
             Effect::Write { path, text, .. } if path == INDEX_FILE_NAME => {
                 let kept: Vec<&str> = old.split('\n').filter(|l| !links_to(l, file)).collect();
-                assert_eq!(*text, kept.join("\n"), "forget changed lines that do not link to {file}");
+                assert_eq!(
+                    *text,
+                    kept.join("\n"),
+                    "forget changed lines that do not link to {file}"
+                );
             }
             other => panic!("forget planned {other:?}"),
         }
@@ -36,7 +40,8 @@ fuzz_target!(|data: &[u8]| {
         }
         return;
     }
-    let Ok((file, snapshot)) = <(FuzzPath, FuzzSnapshot)>::arbitrary(&mut Unstructured::new(data)) else {
+    let Ok((file, snapshot)) = <(FuzzPath, FuzzSnapshot)>::arbitrary(&mut Unstructured::new(data))
+    else {
         return;
     };
     check(&file.0, &snapshot.0);

@@ -10,7 +10,7 @@ use memdir::Limits;
 use memdir_fuzz::{arg, json_args, limits_arg, FuzzLimits, FuzzText};
 
 fn check(raw: &str, limits: &Limits) {
-    memdir_fuzz::debug(&(raw, limits,));
+    memdir_fuzz::debug(&(raw, limits));
     let view = truncate_index(raw, limits);
     let normalized = normalize_text(raw);
     let trimmed = js_trim(&normalized);
@@ -34,8 +34,14 @@ fn check(raw: &str, limits: &Limits) {
     } else {
         kept.split('\n').count()
     };
-    assert!(kept_lines <= max_lines, "{kept_lines} lines kept, limit {max_lines}");
-    assert!(utf16_len(kept) <= max_utf16, "kept part over {max_utf16} units");
+    assert!(
+        kept_lines <= max_lines,
+        "{kept_lines} lines kept, limit {max_lines}"
+    );
+    assert!(
+        utf16_len(kept) <= max_utf16,
+        "kept part over {max_utf16} units"
+    );
     // truncating the kept part cuts nothing more; it is only normalised again, and
     // normalising is not idempotent ("\r\r\n" → "\r\n", as JavaScript's replace does)
     let again = truncate_index(kept, limits);
@@ -51,7 +57,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let mut u = Unstructured::new(data);
-    let (Ok(limits), Ok(text)) = (FuzzLimits::arbitrary(&mut u), FuzzText::arbitrary(&mut u)) else {
+    let (Ok(limits), Ok(text)) = (FuzzLimits::arbitrary(&mut u), FuzzText::arbitrary(&mut u))
+    else {
         return;
     };
     check(&text.0, &limits.0);

@@ -13,17 +13,31 @@ fn check(path: &str) {
     if check_relative_path(path).is_ok() {
         assert_safe_relative(path, "check_relative_path");
     }
-    for given in [path.to_owned(), format!("/memories/{path}"), format!("/memories{path}")] {
+    for given in [
+        path.to_owned(),
+        format!("/memories/{path}"),
+        format!("/memories{path}"),
+    ] {
         if let Ok(rel) = to_relative(&given) {
-            assert!(given.starts_with("/memories"), "{given:?} accepted outside /memories");
+            assert!(
+                given.starts_with("/memories"),
+                "{given:?} accepted outside /memories"
+            );
             if !rel.is_empty() {
                 assert_safe_relative(&rel, "to_relative");
             }
         }
     }
     let key = sanitize_path(path);
-    assert!(key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'), "{key:?}");
-    assert!(key.len() <= 200 + 1 + 13, "sanitized key too long: {}", key.len());
+    assert!(
+        key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'),
+        "{key:?}"
+    );
+    assert!(
+        key.len() <= 200 + 1 + 13,
+        "sanitized key too long: {}",
+        key.len()
+    );
 }
 
 fuzz_target!(|data: &[u8]| {

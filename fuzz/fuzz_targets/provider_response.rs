@@ -10,16 +10,32 @@ use memdir_fuzz::{arg, json_args, FuzzText};
 fn check(input: &ProviderResponseInput) {
     memdir_fuzz::debug(&(input,));
     let answer = decode_provider_response(input);
-    assert_eq!(answer.text.is_some(), answer.failure.is_none(), "{answer:?}");
+    assert_eq!(
+        answer.text.is_some(),
+        answer.failure.is_none(),
+        "{answer:?}"
+    );
     if !(200..300).contains(&input.status) {
-        assert!(answer.failure.is_some(), "a {} decoded as an answer", input.status);
+        assert!(
+            answer.failure.is_some(),
+            "a {} decoded as an answer",
+            input.status
+        );
     }
 }
 
 /// A body shaped like one of the providers' responses, with fuzzed values in it.
 fn shaped(u: &mut Unstructured<'_>, provider: Provider) -> arbitrary::Result<String> {
     let text = FuzzText::arbitrary(u)?.0;
-    let stop = *u.choose(&["end_turn", "max_tokens", "refusal", "stop", "length", "content_filter", "x"])?;
+    let stop = *u.choose(&[
+        "end_turn",
+        "max_tokens",
+        "refusal",
+        "stop",
+        "length",
+        "content_filter",
+        "x",
+    ])?;
     let n: u64 = u.arbitrary()?;
     let body = match provider {
         Provider::Anthropic => serde_json::json!({
@@ -65,7 +81,11 @@ fuzz_target!(|data: &[u8]| {
         } else {
             FuzzText::arbitrary(u)?.0
         };
-        check(&ProviderResponseInput { provider, status, body });
+        check(&ProviderResponseInput {
+            provider,
+            status,
+            body,
+        });
         Ok(())
     };
     let _ = run(&mut u);

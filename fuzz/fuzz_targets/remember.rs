@@ -15,20 +15,30 @@ use memdir_fuzz::{
 };
 
 fn check(input: &RememberInput, snapshot: &Snapshot, limits: &Limits) {
-    memdir_fuzz::debug(&(input, snapshot, limits,));
+    memdir_fuzz::debug(&(input, snapshot, limits));
     let Ok(plan) = plan_remember(input, snapshot, limits) else {
         return;
     };
     assert_effects_safe(&plan.effects, "plan_remember");
-    assert!(is_topic_path(&plan.file), "{:?} is not a topic file", plan.file);
+    assert!(
+        is_topic_path(&plan.file),
+        "{:?} is not a topic file",
+        plan.file
+    );
     let (old_lines, old_units) = index_size(&snapshot.index_text());
     for effect in &plan.effects {
         match effect {
             Effect::Write { path, .. } if *path == plan.file => {}
             Effect::Write { path, text, .. } if path == INDEX_FILE_NAME => {
                 let (lines, units) = index_size(text);
-                assert!(lines <= (limits.max_index_lines as usize).max(old_lines), "index lines");
-                assert!(units <= (limits.max_index_utf16 as usize).max(old_units), "index size");
+                assert!(
+                    lines <= (limits.max_index_lines as usize).max(old_lines),
+                    "index lines"
+                );
+                assert!(
+                    units <= (limits.max_index_utf16 as usize).max(old_units),
+                    "index size"
+                );
             }
             other => panic!("remember planned {other:?}"),
         }
@@ -46,7 +56,15 @@ struct Raw {
     file: Option<FuzzPath>,
 }
 
-const TYPES: &[&str] = &["user", "feedback", "project", "reference", " user ", "other", ""];
+const TYPES: &[&str] = &[
+    "user",
+    "feedback",
+    "project",
+    "reference",
+    " user ",
+    "other",
+    "",
+];
 
 fuzz_target!(|data: &[u8]| {
     if let Some(args) = json_args(data) {

@@ -35,21 +35,38 @@ fn check(input: &RenderInput) {
         .strip_prefix("<system-reminder>\n")
         .and_then(|t| t.strip_suffix("\n</system-reminder>"))
         .expect("the block is wrapped once");
-    assert!(!has_tag(inner), "the block can be closed or faked from inside: {inner:?}");
+    assert!(
+        !has_tag(inner),
+        "the block can be closed or faked from inside: {inner:?}"
+    );
     assert_eq!(inner, format!("{}\n\n{}", r.header, r.body));
     assert_eq!(r.utf16_count as usize, r.body.encode_utf16().count());
     let limits = input.limits.unwrap_or_default();
     let kept = match r.truncated {
         None => r.body.as_str(),
         Some(_) => {
-            let at = r.body.rfind("> This memory was truncated (").expect("the note");
+            let at = r
+                .body
+                .rfind("> This memory was truncated (")
+                .expect("the note");
             r.body[..at].strip_suffix("\n\n").unwrap_or(&r.body[..at])
         }
     };
     if r.truncated.is_some() {
-        assert!(kept.len() <= limits.max_inject_bytes as usize, "kept {} bytes", kept.len());
-        let lines = if kept.is_empty() { 0 } else { kept.split('\n').count() };
-        assert!(lines <= limits.max_inject_lines as usize, "kept {lines} lines");
+        assert!(
+            kept.len() <= limits.max_inject_bytes as usize,
+            "kept {} bytes",
+            kept.len()
+        );
+        let lines = if kept.is_empty() {
+            0
+        } else {
+            kept.split('\n').count()
+        };
+        assert!(
+            lines <= limits.max_inject_lines as usize,
+            "kept {lines} lines"
+        );
     }
 }
 
@@ -67,8 +84,16 @@ impl<'a> Arbitrary<'a> for Raw {
                 n => now_ms - f64::from(n) * f64::from(u.arbitrary::<u16>()?) * 3_600_000.0,
             },
             content: fuzz_head(u)?,
-            now_ms: if u.ratio(1u8, 8u8)? { u.arbitrary()? } else { now_ms },
-            limits: if u.arbitrary()? { Some(FuzzLimits::arbitrary(u)?.0) } else { None },
+            now_ms: if u.ratio(1u8, 8u8)? {
+                u.arbitrary()?
+            } else {
+                now_ms
+            },
+            limits: if u.arbitrary()? {
+                Some(FuzzLimits::arbitrary(u)?.0)
+            } else {
+                None
+            },
         }))
     }
 }

@@ -7,10 +7,12 @@ use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use memdir::scan::{is_topic_path, plan_scan, scan_memories, FileHead};
 use memdir::Limits;
-use memdir_fuzz::{arg, assert_safe_relative, fuzz_head, json_args, limits_arg, FuzzLimits, FuzzPath};
+use memdir_fuzz::{
+    arg, assert_safe_relative, fuzz_head, json_args, limits_arg, FuzzLimits, FuzzPath,
+};
 
 fn check(files: &[FileHead], limits: &Limits) {
-    memdir_fuzz::debug(&(files, limits,));
+    memdir_fuzz::debug(&(files, limits));
     let result = scan_memories(files, limits);
     let plan = plan_scan(files, limits);
     assert!(result.memories.len() <= limits.max_files as usize);
@@ -23,12 +25,19 @@ fn check(files: &[FileHead], limits: &Limits) {
     for (i, m) in all.iter().enumerate() {
         assert_safe_relative(&m.path, "scan");
         assert!(is_topic_path(&m.path));
-        assert!(!all[..i].iter().any(|o| o.path == m.path), "{} twice", m.path);
+        assert!(
+            !all[..i].iter().any(|o| o.path == m.path),
+            "{} twice",
+            m.path
+        );
         if let Some(prev) = i.checked_sub(1).map(|p| all[p]) {
             assert!(prev.mtime_ms >= m.mtime_ms, "not newest first");
         }
         if let Some(d) = &m.description {
-            assert!(!d.contains('\n') && !d.contains('\r'), "description {d:?} not one line");
+            assert!(
+                !d.contains('\n') && !d.contains('\r'),
+                "description {d:?} not one line"
+            );
         }
     }
 }
@@ -50,7 +59,11 @@ impl<'a> Arbitrary<'a> for RawFile {
             2 => u.arbitrary()?,
             n => f64::from(n) * 86_400_000.0,
         };
-        let head = if u.ratio(7u8, 8u8)? { Some(fuzz_head(u)?) } else { None };
+        let head = if u.ratio(7u8, 8u8)? {
+            Some(fuzz_head(u)?)
+        } else {
+            None
+        };
         let kind = match u.int_in_range(0..=5u8)? {
             0 => Some("directory".to_owned()),
             1 => Some("other".to_owned()),
@@ -62,13 +75,20 @@ impl<'a> Arbitrary<'a> for RawFile {
             2 => Some(u.arbitrary()?),
             _ => None,
         };
-        Ok(Self(FileHead { path, mtime_ms, head, kind, problem }))
+        Ok(Self(FileHead {
+            path,
+            mtime_ms,
+            head,
+            kind,
+            problem,
+        }))
     }
 }
 
 fuzz_target!(|data: &[u8]| {
     if let Some(args) = json_args(data) {
-        if let (Some(files), Some(limits)) = (arg::<Vec<FileHead>>(&args, 0), limits_arg(&args, 1)) {
+        if let (Some(files), Some(limits)) = (arg::<Vec<FileHead>>(&args, 0), limits_arg(&args, 1))
+        {
             check(&files, &limits);
         }
         return;

@@ -16,7 +16,7 @@ use memdir_fuzz::{
 use serde_json::{json, Value};
 
 fn check(command: &Value, snapshot: &Snapshot, limits: &Limits) {
-    memdir_fuzz::debug(&(command, snapshot, limits,));
+    memdir_fuzz::debug(&(command, snapshot, limits));
     let plan = plan_tool_command(command);
     for rel in plan.resolve.iter().chain(&plan.read) {
         if !rel.is_empty() {
@@ -45,8 +45,16 @@ fn check(command: &Value, snapshot: &Snapshot, limits: &Limits) {
     match (name, written) {
         ("str_replace", Some(after)) => {
             let old = text("old_str");
-            assert_eq!(before.matches(old).count(), 1, "replaced a non-unique old_str");
-            assert_eq!(after, before.replacen(old, text("new_str"), 1), "str_replace changed more than the span");
+            assert_eq!(
+                before.matches(old).count(),
+                1,
+                "replaced a non-unique old_str"
+            );
+            assert_eq!(
+                after,
+                before.replacen(old, text("new_str"), 1),
+                "str_replace changed more than the span"
+            );
         }
         ("insert", Some(after)) => {
             let at = command.get("insert_line").and_then(Value::as_u64).unwrap() as usize;
@@ -54,7 +62,11 @@ fn check(command: &Value, snapshot: &Snapshot, limits: &Limits) {
             let inserted = inserted.strip_suffix('\n').unwrap_or(inserted);
             let mut lines: Vec<&str> = before.split('\n').collect();
             lines.insert(at, inserted);
-            assert_eq!(after, lines.join("\n"), "insert changed more than its lines");
+            assert_eq!(
+                after,
+                lines.join("\n"),
+                "insert changed more than its lines"
+            );
         }
         _ => {}
     }
@@ -91,7 +103,16 @@ struct Raw {
     odd: Option<u8>,
 }
 
-const COMMANDS: &[&str] = &["view", "create", "str_replace", "insert", "delete", "rename", "undo_edit", ""];
+const COMMANDS: &[&str] = &[
+    "view",
+    "create",
+    "str_replace",
+    "insert",
+    "delete",
+    "rename",
+    "undo_edit",
+    "",
+];
 
 fn command(raw: &Raw) -> Value {
     let name = COMMANDS[usize::from(raw.command) % COMMANDS.len()];
@@ -103,7 +124,13 @@ fn command(raw: &Raw) -> Value {
         if !files.is_empty() {
             let rel = files[usize::from(file) % files.len()];
             if let Some(Ok(content)) = raw.snapshot.0.raw_text(rel) {
-                old_str = Some(content.chars().skip(usize::from(from)).take(usize::from(len)).collect());
+                old_str = Some(
+                    content
+                        .chars()
+                        .skip(usize::from(from))
+                        .take(usize::from(len))
+                        .collect(),
+                );
                 path = format!("/memories/{rel}");
             }
         }

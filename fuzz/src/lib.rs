@@ -218,7 +218,13 @@ pub fn fuzz_head(u: &mut Unstructured<'_>) -> arbitrary::Result<Head> {
 }
 
 const KINDS: &[&str] = &["file", "directory", "other"];
-const PROBLEMS: &[&str] = &["symlink_escape", "not_a_file", "unreadable", "ENOENT", "EACCES"];
+const PROBLEMS: &[&str] = &[
+    "symlink_escape",
+    "not_a_file",
+    "unreadable",
+    "ENOENT",
+    "EACCES",
+];
 
 /// A snapshot of a small directory. Most of the time it is consistent (every read file is
 /// listed, every folder on the way is listed); sometimes it is whatever the bytes say.
