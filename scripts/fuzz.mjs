@@ -88,7 +88,10 @@ function fuzzTarget(target, seconds, env) {
       const artifact = /Test unit written to (\S+)/.exec(tail)?.[1] ?? null;
       const kind = artifact ? basename(artifact).split("-")[0] : null;
       const status = code === 0 ? "ok" : kind ?? `exit ${code ?? signal}`;
-      resolve({ target, execs, seconds: (performance.now() - started) / 1000, status, artifact });
+      // libFuzzer's own figure (the build before it is not fuzzing time)
+      const done = /Done \d+ runs in (\d+) second/.exec(tail)?.[1];
+      const seconds = done ? Number(done) : (performance.now() - started) / 1000;
+      resolve({ target, execs, seconds, status, artifact });
     });
   });
 }

@@ -182,8 +182,12 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
         if !is_topic_path(path) {
             continue;
         }
-        let is_dir = file.kind.as_deref() == Some("directory");
-        let problem = file.problem.as_deref().or(is_dir.then_some("not_a_file"));
+        // only a regular file is a memory (as `Snapshot::is_file` says for the writes)
+        let not_a_file = matches!(file.kind.as_deref(), Some("directory" | "other"));
+        let problem = file
+            .problem
+            .as_deref()
+            .or(not_a_file.then_some("not_a_file"));
         if let Some(problem) = problem {
             let problem = ERROR_CODES
                 .iter()
