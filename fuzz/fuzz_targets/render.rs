@@ -5,7 +5,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use memdir::render::{render_memory, RenderInput};
+use memdir::render::{neutralize_reminder_tags, render_memory, RenderInput, Truncation};
 use memdir_fuzz::{arg, fuzz_head, json_args, FuzzLimits, FuzzPath};
 
 /// Whether `text` holds an opening or closing `system-reminder` tag, in any case, with ASCII
@@ -42,14 +42,28 @@ fn check(input: &RenderInput) {
     assert_eq!(inner, format!("{}\n\n{}", r.header, r.body));
     assert_eq!(r.utf16_count as usize, r.body.encode_utf16().count());
     let limits = input.limits.unwrap_or_default();
+    // the note names the limit and the path (which may hold anything, the note's words too)
+    let shown = input
+        .absolute_path
+        .as_deref()
+        .filter(|p| !p.is_empty())
+        .unwrap_or(&input.path);
     let kept = match r.truncated {
         None => r.body.as_str(),
-        Some(_) => {
-            let at = r
+        Some(why) => {
+            let limit = match why {
+                Truncation::Lines => format!("first {} lines", limits.max_inject_lines),
+                Truncation::Bytes => format!("{}-byte limit", limits.max_inject_bytes),
+            };
+            let note = format!(
+                "> This memory was truncated ({limit}). Read the whole file at: {}",
+                neutralize_reminder_tags(shown)
+            );
+            let rest = r
                 .body
-                .rfind("> This memory was truncated (")
-                .expect("the note");
-            r.body[..at].strip_suffix("\n\n").unwrap_or(&r.body[..at])
+                .strip_suffix(&note)
+                .expect("the body ends with the note");
+            rest.strip_suffix("\n\n").unwrap_or(rest)
         }
     };
     if r.truncated.is_some() {

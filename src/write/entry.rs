@@ -61,14 +61,21 @@ fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
     let close = find_link_close(rest)?;
     let title = rest.get(..close)?;
     let after = rest.get(close + 2..)?; // past "]("
-    let end = after.find(')')?;
-    let raw = after.get(..end)?.trim();
-    let target = raw
-        .strip_prefix('<')
-        .and_then(|t| t.strip_suffix('>'))
-        .unwrap_or(raw);
+                                        // `<…>` holds any target, parentheses included (`format_entry` writes it so); else up to `)`
+    let angled = after.trim_start().strip_prefix('<').and_then(|inner| {
+        let end = inner.find('>')?;
+        let hook = inner.get(end + 1..)?.trim_start().strip_prefix(')')?;
+        Some((inner.get(..end)?, hook))
+    });
+    let (target, hook) = match angled {
+        Some(found) => found,
+        None => {
+            let end = after.find(')')?;
+            (after.get(..end)?.trim(), after.get(end + 1..)?)
+        }
+    };
     let target = target.strip_prefix("./").unwrap_or(target);
-    let hook = after.get(end + 1..)?.trim_start();
+    let hook = hook.trim_start();
     let hook = ["—", "–", "-", ":"]
         .iter()
         .find_map(|s| hook.strip_prefix(s))
