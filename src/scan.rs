@@ -183,7 +183,7 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
             continue;
         }
         // only a regular file is a memory (as `Snapshot::is_file` says for the writes)
-        let not_a_file = matches!(file.kind.as_deref(), Some("directory" | "other"));
+        let not_a_file = !matches!(file.kind.as_deref(), None | Some("file"));
         let problem = file
             .problem
             .as_deref()
