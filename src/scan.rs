@@ -182,6 +182,16 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
         if !is_topic_path(path) {
             continue;
         }
+        // the first entry counts, whatever it is (as `Snapshot::entry` reads the listing)
+        if !seen.insert(path) {
+            diagnostics.push(Diagnostic::new(
+                path,
+                "duplicate_path",
+                "listed more than once; the first entry counts",
+                None,
+            ));
+            continue;
+        }
         // only a regular file is a memory (as `Snapshot::is_file` says for the writes)
         let not_a_file = !matches!(file.kind.as_deref(), None | Some("file"));
         let problem = file
@@ -203,15 +213,6 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
         }
         if let Err(e) = check_relative_path(path) {
             diagnostics.push(Diagnostic::new(path, "unsafe_path", e.to_string(), None));
-            continue;
-        }
-        if !seen.insert(path) {
-            diagnostics.push(Diagnostic::new(
-                path,
-                "duplicate_path",
-                "listed more than once; the first entry counts",
-                None,
-            ));
             continue;
         }
         let mtime_ms = if file.mtime_ms.is_finite() && file.mtime_ms.abs() <= MAX_DATE_MS {
