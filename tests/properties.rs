@@ -702,6 +702,28 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// An index entry memdir writes reads back as the same title, target and hook, whatever
+    /// the title holds (brackets, backslashes) and the file name (spaces, parentheses).
+    #[test]
+    fn a_formatted_entry_reads_back(
+        title in "[a-z\\[\\]\\\\ ]{1,12}",
+        path in unindexed_name(),
+        hook in "[a-z ]{0,20}",
+    ) {
+        prop_assume!(!title.trim().is_empty());
+        let line = memdir::write::entry::format_entry(&title, &path, hook.trim());
+        let memdir::write::entry::Line::Entry(e) = memdir::write::entry::classify(&line) else {
+            return Err(TestCaseError::fail(format!("{line:?} is not an entry")));
+        };
+        prop_assert_eq!(memdir::write::entry::unescape_title(e.title), title);
+        prop_assert_eq!(e.target, path.as_str());
+        prop_assert_eq!(e.hook, hook.trim());
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The memory tool's edits change only what they name
 

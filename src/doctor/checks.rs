@@ -10,7 +10,7 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::{scan_memories, FileHead, ScanResult, INDEX_FILE_NAME};
 use crate::secrets::find_secrets;
 use crate::text::utf16_len;
-use crate::write::entry::{classify, format_entry, Line, MAX_ENTRY_UTF16};
+use crate::write::entry::{classify, format_entry, unescape_title, Line, MAX_ENTRY_UTF16};
 use crate::write::guard::index_size;
 use crate::write::similar::{name_key, similar_descriptions};
 use crate::write::Snapshot;
@@ -168,7 +168,7 @@ pub(super) fn shorter_entry(line: &str) -> Option<String> {
     if e.hook.is_empty() {
         return None;
     }
-    let title = e.title.replace("\\[", "[").replace("\\]", "]");
+    let title = unescape_title(e.title);
     let new = format_entry(&title, e.target, e.hook);
     (utf16_len(&new) <= MAX_ENTRY_UTF16 && new.len() < line.len()).then_some(new)
 }

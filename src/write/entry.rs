@@ -107,10 +107,35 @@ pub fn links_to(line: &str, path: &str) -> bool {
     matches!(classify(line), Line::Entry(e) if e.target == path)
 }
 
+/// The link text with `\`, `[` and `]` escaped, so no title can end the link early (a title
+/// ending in `\` used to escape the closing `]` and turn the entry into content).
+pub fn escape_title(title: &str) -> String {
+    title
+        .replace('\\', "\\\\")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+}
+
+/// The inverse of [`escape_title`]: a `\` before `\`, `[` or `]` is dropped.
+pub fn unescape_title(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(next @ ('\\' | '[' | ']'))) => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// `- [Title](file.md) — hook`, the hook shortened at a word (with `…`) so the line stays
 /// within [`MAX_ENTRY_UTF16`] when it can.
 pub fn format_entry(title: &str, path: &str, hook: &str) -> String {
-    let title = title.replace('[', "\\[").replace(']', "\\]");
+    let title = escape_title(title);
     let target = if path.contains([' ', '(', ')']) {
         format!("<{path}>")
     } else {
