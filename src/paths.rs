@@ -94,10 +94,13 @@ pub fn project_memory_dir(input: &MemoryDirInput) -> Result<String, Error> {
 }
 
 /// Characters that normalise (NFKC) or render as `.`, `/` or `\`: a path holding one could
-/// be read as traversal by some other layer, so none is allowed.
+/// be read as traversal by some other layer, so none is allowed. Every character whose NFKC
+/// form holds a `/` or `\`, or is only dots, is here (`tests/properties.rs` checks all of
+/// Unicode): U+FE30 and U+FE19 normalise to `..` and `...`, U+2100 to `a/c`.
 const LOOKALIKES: &[char] = &[
     '\u{FF0E}', '\u{FF0F}', '\u{FF3C}', '\u{2024}', '\u{2025}', '\u{2026}', '\u{FE52}', '\u{2215}',
     '\u{2044}', '\u{29F8}', '\u{29F9}', '\u{FE68}', '\u{2216}', '\u{3002}', '\u{FF61}', '\u{0338}',
+    '\u{FE30}', '\u{FE19}', '\u{2100}', '\u{2101}', '\u{2105}', '\u{2106}',
 ];
 
 /// `<` and `>` and the characters that normalise (NFKC) to them: a path is shown inside

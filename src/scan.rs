@@ -233,8 +233,22 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
         if !is_topic_path(path) {
             continue;
         }
-        let is_dir = file.kind == Some(EntryKind::Directory);
-        let problem = file.problem.as_deref().or(is_dir.then_some("not_a_file"));
+        // the first entry counts, whatever it is (as `Snapshot::entry` reads the listing)
+        if !seen.insert(path) {
+            diagnostics.push(Diagnostic::new(
+                path,
+                DiagnosticCode::DuplicatePath,
+                "listed more than once; the first entry counts",
+                None,
+            ));
+            continue;
+        }
+        // only a regular file is a memory (as `Snapshot::is_file` says for the writes)
+        let not_a_file = !matches!(file.kind, None | Some(EntryKind::File));
+        let problem = file
+            .problem
+            .as_deref()
+            .or(not_a_file.then_some("not_a_file"));
         if let Some(problem) = problem {
             let (code, message) = host_problem(problem);
             diagnostics.push(Diagnostic::new(path, code, message, None));
@@ -245,15 +259,6 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
                 path,
                 DiagnosticCode::UnsafePath,
                 e.to_string(),
-                None,
-            ));
-            continue;
-        }
-        if !seen.insert(path) {
-            diagnostics.push(Diagnostic::new(
-                path,
-                DiagnosticCode::DuplicatePath,
-                "listed more than once; the first entry counts",
                 None,
             ));
             continue;

@@ -6,7 +6,7 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::{scan_memories, FileHead, ScanResult};
 use crate::text::first_lines;
 use crate::text::utf16_len;
-use crate::write::entry::{classify, format_entry, Line, MAX_ENTRY_UTF16};
+use crate::write::entry::{classify, format_entry, unescape_title, Line, MAX_ENTRY_UTF16};
 use crate::write::yaml::scalar;
 use crate::write::Snapshot;
 
@@ -18,7 +18,7 @@ pub(super) fn shorter_entry(line: &str) -> Option<String> {
     if e.hook.is_empty() {
         return None;
     }
-    let title = e.title.replace("\\[", "[").replace("\\]", "]");
+    let title = unescape_title(e.title);
     let new = format_entry(&title, e.target, e.hook);
     (utf16_len(&new) <= MAX_ENTRY_UTF16 && new.len() < line.len()).then_some(new)
 }

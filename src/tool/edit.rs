@@ -77,6 +77,12 @@ fn existing(
     limits: &Limits,
 ) -> Result<String, ToolResult> {
     match snapshot.entry(rel) {
+        // the root is a folder, whatever a listing says
+        _ if rel.is_empty() => {
+            return Err(ToolResult::error(format!(
+                "The path {given} is not a file."
+            )))
+        }
         None if !snapshot.is_dir(rel) => {
             return Err(ToolResult::error(format!(
                 "The path {given} does not exist. Please provide a valid path."

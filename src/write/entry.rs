@@ -209,12 +209,19 @@ fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
     let close = find_link_close(rest)?;
     let title = rest.get(..close)?;
     let after = rest.get(close + 2..)?; // past "]("
-    let end = after.find(')')?;
-    let raw = after.get(..end)?.trim();
-    let target = raw
-        .strip_prefix('<')
-        .and_then(|t| t.strip_suffix('>'))
-        .unwrap_or(raw);
+                                        // `<…>` holds any target, parentheses included (`format_entry` writes it so); else up to `)`
+    let angled = after.trim_start().strip_prefix('<').and_then(|inner| {
+        let end = inner.find('>')?;
+        let hook = inner.get(end + 1..)?.trim_start().strip_prefix(')')?;
+        Some((inner.get(..end)?, hook))
+    });
+    let (target, hook) = match angled {
+        Some(found) => found,
+        None => {
+            let end = after.find(')')?;
+            (after.get(..end)?.trim(), after.get(end + 1..)?)
+        }
+    };
     let target = target
         .strip_prefix("./")
         .or_else(|| target.strip_prefix(".\\"))
@@ -223,10 +230,7 @@ fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
     {
         return None; // a bare or prose line counts only for a link to a topic file
     }
-    let hook = after
-        .get(end + 1..)?
-        .trim_start_matches(['*', '_'])
-        .trim_start();
+    let hook = hook.trim_start_matches(['*', '_']).trim_start();
     let hook = ["—", "–", "-", ":"]
         .iter()
         .find_map(|s| hook.strip_prefix(s))
@@ -258,14 +262,44 @@ pub fn links_to(line: &str, path: &str) -> bool {
     matches!(classify(line), Line::Entry(e) if e.file().as_deref() == Some(path))
 }
 
+/// The link text with `\`, `[` and `]` escaped, so no title can end the link early (a title
+/// ending in `\` used to escape the closing `]` and turn the entry into content).
+pub fn escape_title(title: &str) -> String {
+    title
+        .replace('\\', "\\\\")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+}
+
+/// The inverse of [`escape_title`]: a `\` before `\`, `[` or `]` is dropped.
+pub fn unescape_title(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(next @ ('\\' | '[' | ']'))) => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// `- [Title](file.md) — hook`, the hook shortened at a word (with `…`) so the line stays
 /// within [`MAX_ENTRY_UTF16`] when it can.
 pub fn format_entry(title: &str, path: &str, hook: &str) -> String {
-    let title = title.replace('[', "\\[").replace(']', "\\]");
+    let title = escape_title(title);
+    // `%`, `#` and `?` encoded, so the link reads back as this file (not an anchor or a query)
+    let path = path
+        .replace('%', "%25")
+        .replace('#', "%23")
+        .replace('?', "%3F");
     let target = if path.contains([' ', '(', ')']) {
         format!("<{path}>")
     } else {
-        path.to_owned()
+        path
     };
     let head = format!("- [{title}]({target})");
     if hook.is_empty() {

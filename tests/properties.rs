@@ -1,0 +1,910 @@
+//! Properties of the core, checked on generated inputs (proptest). Each test runs a modest
+//! number of cases so `cargo test` stays fast; `PROPTEST_CASES=10000 cargo test --test
+//! properties` runs more. The fuzz targets in `fuzz/` check many of the same invariants
+//! for much longer.
+//!
+//! Each property states what it bounds or keeps, independently of the code under test.
+
+// A test may panic: that is a failing test, not a runtime fault.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::collections::BTreeMap;
+
+use memdir::codes::{EntryKind, ErrorCode};
+use memdir::index::truncate_index;
+use memdir::paths::check_relative_path;
+use memdir::scan::Head;
+use memdir::side_query::answer::parse_selection;
+use memdir::text::{js_trim, normalize_text};
+use memdir::tool::{run_tool_command, to_relative};
+use memdir::write::forget::plan_forget;
+use memdir::write::remember::{plan_remember, RememberInput, WriteAction};
+use memdir::write::snapshot::Entry;
+use memdir::write::{Effect, Snapshot};
+use memdir::Limits;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError};
+use serde_json::{json, Value};
+use unicode_normalization::UnicodeNormalization;
+
+/// `cases` unless `PROPTEST_CASES` says otherwise.
+fn config(cases: u32) -> Config {
+    let from_env = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let cases = from_env.unwrap_or(cases);
+    Config {
+        cases,
+        // `prop_assume!` skips some inputs (a span that is not unique, an empty directory)
+        max_global_rejects: cases.saturating_mul(4).max(1024),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strategies
+
+/// Text pieces where the rules have edges: multi-byte and astral characters (a surrogate pair
+/// in UTF-16), CRLF, a BOM, JS-only white space, long runs.
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-z ]{0,12}",
+        1 => Just("\n".to_owned()),
+        1 => Just("\r\n".to_owned()),
+        1 => Just("\r".to_owned()),
+        1 => Just("\u{FEFF}".to_owned()),
+        1 => Just("😀".to_owned()),
+        1 => Just("é".to_owned()),
+        1 => Just("漢字".to_owned()),
+        1 => Just("\u{3000}".to_owned()),
+        1 => Just("\u{2028}".to_owned()),
+        1 => Just(" \t".to_owned()),
+        1 => "[😀é\n]{1,6}",
+    ]
+}
+
+fn text(max_pieces: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec(piece(), 0..max_pieces).prop_map(|p| p.concat())
+}
+
+fn small_limits() -> impl Strategy<Value = Limits> {
+    (0u32..10, 0u32..80).prop_map(|(lines, utf16)| Limits {
+        max_index_lines: lines,
+        max_index_utf16: utf16,
+        ..Limits::default()
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Index truncation (SPEC §3 "Index")
+
+/// The reference rule, written over UTF-16 code units: lines first, then the last `\n` at or
+/// before the size limit (dropped), else a hard cut that backs off a split surrogate pair.
+fn model_kept(trimmed: &str, limits: &Limits) -> String {
+    let lines: Vec<&str> = trimmed.split('\n').collect();
+    let max_lines = limits.max_index_lines as usize;
+    let by_lines = if lines.len() > max_lines {
+        lines[..max_lines].join("\n")
+    } else {
+        trimmed.to_owned()
+    };
+    let units: Vec<u16> = by_lines.encode_utf16().collect();
+    let max = limits.max_index_utf16 as usize;
+    if units.len() <= max {
+        return by_lines;
+    }
+    let newline = (1..=max.min(units.len() - 1))
+        .rev()
+        .find(|&i| units[i] == u16::from(b'\n'));
+    let end = match newline {
+        Some(i) => i,
+        None if max > 0 && (0xD800..0xDC00).contains(&units[max - 1]) => max - 1,
+        None => max,
+    };
+    String::from_utf16(&units[..end]).expect("the model never splits a pair")
+}
+
+fn utf16(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// What is bounded: the kept part of the index (everything before the appended warning)
+    /// has at most `maxIndexLines` lines and `maxIndexUtf16` UTF-16 units. The whole content is
+    /// longer by exactly "\n\n" and one warning line, which is there iff a limit fired. The kept
+    /// part is a prefix of the trimmed text in UTF-16 units (so no lone surrogate, no split
+    /// UTF-8 sequence), equals the reference rule, and truncating it again cuts nothing.
+    #[test]
+    fn index_truncation_keeps_within_its_limits(raw in text(40), limits in small_limits()) {
+        let view = truncate_index(&raw, &limits);
+        let normalized = raw.strip_prefix('\u{FEFF}').unwrap_or(&raw).replace("\r\n", "\n");
+        let trimmed = js_trim(&normalized);
+        let fired = view.was_line_truncated || view.was_size_truncated;
+        let kept = if fired {
+            let at = view.content.rfind("\n\n> WARNING: MEMORY.md is ").expect("the warning");
+            let warning = &view.content[at + 2..];
+            prop_assert!(!warning.contains('\n'), "the warning is one line");
+            if view.was_line_truncated {
+                prop_assert!(warning.contains(" lines"), "{warning}");
+            }
+            &view.content[..at]
+        } else {
+            view.content.as_str()
+        };
+        let kept_lines = if kept.is_empty() { 0 } else { kept.split('\n').count() };
+        prop_assert!(kept_lines <= limits.max_index_lines as usize || !fired);
+        prop_assert!(utf16(kept) <= limits.max_index_utf16 as usize || !fired);
+        let units: Vec<u16> = trimmed.encode_utf16().collect();
+        let kept_units: Vec<u16> = kept.encode_utf16().collect();
+        prop_assert!(units.starts_with(&kept_units), "not a prefix");
+        prop_assert!(String::from_utf16(&kept_units).is_ok());
+        prop_assert_eq!(kept, model_kept(trimmed, &limits));
+        // the figures are the original's
+        prop_assert_eq!(view.utf16_count as usize, units.len());
+        prop_assert_eq!(
+            view.was_size_truncated,
+            units.len() > limits.max_index_utf16 as usize
+        );
+        // again: nothing more is cut; the text is only normalised once more, and that is not
+        // idempotent ("\r\r\n" → "\r\n", as JavaScript's `replace(/\r\n/g, "\n")`)
+        let again = truncate_index(kept, &limits);
+        prop_assert!(!again.was_line_truncated && !again.was_size_truncated);
+        let renormalized = normalize_text(kept);
+        prop_assert_eq!(again.content, js_trim(&renormalized));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The selector's answer (SPEC §3 "Answer")
+
+const POOL: &[&str] = &[
+    "a.md",
+    "b.md",
+    "user_role.md",
+    "notes/c.md",
+    "team/d.md",
+    "e f.md",
+    "../etc/passwd",
+    "/abs.md",
+    "a/../b.md",
+    "%2e%2e/x.md",
+    "C:/x.md",
+    "\u{FF0E}\u{FF0E}/x.md",
+    "",
+];
+
+fn pool_path() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => prop::sample::select(POOL).prop_map(str::to_owned),
+        1 => "[a-z./%]{0,8}",
+    ]
+}
+
+fn listed_item() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        6 => pool_path().prop_map(Value::String),
+        1 => Just(json!(3)),
+        1 => Just(json!(null)),
+        1 => Just(json!({"path": "a.md"})),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// The selection is exactly the model's list filtered in order: strings that are safe
+    /// candidate paths, not already surfaced, not seen before, until `maxSelected`. So it is a
+    /// duplicate-free subset of the candidates, at most `maxSelected`, disjoint from
+    /// `alreadySurfaced`, and every listed item is either selected or rejected.
+    #[test]
+    fn selection_is_a_capped_duplicate_free_subset(
+        candidates in prop::collection::vec(pool_path(), 0..8),
+        surfaced in prop::collection::vec(pool_path(), 0..4),
+        listed in prop::collection::vec(listed_item(), 0..12),
+        max_selected in 0u32..7,
+        shape in 0u8..4,
+        prose in "[a-z ]{0,20}",
+    ) {
+        let limits = Limits { max_selected, ..Limits::default() };
+        let object = json!({ "selected_memories": listed }).to_string();
+        let answer = match shape {
+            0 => object,
+            1 => format!("```json\n{object}\n```"),
+            2 => format!("{prose} {object} {prose}"),
+            _ => format!("<think>{prose}{{</think>{object}"),
+        };
+        let s = parse_selection(&answer, &candidates, &surfaced, &limits);
+        prop_assert!(s.failure.is_none(), "{:?}", s.failure);
+        let mut expected: Vec<String> = Vec::new();
+        for item in &listed {
+            if let Value::String(p) = item {
+                if check_relative_path(p).is_ok()
+                    && !surfaced.contains(p)
+                    && candidates.contains(p)
+                    && !expected.contains(p)
+                    && expected.len() < max_selected as usize
+                {
+                    expected.push(p.clone());
+                }
+            }
+        }
+        prop_assert_eq!(&s.selected, &expected);
+        prop_assert!(s.selected.len() <= max_selected as usize);
+        prop_assert_eq!(s.selected.len() + s.rejected.len(), listed.len());
+        for (i, p) in s.selected.iter().enumerate() {
+            prop_assert!(candidates.contains(p) && !surfaced.contains(p));
+            prop_assert!(!s.selected[..i].contains(p));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Path validation (SPEC §4 "path safety")
+
+/// Why `path` could escape, judged independently of `paths.rs`; `None` when it is safe.
+fn escapes(path: &str) -> Option<String> {
+    let b = path.as_bytes();
+    let checks: [(bool, &str); 7] = [
+        (path.is_empty(), "empty"),
+        (path.starts_with('/'), "absolute (or UNC)"),
+        (path.contains('\\'), "backslash"),
+        (path.chars().any(char::is_control), "control character"),
+        (
+            b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':',
+            "drive letter",
+        ),
+        (
+            b.windows(3)
+                .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit()),
+            "percent-encoded",
+        ),
+        (
+            path.split('/').any(|s| matches!(s, "" | "." | "..")),
+            "empty, '.' or '..' segment",
+        ),
+    ];
+    if let Some((_, why)) = checks.iter().find(|(bad, _)| *bad) {
+        return Some((*why).to_owned());
+    }
+    // a look-alike: NFKC makes a new separator, or a '.' or '..' segment
+    let nfkc: String = path.nfkc().collect();
+    if nfkc.matches('/').count() > path.matches('/').count() || nfkc.contains('\\') {
+        return Some(format!("NFKC makes a separator: {nfkc:?}"));
+    }
+    if nfkc.split('/').any(|s| matches!(s, "." | "..")) {
+        return Some(format!("NFKC makes a dot segment: {nfkc:?}"));
+    }
+    None
+}
+
+/// Characters whose NFKC form holds `/` or `\`, or is nothing but dots.
+fn lookalikes() -> Vec<char> {
+    ('\u{80}'..=char::MAX)
+        .filter(|c| {
+            let n: String = c.nfkc().collect();
+            n.contains(['/', '\\']) || (!n.is_empty() && n.chars().all(|d| d == '.'))
+        })
+        .collect()
+}
+
+fn atom() -> impl Strategy<Value = String> {
+    let hostile: Vec<String> = [
+        "..",
+        ".",
+        "...",
+        "%2e",
+        "%2E",
+        "%2f",
+        "%5c",
+        "%00",
+        "%",
+        "%g1",
+        "\\",
+        "\0",
+        "\u{1}",
+        "\u{7f}",
+        "\u{85}",
+        "C:",
+        "c:",
+        "//",
+        "/",
+        "\\\\?\\",
+        "a",
+        "b.md",
+        " ",
+        "\u{202E}",
+        "\u{200B}",
+        "é",
+        "😀",
+        "MEMORY.md",
+        "~",
+        ":",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .chain(lookalikes().into_iter().map(String::from))
+    .chain(
+        [
+            '\u{FF0E}', '\u{2024}', '\u{FE52}', '\u{FF0F}', '\u{2215}', '\u{FF3C}',
+        ]
+        .map(String::from),
+    )
+    .collect();
+    prop_oneof![
+        3 => prop::sample::select(hostile),
+        1 => "[a-z.%]{1,4}",
+        1 => any::<char>().prop_map(String::from),
+    ]
+}
+
+fn adversarial_path() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (atom(), prop::sample::select(vec!["", "/", "\\", "/", ""])),
+        1..6,
+    )
+    .prop_map(|parts| parts.into_iter().map(|(a, sep)| a + sep).collect())
+}
+
+proptest! {
+    #![proptest_config(config(2048))]
+
+    /// An accepted path has none of the forms that escape (see `escapes`); the tool's
+    /// `/memories/...` mapping accepts only such paths too, and only under `/memories`.
+    #[test]
+    fn path_validation_never_accepts_an_escape(path in adversarial_path()) {
+        if check_relative_path(&path).is_ok() {
+            prop_assert_eq!(escapes(&path), None, "accepted {:?}", path);
+        }
+        for given in [path.clone(), format!("/memories/{path}"), format!("/memories{path}")] {
+            if let Ok(rel) = to_relative(&given) {
+                prop_assert!(given.starts_with("/memories"));
+                if !rel.is_empty() {
+                    prop_assert_eq!(escapes(&rel), None, "{:?} → {:?}", given, rel);
+                }
+            }
+        }
+    }
+}
+
+/// Every look-alike in all of Unicode is refused, alone and inside a name.
+#[test]
+fn every_unicode_lookalike_of_dot_or_separator_is_refused() {
+    let accepted: Vec<String> = lookalikes()
+        .into_iter()
+        .filter(|c| {
+            check_relative_path(&c.to_string()).is_ok()
+                || check_relative_path(&format!("a{c}b.md")).is_ok()
+        })
+        .map(|c| format!("U+{:04X}", u32::from(c)))
+        .collect();
+    assert!(accepted.is_empty(), "accepted look-alikes: {accepted:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write plans over a tiny in-memory directory
+
+type Files = BTreeMap<String, String>;
+
+/// The host's snapshot of `files`: every file and folder listed, every file read.
+fn snapshot(files: &Files) -> Snapshot {
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut folders = std::collections::BTreeSet::new();
+    for (path, text) in files {
+        let mut p = path.as_str();
+        while let Some((parent, _)) = p.rsplit_once('/') {
+            folders.insert(parent.to_owned());
+            p = parent;
+        }
+        entries.push(Entry {
+            path: path.clone(),
+            kind: EntryKind::File,
+            size: text.len() as f64,
+            mtime_ms: 1_772_714_096_789.0,
+            problem: None,
+        });
+    }
+    for folder in folders {
+        entries.push(Entry {
+            path: folder,
+            kind: EntryKind::Directory,
+            size: 0.0,
+            mtime_ms: 1_772_714_096_789.0,
+            problem: None,
+        });
+    }
+    Snapshot::new(
+        entries,
+        files
+            .iter()
+            .map(|(p, t)| (p.clone(), Head::Text(t.clone())))
+            .collect(),
+        BTreeMap::new(),
+    )
+}
+
+/// Applies effects as a host would (folders are implied by their files).
+fn apply(files: &mut Files, effects: &[Effect]) -> Result<(), TestCaseError> {
+    for effect in effects {
+        match effect {
+            Effect::Write {
+                path,
+                text,
+                exclusive,
+            } => {
+                prop_assert!(!(*exclusive && files.contains_key(path)), "{path} exists");
+                files.insert(path.clone(), text.clone());
+            }
+            Effect::Remove { path } => {
+                let prefix = format!("{path}/");
+                files.retain(|p, _| p != path && !p.starts_with(&prefix));
+            }
+            Effect::Rename { from, to } => {
+                prop_assert!(!files.contains_key(to), "{to} exists");
+                let prefix = format!("{from}/");
+                let moved: Vec<String> = files
+                    .keys()
+                    .filter(|p| *p == from || p.starts_with(&prefix))
+                    .cloned()
+                    .collect();
+                for p in moved {
+                    let text = files.remove(&p).unwrap();
+                    files.insert(format!("{to}{}", &p[from.len()..]), text);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+const TYPES: [&str; 4] = ["user", "feedback", "project", "reference"];
+const WORDS: &[&str] = &[
+    "deploy", "staging", "tests", "database", "mocks", "release", "freeze", "review", "style",
+    "tabs", "go", "react", "latency", "budget", "oncall", "pager", "linter", "cache", "docs",
+    "api",
+];
+
+/// A short phrase of distinct-ish words (so generated memories rarely look like duplicates).
+fn phrase(words: std::ops::Range<usize>) -> impl Strategy<Value = String> {
+    prop::sample::subsequence(WORDS, words)
+        .prop_shuffle()
+        .prop_map(|w| w.join(" "))
+}
+
+/// One existing memory: (file, name, description, type).
+fn existing_memory() -> impl Strategy<Value = (String, String, String, &'static str)> {
+    (
+        prop::sample::select(&TYPES[..]),
+        "[a-z]{3,8}",
+        phrase(3..6),
+        prop::bool::weighted(0.3),
+    )
+        .prop_map(|(t, stem, desc, nested)| {
+            let file = if nested {
+                format!("team/{t}_{stem}.md")
+            } else {
+                format!("{t}_{stem}.md")
+            };
+            let name = format!("Old {stem} {t}{}", if nested { " team" } else { "" });
+            (file, name, desc, t)
+        })
+}
+
+fn topic_text(name: &str, description: &str, memory_type: &str, eol: &str) -> String {
+    format!("---{eol}name: {name}{eol}description: {description}{eol}type: {memory_type}{eol}---{eol}{eol}Body of {name}.{eol}")
+}
+
+/// A directory: topic files and an index that links them, with a heading and a blank line.
+/// `canonical`: `MEMORY.md` present, LF line ends, one final newline (or empty), no BOM, no
+/// trailing blank lines: what memdir itself writes. Otherwise any of CRLF, a BOM, trailing
+/// blank lines, no final newline, or no `MEMORY.md` at all.
+fn directory(canonical: bool) -> impl Strategy<Value = Files> {
+    (
+        prop::collection::vec(existing_memory(), 0..4),
+        prop::bool::ANY,
+        0u8..8,
+    )
+        .prop_map(move |(memories, heading, quirks)| {
+            let mut files = Files::new();
+            let (eol, bom, tail) = if canonical {
+                ("\n", "", "\n")
+            } else {
+                let eol = if quirks & 1 == 1 { "\r\n" } else { "\n" };
+                let bom = if quirks & 2 == 2 { "\u{FEFF}" } else { "" };
+                let tail = match quirks >> 2 {
+                    0 => "",
+                    _ => "\n\n",
+                };
+                (eol, bom, tail)
+            };
+            let mut lines = Vec::new();
+            if heading {
+                lines.push("# Memory".to_owned());
+                if !memories.is_empty() {
+                    lines.push(String::new());
+                }
+            }
+            for (file, name, desc, t) in &memories {
+                files.insert(file.clone(), topic_text(name, desc, t, eol));
+                lines.push(format!("- [{name}]({file}) — {desc}"));
+            }
+            if !lines.is_empty() {
+                files.insert(
+                    "MEMORY.md".to_owned(),
+                    format!("{bom}{}{tail}", lines.join(eol)),
+                );
+            } else if canonical {
+                files.insert("MEMORY.md".to_owned(), String::new());
+            }
+            files
+        })
+}
+
+/// A new memory, in a file named after it or (sometimes) one given by name.
+fn new_memory() -> impl Strategy<Value = RememberInput> {
+    (
+        prop::sample::select(&TYPES[..]),
+        "[A-Z][a-z]{3,10}",
+        phrase(4..7),
+        "[a-z .]{1,40}",
+        prop::option::weighted(0.3, unindexed_name()),
+    )
+        .prop_map(|(t, name, description, body, file)| RememberInput {
+            memory_type: t.to_owned(),
+            name: format!("New {name}"),
+            description: format!("{description} zeta"),
+            body: format!("Remember {body}"),
+            file,
+            session_id: None,
+            now_ms: None,
+        })
+}
+
+/// `remember` a new memory, then `forget` it: the directory is as it was, byte for byte —
+/// except, with `loose_end`, for how `MEMORY.md` ends (see below).
+fn remember_then_forget(
+    files: &Files,
+    input: &RememberInput,
+    loose_end: bool,
+) -> Result<(), TestCaseError> {
+    let Ok(plan) = plan_remember(input, &snapshot(files), &Limits::default()) else {
+        return Ok(()); // refused (a near-duplicate): nothing to undo
+    };
+    prop_assert_eq!(plan.action, WriteAction::Created);
+    let mut after = files.clone();
+    apply(&mut after, &plan.effects)?;
+    prop_assert!(after.contains_key(&plan.file));
+    let forget = plan_forget(&plan.file, &snapshot(&after), &Limits::default())
+        .expect("forget what was remembered");
+    apply(&mut after, &forget.effects)?;
+    if loose_end {
+        let end = |files: &mut Files| {
+            let index = files.remove("MEMORY.md").unwrap_or_default();
+            let kept = index.trim_end_matches(['\r', '\n']).len();
+            files.insert("MEMORY.md".into(), index[..kept].to_owned());
+        };
+        let mut before = files.clone();
+        end(&mut before);
+        end(&mut after);
+        prop_assert_eq!(&after, &before);
+    } else {
+        prop_assert_eq!(&after, files);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// On an index as memdir writes it, `remember` then `forget` restores every file byte for
+    /// byte (the new topic file is gone, the index is what it was).
+    #[test]
+    fn remember_then_forget_restores_the_directory(files in directory(true), input in new_memory()) {
+        remember_then_forget(&files, &input, false)?;
+    }
+
+    /// The same on any index — CRLF line ends, a BOM, trailing blank lines, no final newline —
+    /// every line is restored byte for byte, the BOM and each line's CR included. How the file
+    /// ends is not: `remember` appends its line after the last non-blank line (trailing blank
+    /// lines go, a missing final newline is added), and an index that did not exist is left as
+    /// an empty file. Both are deliberate: the index stays tidy, and neither changes what the
+    /// model reads.
+    #[test]
+    fn remember_then_forget_restores_any_index(files in directory(false), input in new_memory()) {
+        remember_then_forget(&files, &input, true)?;
+    }
+}
+
+/// `remember` updating an existing memory rewrites its one index line and keeps every other
+/// line of `MEMORY.md` byte-identical; the only other write is the topic file itself.
+fn update_changes_one_line(
+    files: &Files,
+    pick: usize,
+    description: &str,
+) -> Result<(), TestCaseError> {
+    let index = files.get("MEMORY.md").cloned().unwrap_or_default();
+    let topics: Vec<&String> = files.keys().filter(|p| *p != "MEMORY.md").collect();
+    if topics.is_empty() {
+        return Ok(());
+    }
+    let file = topics[pick % topics.len()].clone();
+    let name = files[&file]
+        .lines()
+        .find_map(|l| l.strip_prefix("name: "))
+        .unwrap()
+        .trim_end_matches('\r')
+        .to_owned();
+    let input = RememberInput {
+        memory_type: "project".into(),
+        name,
+        description: description.to_owned(),
+        body: "Updated body.".into(),
+        file: Some(file.clone()),
+        session_id: None,
+        now_ms: None,
+    };
+    let plan = match plan_remember(&input, &snapshot(files), &Limits::default()) {
+        Ok(plan) => plan,
+        Err(e) if e.code() == ErrorCode::DuplicateMemory => return Ok(()), // a near-duplicate description
+        Err(e) => return Err(TestCaseError::fail(format!("update refused: {e}"))),
+    };
+    prop_assert_eq!(plan.action, WriteAction::Updated);
+    let mut after = files.clone();
+    apply(&mut after, &plan.effects)?;
+    for (path, text) in files {
+        if *path != file && path != "MEMORY.md" {
+            prop_assert_eq!(&after[path], text, "{} changed", path);
+        }
+    }
+    let new_index = &after["MEMORY.md"];
+    let (old_lines, new_lines): (Vec<&str>, Vec<&str>) =
+        (index.split('\n').collect(), new_index.split('\n').collect());
+    prop_assert_eq!(
+        old_lines.len(),
+        new_lines.len(),
+        "{:?} → {:?}",
+        index,
+        new_index
+    );
+    let changed: Vec<usize> = (0..old_lines.len())
+        .filter(|&i| old_lines[i] != new_lines[i])
+        .collect();
+    prop_assert!(
+        changed.len() <= 1,
+        "lines {:?} changed: {:?} → {:?}",
+        changed,
+        index,
+        new_index
+    );
+    if let [i] = changed[..] {
+        prop_assert!(
+            old_lines[i].contains(&format!("]({file})")),
+            "changed a line that is not {file}'s entry"
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    #[test]
+    fn remember_update_changes_only_its_index_line(
+        files in directory(true),
+        pick in 0usize..4,
+        description in phrase(4..7),
+    ) {
+        update_changes_one_line(&files, pick, &format!("{description} omega"))?;
+    }
+
+    /// The same on any index: CRLF lines keep their `\r`, a BOM stays.
+    #[test]
+    fn remember_update_changes_only_its_index_line_on_any_index(
+        files in directory(false),
+        pick in 0usize..4,
+        description in phrase(4..7),
+    ) {
+        update_changes_one_line(&files, pick, &format!("{description} omega"))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// An index entry memdir writes reads back as the same title, target and hook, whatever
+    /// the title holds (brackets, backslashes) and the file name (spaces, parentheses).
+    #[test]
+    fn a_formatted_entry_reads_back(
+        title in "[a-z\\[\\]\\\\ ]{1,12}",
+        path in unindexed_name(),
+        hook in "[a-z ]{0,20}",
+    ) {
+        prop_assume!(!title.trim().is_empty());
+        let line = memdir::write::entry::format_entry(&title, &path, hook.trim());
+        let memdir::write::entry::Line::Entry(e) = memdir::write::entry::classify(&line) else {
+            return Err(TestCaseError::fail(format!("{line:?} is not an entry")));
+        };
+        prop_assert_eq!(memdir::write::entry::unescape_title(e.title), title);
+        prop_assert_eq!(e.target, path.as_str());
+        prop_assert_eq!(e.hook, hook.trim());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The memory tool's edits change only what they name
+
+fn file_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            4 => "[a-z ]{1,10}",
+            1 => Just("\r\n".to_owned()),
+            1 => Just("\n".to_owned()),
+            1 => Just("😀".to_owned()),
+            1 => Just("é".to_owned()),
+        ],
+        1..30,
+    )
+    .prop_map(|p| p.concat())
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// `str_replace` of a span that occurs once writes the file with that span replaced and
+    /// every other byte identical (CRLF, BOM and all); nothing else is written.
+    #[test]
+    fn str_replace_changes_only_the_replaced_span(
+        bom in prop::bool::ANY,
+        content in file_text(),
+        from in 0usize..200,
+        len in 1usize..12,
+        new_str in "[a-z\n😀]{0,8}",
+    ) {
+        let content = if bom { format!("\u{FEFF}{content}") } else { content };
+        let chars: Vec<char> = content.chars().collect();
+        let from = from % chars.len();
+        let old_str: String = chars[from..(from + len).min(chars.len())].iter().collect();
+        let occurrences = (0..content.len())
+            .filter(|&i| content.is_char_boundary(i) && content[i..].starts_with(&old_str))
+            .count();
+        prop_assume!(occurrences == 1);
+        let files = Files::from([("notes/n.md".to_owned(), content.clone())]);
+        let command = json!({"command": "str_replace", "path": "/memories/notes/n.md", "old_str": old_str, "new_str": new_str});
+        let result = run_tool_command(&command, &snapshot(&files), &Limits::default());
+        prop_assert!(!result.is_error, "{}", result.text);
+        let at = content.find(&old_str).unwrap();
+        let expected = format!("{}{new_str}{}", &content[..at], &content[at + old_str.len()..]);
+        prop_assert_eq!(
+            &result.effects,
+            &vec![Effect::Write { path: "notes/n.md".into(), text: expected, exclusive: false }]
+        );
+    }
+
+    /// `insert` adds its lines at `insert_line` and leaves every existing line byte-identical.
+    #[test]
+    fn insert_changes_only_its_lines(
+        content in file_text(),
+        line in 0usize..40,
+        insert_text in "[a-z \n]{0,20}",
+    ) {
+        let files = Files::from([("n.md".to_owned(), content.clone())]);
+        let lines: Vec<&str> = content.split('\n').collect();
+        let line = line % (lines.len() + 1);
+        let command = json!({"command": "insert", "path": "/memories/n.md", "insert_line": line, "insert_text": insert_text});
+        let result = run_tool_command(&command, &snapshot(&files), &Limits::default());
+        prop_assert!(!result.is_error, "{}", result.text);
+        let Effect::Write { text, .. } = &result.effects[0] else { panic!("{:?}", result.effects) };
+        let new_lines: Vec<&str> = text.split('\n').collect();
+        let added = insert_text.strip_suffix('\n').unwrap_or(&insert_text).split('\n').count();
+        prop_assert_eq!(new_lines.len(), lines.len() + added);
+        prop_assert_eq!(&new_lines[..line], &lines[..line]);
+        prop_assert_eq!(&new_lines[line + added..], &lines[line..]);
+    }
+
+    /// `forget` removes exactly the index lines that link to the file, and the file.
+    #[test]
+    fn forget_removes_only_the_entries_of_its_file(files in directory(true), pick in 0usize..4) {
+        let topics: Vec<&String> = files.keys().filter(|p| *p != "MEMORY.md").collect();
+        prop_assume!(!topics.is_empty());
+        let file = topics[pick % topics.len()].clone();
+        let plan = plan_forget(&file, &snapshot(&files), &Limits::default()).unwrap();
+        let mut after = files.clone();
+        apply(&mut after, &plan.effects)?;
+        let mut expected = files.clone();
+        expected.remove(&file);
+        let index = &files["MEMORY.md"];
+        let kept: Vec<&str> = index.split('\n').filter(|l| !l.contains(&format!("]({file})"))).collect();
+        expected.insert("MEMORY.md".into(), kept.join("\n"));
+        prop_assert_eq!(after, expected);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// doctor --fix
+
+fn doctor_input(files: &Files) -> memdir::doctor::DoctorInput {
+    let snapshot = snapshot(files);
+    memdir::doctor::DoctorInput {
+        entries: snapshot.entries,
+        contents: snapshot.contents,
+        now_ms: 1_772_714_096_789.0,
+        limits: None,
+        stale_core_days: None,
+        outside: BTreeMap::new(),
+    }
+}
+
+/// Plans `doctor --fix`, applies it, and returns the directory and the plan made on it after.
+fn fix_twice(files: &Files) -> Result<(Files, memdir::doctor::fix::FixPlan), TestCaseError> {
+    let plan = memdir::doctor::fix::plan_doctor_fixes(&doctor_input(files));
+    let mut fixed = files.clone();
+    apply(&mut fixed, &plan.effects)?;
+    let again = memdir::doctor::fix::plan_doctor_fixes(&doctor_input(&fixed));
+    Ok((fixed, again))
+}
+
+/// Topic file names with the characters an index link must carry: spaces, parentheses.
+fn unindexed_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z]{1,6}\\.md",
+        "[a-z]{1,3} [a-z]{1,3}\\.md",
+        "[a-z]{1,3}\\([a-z]\\)\\.md",
+        "notes/[a-z]{1,6}\\.md",
+        "[a-z]{1,3}_[A-Z]{1,3}\\.md",
+    ]
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// `doctor --fix` is complete: on the directory it fixed, it plans no further write.
+    /// (Topic files missing from the index get an entry; dead and duplicate entries go.)
+    #[test]
+    fn doctor_fix_is_complete(
+        files in directory(true),
+        extra in prop::collection::vec((unindexed_name(), phrase(3..6)), 0..3),
+        dead in prop::collection::vec("[a-z]{1,6}", 0..2),
+    ) {
+        let mut files = files;
+        for (name, desc) in &extra {
+            files.entry(name.clone()).or_insert_with(|| topic_text("Extra", desc, "project", "\n"));
+        }
+        let index = files.entry("MEMORY.md".into()).or_default();
+        for d in &dead {
+            index.push_str(&format!("- [Dead](gone_{d}.md) — nothing\n"));
+        }
+        let (_, again) = fix_twice(&files)?;
+        prop_assert!(again.effects.is_empty(), "a second --fix writes:\n{}", again.diff);
+    }
+}
+
+/// Found by the doctor fuzz target: an index entry for a topic file whose name starts with `#`
+/// was read as an in-page anchor, so the file stayed `not_indexed` and every `doctor --fix`
+/// appended another entry for it. Entries now percent-encode `%`, `#` and `?` in the target.
+#[test]
+fn doctor_fix_indexes_a_file_whose_name_starts_with_a_hash() {
+    let files = Files::from([
+        ("MEMORY.md".to_owned(), String::new()),
+        (
+            "#a.md".to_owned(),
+            topic_text("A", "an example memory here", "user", "\n"),
+        ),
+    ]);
+    let (fixed, again) = fix_twice(&files).unwrap();
+    assert_eq!(
+        fixed["MEMORY.md"],
+        "- [A](%23a.md) — an example memory here\n"
+    );
+    assert!(
+        again.effects.is_empty(),
+        "a second --fix writes:\n{}",
+        again.diff
+    );
+}
