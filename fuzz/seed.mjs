@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expand } from "../tests/js/expand.mjs";
+import { expand } from "../tests/fixtures/check.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 

@@ -6,6 +6,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
+use memdir::codes::EntryKind;
 use memdir::doctor::fix::plan_doctor_fixes;
 use memdir::doctor::{doctor, DoctorInput};
 use memdir::scan::Head;
@@ -39,7 +40,7 @@ fn check(input: &DoctorInput) {
         input
             .entries
             .iter()
-            .any(|e| &e.path == p && e.kind == "file")
+            .any(|e| &e.path == p && e.kind == EntryKind::File)
     };
     if !input.contents.keys().all(listed) {
         return;
@@ -86,6 +87,7 @@ fuzz_target!(|data: &[u8]| {
             None
         },
         stale_core_days: stale.map(u32::from),
+        outside: Default::default(),
     };
     check(&input);
 });

@@ -8,23 +8,31 @@ use memdir::scan::INDEX_FILE_NAME;
 use memdir::write::entry::links_to;
 use memdir::write::forget::plan_forget;
 use memdir::write::{Effect, Snapshot};
+use memdir::Limits;
 use memdir_fuzz::{arg, assert_effects_safe, json_args, FuzzPath, FuzzSnapshot};
 
-fn check(file: &str, snapshot: &Snapshot) {
+fn check(file: &str, snapshot: &Snapshot, limits: &Limits) {
     memdir_fuzz::debug(&(file, snapshot));
-    let Ok(plan) = plan_forget(file, snapshot) else {
+    let Ok(plan) = plan_forget(file, snapshot, limits) else {
         return;
     };
     assert_effects_safe(&plan.effects, "plan_forget");
-    let old = snapshot.index_text();
+    // the index as stored: every byte forget does not remove stays (CRLF, a BOM)
+    let Ok(stored) = snapshot.stored_index(limits) else {
+        panic!("forget planned on an index it could not read whole");
+    };
     for effect in &plan.effects {
         match effect {
             Effect::Remove { path } if path == file => {}
             Effect::Write { path, text, .. } if path == INDEX_FILE_NAME => {
-                let kept: Vec<&str> = old.split('\n').filter(|l| !links_to(l, file)).collect();
+                let kept: Vec<&str> = stored
+                    .text
+                    .split('\n')
+                    .filter(|l| !links_to(l, file))
+                    .collect();
                 assert_eq!(
                     *text,
-                    kept.join("\n"),
+                    stored.with(kept.join("\n")),
                     "forget changed lines that do not link to {file}"
                 );
             }
@@ -36,7 +44,8 @@ fn check(file: &str, snapshot: &Snapshot) {
 fuzz_target!(|data: &[u8]| {
     if let Some(args) = json_args(data) {
         if let (Some(file), Some(snapshot)) = (arg::<String>(&args, 0), arg::<Snapshot>(&args, 1)) {
-            check(&file, &snapshot);
+            let limits = arg::<Limits>(&args, 2).unwrap_or_default();
+            check(&file, &snapshot, &limits);
         }
         return;
     }
@@ -44,5 +53,5 @@ fuzz_target!(|data: &[u8]| {
     else {
         return;
     };
-    check(&file.0, &snapshot.0);
+    check(&file.0, &snapshot.0, &Limits::default());
 });

@@ -5,6 +5,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
+use memdir::codes::EntryKind;
 use memdir::scan::{is_topic_path, plan_scan, scan_memories, FileHead};
 use memdir::Limits;
 use memdir_fuzz::{
@@ -65,8 +66,9 @@ impl<'a> Arbitrary<'a> for RawFile {
             None
         };
         let kind = match u.int_in_range(0..=5u8)? {
-            0 => Some("directory".to_owned()),
-            1 => Some("other".to_owned()),
+            0 => Some(EntryKind::Directory),
+            1 => Some(EntryKind::Other),
+            2 => Some(EntryKind::File),
             _ => None,
         };
         let problem = match u.int_in_range(0..=9u8)? {

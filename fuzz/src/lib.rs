@@ -14,11 +14,11 @@
 use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
+use memdir::codes::EntryKind;
 use memdir::paths::check_relative_path;
 use memdir::scan::Head;
 use memdir::write::snapshot::Entry;
 use memdir::write::{Effect, Snapshot};
-use memdir::codes::EntryKind;
 use memdir::Limits;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -204,6 +204,7 @@ impl<'a> Arbitrary<'a> for FuzzLimits {
             max_inject_bytes: small_limit(u)?,
             max_session_utf16: small_limit(u)?,
             max_output_tokens: small_limit(u)?,
+            max_file_bytes: small_limit(u)?,
         }))
     }
 }

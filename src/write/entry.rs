@@ -291,11 +291,7 @@ pub fn unescape_title(text: &str) -> String {
 /// within [`MAX_ENTRY_UTF16`] when it can.
 pub fn format_entry(title: &str, path: &str, hook: &str) -> String {
     let title = escape_title(title);
-    // `%`, `#` and `?` encoded, so the link reads back as this file (not an anchor or a query)
-    let path = path
-        .replace('%', "%25")
-        .replace('#', "%23")
-        .replace('?', "%3F");
+    let path = encode_target(path);
     let target = if path.contains([' ', '(', ')']) {
         format!("<{path}>")
     } else {
@@ -358,36 +354,62 @@ pub fn remove_entries(index: &str, path: &str) -> (String, usize) {
 }
 
 /// The index with every entry under `from` (the file itself, or a folder's files) pointing
-/// under `to` instead; how many were changed.
+/// under `to` instead; how many were changed. Entries are matched by the file they lead to
+/// (escapes decoded, `./` aside); the new target is written as [`format_entry`] would, keeping
+/// any `#anchor` or `?query` and the `<…>` form.
 pub fn retarget_entries(index: &str, from: &str, to: &str) -> (String, usize) {
     let mut changed = 0;
     let lines: Vec<String> = index
         .split('\n')
-        .map(|l| match classify(l) {
-            Line::Entry(e)
-                if e.target == from
-                    || e.target
-                        .strip_prefix(from)
-                        .is_some_and(|r| r.starts_with(['/', '#', '?'])) =>
-            {
-                changed += 1;
-                let new_target = format!("{to}{}", e.target.get(from.len()..).unwrap_or(""));
-                l.replacen(&format!("]({}", e.target), &format!("]({new_target}"), 1)
-                    .replacen(
-                        &format!("](<{}>", e.target),
-                        &format!("](<{new_target}>"),
-                        1,
-                    )
-                    .replacen(
-                        &format!("](./{}", e.target),
-                        &format!("](./{new_target}"),
-                        1,
-                    )
-            }
-            _ => l.to_owned(),
+        .map(|l| {
+            retarget_line_under(l, from, to).map_or_else(
+                || l.to_owned(),
+                |new| {
+                    changed += 1;
+                    new
+                },
+            )
         })
         .collect();
     (lines.join("\n"), changed)
+}
+
+/// `line` with its link moved from under `from` to under `to`, when it is an entry there.
+fn retarget_line_under(line: &str, from: &str, to: &str) -> Option<String> {
+    let Line::Entry(e) = classify(line) else {
+        return None;
+    };
+    let file = e.file()?;
+    let rest = if file == from {
+        ""
+    } else {
+        file.strip_prefix(from).filter(|r| r.starts_with('/'))?
+    };
+    let raw_path_len = e.target.find(['#', '?']).unwrap_or(e.target.len());
+    let suffix = e.target.get(raw_path_len..).unwrap_or("");
+    let new_target = format!("{}{suffix}", encode_target(&format!("{to}{rest}")));
+    // the target as written starts right after the first `](` (or `](<`), possibly after `./`
+    let open = line.find("](")? + 2;
+    let tail = line.get(open..)?;
+    let at = tail.find(e.target)?;
+    let before = tail.get(..at)?;
+    let after = tail.get(at + e.target.len()..)?;
+    let head = line.get(..open)?;
+    if !before.trim_start().starts_with('<') && new_target.contains([' ', '(', ')']) {
+        // the destination needs the <…> form now: it opens before any `./`
+        let space = before.len() - before.trim_start().len();
+        let (lead, dot) = before.split_at(space);
+        return Some(format!("{head}{lead}<{dot}{new_target}>{after}"));
+    }
+    Some(format!("{head}{before}{new_target}{after}"))
+}
+
+/// A relative path as a link target: `%`, `#` and `?` percent-encoded, so the link reads back as
+/// this file (not an anchor or a query).
+fn encode_target(path: &str) -> String {
+    path.replace('%', "%25")
+        .replace('#', "%23")
+        .replace('?', "%3F")
 }
 
 /// Entries pointing under a folder: removing `dir` removes these.
@@ -451,5 +473,35 @@ mod tests {
             retarget_entries("- [A](d/a.md) — x", "d", "e").0,
             "- [A](e/a.md) — x"
         );
+    }
+
+    #[test]
+    fn retargets_by_the_file_a_link_leads_to() {
+        let moved = |line: &str, from: &str, to: &str| retarget_entries(line, from, to);
+        // escapes decoded to match, encoded again to write
+        assert_eq!(
+            moved("- [P](100%25.md) — x", "100%.md", "#1.md"),
+            ("- [P](%231.md) — x".to_owned(), 1)
+        );
+        // `./`, anchors, queries and the <…> form kept
+        assert_eq!(
+            moved("- [A](./a.md#top) — x", "a.md", "b c.md").0,
+            "- [A](<./b c.md#top>) — x"
+        );
+        assert!(
+            links_to("- [A](<./b c.md#top>) — x", "b c.md"),
+            "the new form reads back"
+        );
+        assert_eq!(
+            moved("- [A](<a (1).md>) — x", "a (1).md", "b (2).md").0,
+            "- [A](<b (2).md>) — x"
+        );
+        assert_eq!(
+            moved("* **[A](d/a.md)** — x", "d", "e/f").0,
+            "* **[A](e/f/a.md)** — x"
+        );
+        // another file whose name starts the same is left alone; a link out is not a file here
+        assert_eq!(moved("- [A](dd/a.md) — x", "d", "e").1, 0);
+        assert_eq!(moved("- [A](../d/a.md) — x", "d", "e").1, 0);
     }
 }
