@@ -162,14 +162,20 @@ pub fn classify_all(text: &str) -> Vec<Line<'_>> {
             continue;
         }
         if in_comment || trimmed.starts_with("<!--") {
-            out.push(Line::Markup);
             let after_open = if in_comment {
                 trimmed
             } else {
                 trimmed.get(4..).unwrap_or("")
             };
-            in_comment = !after_open.contains("-->");
-            continue;
+            let closes_here = after_open.contains("-->");
+            // a comment that never closes is not stripped (as Claude Code leaves it): what follows
+            // a stray `<!--` stays in the prompt and counts
+            let closes = closes_here || lines.iter().skip(i + 1).any(|l| l.contains("-->"));
+            if in_comment || closes {
+                out.push(Line::Markup);
+                in_comment = !closes_here;
+                continue;
+            }
         }
         out.push(classify(line));
     }
