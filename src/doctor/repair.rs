@@ -6,7 +6,7 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::{scan_memories, FileHead, ScanResult};
 use crate::text::first_lines;
 use crate::text::utf16_len;
-use crate::write::entry::{classify, format_entry, unescape_title, Line, MAX_ENTRY_UTF16};
+use crate::write::entry::{classify, shorten, Line, MAX_ENTRY_UTF16};
 use crate::write::yaml::scalar;
 use crate::write::Snapshot;
 
@@ -18,8 +18,12 @@ pub(super) fn shorter_entry(line: &str) -> Option<String> {
     if e.hook.is_empty() {
         return None;
     }
-    let title = unescape_title(e.title);
-    let new = format_entry(&title, e.target, e.hook);
+    // everything before the hook stays as written (the link's escapes, anchor and `<…>` form);
+    // only the hook is shortened
+    let hook_at = (e.hook.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    let head = line.get(..hook_at)?;
+    let room = MAX_ENTRY_UTF16.checked_sub(utf16_len(head))?;
+    let new = format!("{head}{}", shorten(e.hook, room));
     (utf16_len(&new) <= MAX_ENTRY_UTF16 && new.len() < line.len()).then_some(new)
 }
 
