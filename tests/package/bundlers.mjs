@@ -1,4 +1,4 @@
-// Builds the consumer of tests/bundlers/app/ with each bundler through its API, the way its
+// Builds the consumer of tests/package/app/ with each bundler through its API, the way its
 // documentation starts a project: no plugin or option for memdir (rollup's node-resolve is how
 // rollup finds any package; `exportConditions: ["node"]` is how it is told the target is Node).
 // Each build reports its output folder, the file to run or the page to open, and every
@@ -12,10 +12,10 @@ import { root, spawnText } from "./packed.mjs";
 // the bundlers are the repository's devDependencies, loaded when a build needs one
 const require = createRequire(import.meta.url);
 
-/** Copies the consumer's sources into `project/src` and vite's index.html into `project`. */
+/** Copies the consumer (tests/package/app/) into `project/src`, and vite's index.html into `project`. */
 export function writeConsumer(project) {
-  cpSync(join(root, "tests/bundlers/app"), join(project, "src"), { recursive: true });
-  cpSync(join(root, "tests/bundlers/index.html"), join(project, "index.html"));
+  cpSync(join(root, "tests/package/app"), join(project, "src"), { recursive: true, filter: (path) => !path.endsWith("index.html") });
+  cpSync(join(root, "tests/package/app/index.html"), join(project, "index.html"));
 }
 
 function page(outDir, script, type = "") {

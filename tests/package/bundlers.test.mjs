@@ -1,5 +1,5 @@
 // memdir in every bundler, both targets, with no configuration: the packed package is
-// installed into an empty project, the consumer of tests/bundlers/app/ is built by esbuild
+// installed into an empty project, the consumer of app/ is built by esbuild
 // (Node CommonJS, Node ESM, browser), webpack 5 (Node as `yo code` sets it up, browser), rollup
 // (Node, browser) and vite (SSR, browser, and its dev server), and every result must equal what
 // the same consumer does under plain Node: a scan, a lexical recall, a recall through the mock
@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, before, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { FILES } from "../bundlers/app/exercise.js";
+import { FILES } from "./app/exercise.js";
 import { launchChromium } from "../browser/chromium.mjs";
 import { serveStatic } from "../browser/static-server.mjs";
 import { startMockProviders } from "../mock/providers.mjs";

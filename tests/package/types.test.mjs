@@ -1,5 +1,5 @@
 // The published declarations as a consumer's compiler sees them: the packed package is
-// installed into an ESM project and a CommonJS one, and the consumers of consumers/ are
+// installed into an ESM project and a CommonJS one, and the consumers of typed/ are
 // type-checked with skipLibCheck off, strict plus exactOptionalPropertyTypes and
 // noUncheckedIndexedAccess, `lib: ["es2022"]` with @types/node 20 (the browser consumer: the
 // DOM library, no @types/node), under node16 (ESM and CommonJS), nodenext (both) and bundler
@@ -56,7 +56,7 @@ before(async () => {
         const job = jobs[next++];
         const dir = join(projects[job.project], `case-${jobs.indexOf(job)}`);
         mkdirSync(dir);
-        cpSync(join(root, "tests/package/consumers", job.file), join(dir, job.file));
+        cpSync(join(root, "tests/package/typed", job.file), join(dir, job.file));
         writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...STRICT, ...job.options }, files: [job.file] }, null, 2));
         const output = await spawnText(process.execPath, [job.tsc, "-p", dir, "--pretty", "false"]).then(
           () => "",
