@@ -54,6 +54,7 @@ import type {
 } from "./generated/types.js";
 import { crossing } from "./edge.js";
 import { MemdirError, toMemdirError } from "./errors.js";
+import { notReadyMessage } from "./not-ready.js";
 
 // every type that crosses into the core, generated from its Rust type
 export type * from "./generated/types.js";
@@ -185,7 +186,7 @@ function trapped(error: unknown): MemdirError {
  * module: the instance is replaced and the call tried once more.
  */
 function guard<A extends Record<string, unknown>, T>(args: A, run: (args: A) => T): T {
-  if (state !== "ready") throw new MemdirError("NOT_INITIALIZED", "memdir is not initialised: call `await init()` first");
+  if (state !== "ready") throw new MemdirError("NOT_INITIALIZED", notReadyMessage());
   if (broken !== null && !restart()) throw trapped(broken);
   const copy = crossing(args);
   for (let attempt = 0; ; attempt++) {

@@ -167,16 +167,38 @@ function graph(entry) {
   return seen;
 }
 
-test("the browser entry's module graph imports nothing from Node; neither entry's graph uses import.meta", () => {
+test("the browser entry's module graph imports nothing from Node; only Node's own entry uses import.meta", () => {
   const browser = graph(join(installed, "pkg/entry/browser.js"));
   assert.ok(browser.size > 20, "the walk follows the imports");
   const nodeOnly = (s) => s.startsWith("node:") || builtinModules.includes(s.split("/")[0]);
   const fromNode = [...browser].flatMap(([file, { specifiers }]) => specifiers.filter(nodeOnly).map((s) => `${relative(installed, file)}: ${s}`));
   assert.deepEqual(fromNode, []);
-  for (const entry of ["browser", "node"]) {
-    const uses = [...graph(join(installed, `pkg/entry/${entry}.js`))].filter(([, { text }]) => /\bimport\.meta\b/.test(text)).map(([file]) => relative(installed, file));
-    assert.deepEqual(uses, [], `${entry}: import.meta is empty in a CommonJS bundle`);
-  }
-  const nodeGraph = graph(join(installed, "pkg/entry/node.js"));
+  const metaUsers = (entry) => [...graph(join(installed, `pkg/entry/${entry}.js`))].filter(([, { text }]) => /\bimport\.meta\b/.test(text)).map(([file]) => relative(installed, file));
+  // what bundlers take (the module condition, or no node condition): import.meta is empty in a CommonJS bundle
+  assert.deepEqual(metaUsers("browser"), []);
+  assert.deepEqual(metaUsers("node-bundled"), []);
+  assert.deepEqual(metaUsers("node"), ["pkg/entry/node.js"], "Node's own entry finds memdir.wasm next to itself");
+  const nodeGraph = graph(join(installed, "pkg/entry/node-bundled.js"));
   assert.ok([...nodeGraph.values()].some(({ specifiers }) => specifiers.includes("node:zlib")), "the check sees node: imports where there are some");
+});
+
+test("a bundle that skipped the module condition: calls say why (NOT_INITIALIZED) until initSync(bytes of memdir/memdir.wasm)", async () => {
+  writeFileSync(
+    join(project, "no-module-condition.js"),
+    `import { initSync, isReady, sanitizePath, MemdirError } from "memdir";
+import { readFileSync } from "node:fs";
+let before;
+try { sanitizePath("/a"); } catch (e) { before = e instanceof MemdirError ? [e.code, e.message] : String(e); }
+initSync(readFileSync(process.argv[2]));
+console.log(JSON.stringify({ before, ready: isReady(), path: sanitizePath("/a/b") }));
+`,
+  );
+  const esbuild = createRequire(import.meta.url)("esbuild");
+  // custom conditions replace esbuild's default ones, `module` among them
+  await esbuild.build({ absWorkingDir: project, entryPoints: ["no-module-condition.js"], bundle: true, platform: "node", format: "cjs", conditions: ["production"], outfile: join(project, "out/plain.cjs"), logLevel: "silent" });
+  assert.ok(!readFileSync(join(project, "out/plain.cjs"), "utf8").includes("wasmDeflatedBase64"), "it took Node's entry, which reads the file");
+  const out = JSON.parse(await node([join(project, "out/plain.cjs"), join(installed, "pkg/wasm/memdir_bg.wasm")]));
+  assert.equal(out.before[0], "NOT_INITIALIZED");
+  assert.match(out.before[1], /could not read memdir\.wasm next to its Node entry .*initSync\(bytes\)/);
+  assert.deepEqual({ ready: out.ready, path: out.path }, { ready: true, path: "-a-b" });
 });
