@@ -132,6 +132,38 @@ test("vite's dev server (dependencies pre-bundled) serves it to Chromium without
   }
 });
 
+test("in Chromium, the module loaded by the page itself: init(url), init(Response), initSync(bytes); a missing file is IO_ERROR", async () => {
+  const server = await serveStatic(join(project, "node_modules/memdir"));
+  const result = {};
+  try {
+    for (const how of ["url", "string", "response", "bytes", "missing"]) {
+      const page = await browser.newPage(); // one module instance per page
+      try {
+        await page.goto(`${server.url}/package.json`);
+        result[how] = await page.evaluate(async (how) => {
+          const m = await import("/pkg/entry/browser.js");
+          const wasm = new URL("/pkg/wasm/memdir_bg.wasm", location.href);
+          try {
+            if (how === "url") await m.init(wasm);
+            if (how === "string") await m.init(wasm.pathname);
+            if (how === "response") await m.init(fetch(wasm));
+            if (how === "bytes") m.initSync(new Uint8Array(await (await fetch(wasm)).arrayBuffer()));
+            if (how === "missing") await m.init("/pkg/wasm/missing.wasm");
+            return m.sanitizePath("/a/b");
+          } catch (e) {
+            return e instanceof m.MemdirError ? e.code : String(e);
+          }
+        }, how);
+      } finally {
+        await page.close();
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  assert.deepEqual(result, { url: "-a-b", string: "-a-b", response: "-a-b", bytes: "-a-b", missing: "IO_ERROR" });
+});
+
 test("bundle sizes (the consumer plus memdir; the module is 431 KB of it, inline)", (t) => {
   assert.ok(sizes.length > 0);
   for (const s of sizes.sort((a, b) => a.name.localeCompare(b.name))) {
