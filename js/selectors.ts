@@ -134,7 +134,7 @@ async function readCapped(response: FetchResponse, abort: () => void, maxBytes: 
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return text + decoder.decode();
-    if (!value) continue;
+    if (!value) throw new TypeError("the response body gave a chunk with no bytes");
     bytes += value.byteLength;
     if (bytes > maxBytes) {
       abort();
