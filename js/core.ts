@@ -54,6 +54,7 @@ import type {
 } from "./generated/types.js";
 import { crossing } from "./edge.js";
 import { MemdirError, toMemdirError } from "./errors.js";
+import { notReadyMessage } from "./not-ready.js";
 
 // every type that crosses into the core, generated from its Rust type
 export type * from "./generated/types.js";
@@ -62,24 +63,92 @@ let state: "uninitialized" | "ready" = "uninitialized";
 /** Set when the instance trapped and could not be replaced yet: the next call tries again. */
 let broken: unknown = null;
 
-/** What `init` accepts: the module's bytes, a compiled module, a URL, or a fetch `Response`. */
-export type WasmSource = BufferSource | WebAssembly.Module | URL | string | Response | Promise<Response>;
+/**
+ * The module's bytes: an `ArrayBuffer` or any view of one (`Uint8Array`, Node's `Buffer`).
+ * Declared with the ES library's types alone, so no DOM library is needed to use them.
+ */
+export type WasmBytes = ArrayBuffer | ArrayBufferView;
 
 /**
- * Loads the WebAssembly module. Node loads it synchronously on import, so this resolves at
- * once there; in browsers call `await init()` (optionally with the `.wasm` URL or bytes)
- * before anything else.
+ * A compiled `WebAssembly.Module`, where the consumer's types know `WebAssembly` (the DOM or
+ * web-worker library, newer `@types/node`); `never` (nothing to pass) where they do not.
+ */
+export type WasmModule = typeof globalThis extends { WebAssembly: { Module: abstract new (...args: never) => infer M } } ? M : never;
+
+/** Where the module is: a `URL` (anything with an `href`), or a URL string, fetched with `fetch`. */
+export interface WasmUrl {
+  readonly href: string;
+}
+
+/** A fetch `Response` carrying the module (anything with `arrayBuffer()`); a real one is compiled as it streams. */
+export interface WasmResponse {
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** What `init` accepts: the module's bytes, a compiled module, its URL, or a fetch `Response` (or a promise of one). */
+export type WasmSource = WasmBytes | WasmModule | WasmUrl | string | WasmResponse | PromiseLike<WasmBytes | WasmModule | WasmResponse>;
+
+type Loadable = { bytes: WasmBytes | object } | { url: string } | { response: WasmResponse };
+
+/** Sorts what `init` was given; anything else is `INVALID_ARGUMENT`. */
+function loadable(value: unknown): Loadable {
+  const what = "invalid argument: init() takes the module's bytes, a compiled WebAssembly.Module, its URL or a fetch Response";
+  if (typeof value === "string") return { url: value };
+  if (typeof value !== "object" || value === null) throw new MemdirError("INVALID_ARGUMENT", what);
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return { bytes: value };
+  if (typeof WebAssembly === "object" && value instanceof WebAssembly.Module) return { bytes: value };
+  if (typeof (value as WasmResponse).arrayBuffer === "function") return { response: value as WasmResponse };
+  if (typeof (value as WasmUrl).href === "string") return { url: (value as WasmUrl).href };
+  throw new MemdirError("INVALID_ARGUMENT", what);
+}
+
+/**
+ * Loads the WebAssembly module from `source`. The Node entry loads it on import, so this
+ * resolves at once there; the browser entry's `init()` defaults to the module it carries.
+ * A source that cannot be loaded (a 404, bytes that are not the module) is an `IO_ERROR`.
  */
 export async function init(source?: WasmSource): Promise<void> {
   if (state === "ready") return;
-  await wasm.default(source === undefined ? undefined : { module_or_path: source });
+  if (source === undefined) throw new MemdirError("INVALID_ARGUMENT", "invalid argument: init() needs the module: its bytes, URL or a fetch Response");
+  const given = loadable(await source);
+  let glueSource: unknown;
+  let where = "the bytes given";
+  try {
+    if ("url" in given) {
+      where = given.url;
+      glueSource = await fetch(given.url);
+    } else if ("response" in given) {
+      // a real Response is compiled as it streams (with the right content type); anything else is read whole
+      glueSource = typeof Response === "function" && given.response instanceof Response ? given.response : await given.response.arrayBuffer();
+      where = "the response given";
+    } else {
+      glueSource = given.bytes;
+    }
+    if (typeof Response === "function" && glueSource instanceof Response && !glueSource.ok) throw new Error(`HTTP ${glueSource.status}`);
+    await wasm.default({ module_or_path: glueSource as wasm.InitInput });
+  } catch (error) {
+    if (error instanceof MemdirError) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    throw new MemdirError("IO_ERROR", `could not load the memdir WebAssembly module from ${where}: ${why}`, { cause: error });
+  }
   state = "ready";
 }
 
-/** Loads the module synchronously from its bytes or a compiled module. */
-export function initSync(source: BufferSource | WebAssembly.Module): void {
+/**
+ * Loads the module synchronously from its bytes or a compiled module: for a host that reads
+ * the file itself (a VS Code web extension through `workspace.fs`, a worker given the bytes).
+ * Bytes that are not the module are an `IO_ERROR`.
+ */
+export function initSync(source: WasmBytes | WasmModule): void {
   if (state === "ready") return;
-  wasm.initSync({ module: source });
+  const given = loadable(source);
+  if (!("bytes" in given)) throw new MemdirError("INVALID_ARGUMENT", "invalid argument: initSync() takes the module's bytes or a compiled WebAssembly.Module; use `await init(url)` for a URL or Response");
+  try {
+    wasm.initSync({ module: given.bytes as wasm.SyncInitInput });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new MemdirError("IO_ERROR", `could not load the memdir WebAssembly module from the bytes given: ${why}`, { cause: error });
+  }
   state = "ready";
 }
 
@@ -117,7 +186,7 @@ function trapped(error: unknown): MemdirError {
  * module: the instance is replaced and the call tried once more.
  */
 function guard<A extends Record<string, unknown>, T>(args: A, run: (args: A) => T): T {
-  if (state !== "ready") throw new MemdirError("NOT_INITIALIZED", "memdir is not initialised: call `await init()` first");
+  if (state !== "ready") throw new MemdirError("NOT_INITIALIZED", notReadyMessage());
   if (broken !== null && !restart()) throw trapped(broken);
   const copy = crossing(args);
   for (let attempt = 0; ; attempt++) {

@@ -17,7 +17,8 @@
  *   (`ENOENT`, `EACCES`, `ENAMETOOLONG`, …) and `path` the path relative to the memory
  *   directory; the message names that relative path, never the absolute host path (the
  *   host's raw error is the `cause`, for logs);
- * - `NOT_INITIALIZED`: the browser build was used before `await init()`;
+ * - `NOT_INITIALIZED`: the browser build was used before `await init()`, or Node's entry, bundled
+ *   without the `module` condition, found no `memdir.wasm` beside it (until `initSync(bytes)`);
  * - `WASM_TRAPPED`: the WebAssembly module trapped on this call (a bug: please report it);
  *   it was re-instantiated, and later calls work;
  * - `INTERNAL`: anything else unexpected.

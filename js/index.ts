@@ -15,6 +15,7 @@ export { VsCodeHost } from "./hosts/vscode.js";
 export { MemoryToolError, memoryTool, runMemoryCommand } from "./tool.js";
 export type { MemoryTool, MemoryToolHandlers } from "./tool.js";
 export type { WriteResult } from "./api.js";
+export type { FetchBodyReader, FetchFunction, FetchResponse } from "./selectors.js";
 export type { DoctorOptions } from "./doctor.js";
 export { withLock, LOCK_FILE } from "./lock.js";
 export type { LockOptions } from "./lock.js";

@@ -4,7 +4,7 @@
  * `session.ts` (a conversation), `writes.ts` (remember, forget), `tool.ts` (the memory tool),
  * `doctor.ts`.
  */
-import { defaultLimits, defaultSelector, indexPrompt, indexReadPlan, memoryInstructions, projectMemoryDir } from "./core.js";
+import { defaultLimits, defaultSelector, indexPrompt, indexReadPlan, memoryInstructions } from "./core.js";
 import type { Limits } from "./core.js";
 import type { OpenedMemory, OpenMemoryOptions } from "./api.js";
 import { applyDoctorFixes, doctorFixPlan, doctorReport } from "./doctor.js";
@@ -16,7 +16,7 @@ import { session } from "./session.js";
 import { memoryTool } from "./tool.js";
 import { forget, remember } from "./writes.js";
 
-function envKey(name: string): string | undefined {
+export function envKey(name: string): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   return env?.[name] || undefined;
 }
@@ -29,19 +29,12 @@ export function selectorFromEnv(): SelectorConfig {
   return { provider: "lexical" };
 }
 
+// `dir` and `projectRoot` are the Node entry's (node-open.ts turns them into a NodeHost), so
+// that nothing here imports a `node:` module into a browser bundle
 async function resolveHost(options: OpenMemoryOptions): Promise<MemoryHost> {
   if (options.host) return options.host;
-  for (const key of ["dir", "projectRoot"] as const) {
-    const value = options[key];
-    if (value !== undefined && (typeof value !== "string" || value.includes("\0"))) throw new MemdirError("INVALID_ARGUMENT", `invalid argument: \`${key}\` must be a path (a string without NUL)`);
-  }
-  const { NodeHost } = await import("./hosts/node.js");
-  if (options.dir) return new NodeHost(options.dir);
-  if (options.projectRoot) {
-    const { findProjectRoot } = await import("./git.js");
-    const { homedir } = await import("node:os");
-    const dir = projectMemoryDir({ homeDir: homedir(), projectRoot: await findProjectRoot(options.projectRoot), configDir: envKey("CLAUDE_CONFIG_DIR") ?? null });
-    return new NodeHost(dir);
+  if (options.dir !== undefined || options.projectRoot !== undefined) {
+    throw new MemdirError("INVALID_ARGUMENT", "invalid argument: `dir` and `projectRoot` open a folder through Node (the `node` export of memdir); here pass a `host` (InMemoryHost, VsCodeHost, your own)");
   }
   throw new MemdirError("INVALID_ARGUMENT", "invalid argument: openMemory needs `dir`, `projectRoot` or `host`");
 }

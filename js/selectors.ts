@@ -14,7 +14,8 @@ export interface SelectorConfig {
   model?: string;
   /** E.g. `http://127.0.0.1:8080/v1` for llama.cpp's server, `http://localhost:1234/v1` for LM Studio. */
   baseUrl?: string;
-  fetch?: typeof fetch;
+  /** Default `globalThis.fetch`. */
+  fetch?: FetchFunction;
   /** Deadline for the whole side query, retries included. Default 10,000 ms. */
   timeoutMs?: number;
   /** Retries after the first attempt. Default 2. */
@@ -23,6 +24,27 @@ export interface SelectorConfig {
   fallback?: boolean | "lexical";
   /** Anthropic: put the manifest in a cacheable system block. Default true. */
   cache?: boolean;
+}
+
+/**
+ * The `fetch` memdir calls for a side query: `globalThis.fetch` or your own (a proxy, a test
+ * double). Declared by what memdir passes and reads, so any real `fetch` fits and no DOM
+ * library is needed to type one.
+ */
+export type FetchFunction = (url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<FetchResponse>;
+
+/** What memdir reads of a response: status, headers, and the body (streamed when there is a `body`, else `text()`). */
+export interface FetchResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null; forEach(callback: (value: string, key: string) => void): void };
+  readonly body?: { getReader(): FetchBodyReader } | null | undefined;
+  text(): Promise<string>;
+}
+
+/** A reader of a response body, as `ReadableStream.getReader()` gives. */
+export interface FetchBodyReader {
+  read(): Promise<{ done: boolean; value?: Uint8Array | undefined }>;
+  cancel(reason?: unknown): Promise<void>;
 }
 
 /** What a caller-supplied selector function receives. */
@@ -95,7 +117,7 @@ function stopped(timedOut: boolean, timeoutMs: number): { code: string; message:
  * so a server that streams without end costs that much, not the process's memory). Then
  * `abort()` is called.
  */
-async function readCapped(response: Response, abort: () => void, maxBytes: number): Promise<string | null> {
+async function readCapped(response: FetchResponse, abort: () => void, maxBytes: number): Promise<string | null> {
   if (Number(response.headers.get("content-length")) > maxBytes) {
     abort();
     return null;
@@ -112,6 +134,7 @@ async function readCapped(response: Response, abort: () => void, maxBytes: numbe
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return text + decoder.decode();
+    if (!value) throw new TypeError("the response body gave a chunk with no bytes");
     bytes += value.byteLength;
     if (bytes > maxBytes) {
       abort();
@@ -136,7 +159,7 @@ export async function queryProvider(config: SelectorConfig & { provider: Provide
 async function attemptAll(config: SelectorConfig & { provider: ProviderName }, request: SelectionRequest, limit: ReturnType<typeof deadline>, timeoutMs: number): Promise<SideQueryResult> {
   const defaults = selectorDefaults();
   const maxRetries = config.maxRetries ?? defaults.maxRetries;
-  const doFetch = config.fetch ?? globalThis.fetch;
+  const doFetch: FetchFunction = config.fetch ?? globalThis.fetch;
   let structured = true;
   let attempt = 0;
   let attempts = 0;

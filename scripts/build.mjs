@@ -4,13 +4,19 @@
 // (Debian's binaryen 108 corrupts this output), and the TypeScript facade. Skips everything
 // when pkg/ was built from the same sources; pass --force to rebuild anyway. Prints the wasm
 // size raw and gzipped.
+//
+// Then, for bundlers (see packaging.mjs): the glue loses its default `new URL(…,
+// import.meta.url)`, the module is also written deflated as base64 into pkg/wasm/inline.js
+// (what both entries load, so any bundler carries it with no configuration), and every
+// declaration gets a `.d.cts` twin for CommonJS consumers under `moduleResolution: node16`.
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
+import { commonJsDeclarations, inlineWasm, unhookGlue, wasmDeclaration } from "./packaging.mjs";
 import { ensureNpmDeps, ensureWasmBindgen, ensureWasmTarget, root, run, step } from "./toolchain.mjs";
 
-const INPUTS = ["src", "js", "Cargo.toml", "Cargo.lock", "tsconfig.json", "package.json", "scripts/build.mjs"];
+const INPUTS = ["src", "js", "Cargo.toml", "Cargo.lock", "tsconfig.json", "package.json", "scripts/build.mjs", "scripts/packaging.mjs"];
 const pkg = join(root, "pkg");
 const stampPath = join(pkg, ".stamp");
 
@@ -52,14 +58,19 @@ export function build({ force = false } = {}) {
   const bindgenBytes = statSync(wasm).size;
   step("wasm-opt -O3", () => run(join(root, "node_modules/.bin/wasm-opt"), ["-O3", wasm, "-o", wasm]));
   rmSync(join(pkg, "wasm", "memdir_bg.wasm.d.ts"), { force: true });
-  step("tsc", () => run(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"]));
+  unhookGlue(join(pkg, "wasm", "memdir.js"));
+  const inline = inlineWasm(wasm, join(pkg, "wasm"));
+  wasmDeclaration(join(pkg, "wasm"));
+  // typescript/bin/tsc, not .bin/tsc: typescript-5 (the consumer type test's second compiler) links the same bin name
+  step("tsc", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "tsconfig.json"]));
+  commonJsDeclarations(pkg);
   const cli = join(pkg, "cli", "main.js");
   if (existsSync(cli)) chmodSync(cli, 0o755);
   const optimised = readFileSync(wasm);
   const gzip = gzipSync(optimised, { level: 9 }).length;
   console.error(
     `memdir_bg.wasm: ${optimised.length.toLocaleString("en")} bytes (${gzip.toLocaleString("en")} gzip -9); ` +
-      `${bindgenBytes.toLocaleString("en")} before wasm-opt`,
+      `${bindgenBytes.toLocaleString("en")} before wasm-opt; inline.js ${inline.toLocaleString("en")} bytes (deflated, base64)`,
   );
   writeFileSync(stampPath, hash);
 }

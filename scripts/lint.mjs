@@ -13,9 +13,9 @@ try {
     run("cargo", ["clippy", "--quiet", "--lib", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]),
   );
   build();
-  step("tsc --noEmit", () => run(join(root, "node_modules/.bin/tsc"), ["-p", "tsconfig.json", "--noEmit"]));
+  step("tsc --noEmit", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "tsconfig.json", "--noEmit"]));
   // the published declarations against the SDK's memory-tool types, as a user's code sees them
-  step("tsc tests/types", () => run(join(root, "node_modules/.bin/tsc"), ["-p", "tests/types/tsconfig.json"]));
+  step("tsc tests/types", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "tests/types/tsconfig.json"]));
 } catch (error) {
   console.error(`\nlint failed: ${error.message}`);
   process.exit(1);

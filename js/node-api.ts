@@ -1,0 +1,8 @@
+/**
+ * What both Node entries export: everything the browser entry does, `NodeHost`, and the
+ * `openMemory` that opens a folder (`dir`, `projectRoot`).
+ */
+export * from "./index.js";
+export { NodeHost } from "./hosts/node.js";
+export type { NodeFs, NodeHostOptions } from "./hosts/node.js";
+export { openMemory } from "./node-open.js";
