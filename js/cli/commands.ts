@@ -1,6 +1,11 @@
 /**
  * The command table: one entry per command. Adding a command is one entry here; its code is
- * imported when it runs (so `--help` and `--version` stay instant).
+ * imported when it runs (so `--help` and `--version` stay instant). A command's `run` gets the
+ * parsed options and an `Output`; `openFromArgs` (memory.ts) opens `--dir`/`--project`, and
+ * `chooseSelector` (selector.ts) turns `--provider`, `--fallback` and the keys into a selector.
+ * For example:
+ *
+ *     mcp: { summary: "serve the memory over MCP (stdio)", usage: "memdir mcp [options]", options: ["provider", "model"], run: (ctx) => import("../mcp/cli.js").then((m) => m.run(ctx)) },
  */
 import { UsageError } from "./args.js";
 import type { Command } from "./command.js";

@@ -3,7 +3,7 @@
  * keys in the environment (the same default as `openMemory`'s, decided by the core).
  */
 import { defaultSelector, type SelectorConfig } from "../entry/node.js";
-import { UsageError, wholeNumber } from "./args.js";
+import { nearest, UsageError, wholeNumber } from "./args.js";
 import type { CommandContext } from "./command.js";
 import { debugFetch } from "./debug.js";
 
@@ -18,14 +18,14 @@ export interface SelectorChoice {
 }
 
 /** `--base-url`: an http(s) URL the provider's path is appended to, so no query string, and no user or password (fetch refuses them). */
-function checkBaseUrl(raw: string): void {
+function checkBaseUrl(raw: string, command: string): void {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
     const guess = raw.includes("://") ? "" : ` (did you mean http://${raw}?)`;
-    throw new UsageError(`--base-url takes an http:// or https:// URL, not ${JSON.stringify(raw)}${guess}`, "recall");
+    throw new UsageError(`--base-url takes an http:// or https:// URL, not ${JSON.stringify(raw)}${guess}`, command);
   }
-  if (url.username || url.password) throw new UsageError("--base-url cannot hold a user or password (fetch refuses them); keys come from ANTHROPIC_API_KEY and OPENAI_API_KEY", "recall");
-  if (url.search || url.hash) throw new UsageError(`--base-url cannot hold a query or fragment: the provider's path (/v1/…) is appended to it`, "recall");
+  if (url.username || url.password) throw new UsageError("--base-url cannot hold a user or password (fetch refuses them); keys come from ANTHROPIC_API_KEY and OPENAI_API_KEY", command);
+  if (url.search || url.hash) throw new UsageError(`--base-url cannot hold a query or fragment: the provider's path (/v1/…) is appended to it`, command);
 }
 
 /** The selector for `recall`, and why; a `UsageError` for a provider that cannot work without `--fallback`. */
@@ -34,8 +34,11 @@ export function chooseSelector(ctx: CommandContext): SelectorChoice {
   const anthropicKey = env.ANTHROPIC_API_KEY || undefined;
   const openaiKey = env.OPENAI_API_KEY || undefined;
   const timeoutMs = wholeNumber("timeout", o.timeout, "a whole number of milliseconds", 1, MAX_TIMEOUT_MS);
-  if (o.provider !== undefined && !(PROVIDERS as readonly string[]).includes(o.provider)) throw new UsageError(`unknown provider "${o.provider}" (anthropic, openai, ollama or lexical)`, "recall");
-  if (o["base-url"] !== undefined) checkBaseUrl(o["base-url"]);
+  if (o.provider !== undefined && !(PROVIDERS as readonly string[]).includes(o.provider)) {
+    const near = nearest(o.provider.toLowerCase(), PROVIDERS);
+    throw new UsageError(`unknown provider "${o.provider}"${near ? `; did you mean ${near}?` : ""} (anthropic, openai, ollama or lexical)`, ctx.command);
+  }
+  if (o["base-url"] !== undefined) checkBaseUrl(o["base-url"], ctx.command);
   const provider = (o.provider ?? defaultSelector({ anthropicKey: Boolean(anthropicKey), openaiKey: Boolean(openaiKey) }).provider) as SelectorConfig["provider"];
 
   let reason: string;
@@ -48,7 +51,7 @@ export function chooseSelector(ctx: CommandContext): SelectorChoice {
   const missing =
     provider === "anthropic" && !apiKey ? "ANTHROPIC_API_KEY" : provider === "openai" && !apiKey && !o["base-url"] ? "OPENAI_API_KEY (or --base-url for a local server)" : undefined;
   if (missing) {
-    if (!o.fallback) throw new UsageError(`--provider ${provider} needs ${missing}; set it, or add --fallback to choose with the lexical selector without it`, "recall");
+    if (!o.fallback) throw new UsageError(`--provider ${provider} needs ${missing}; set it, or add --fallback to choose with the lexical selector without it`, ctx.command);
     return { config: { provider: "lexical" }, reason: `--provider ${provider} needs ${missing}, which is not set; --fallback chose the lexical selector` };
   }
 

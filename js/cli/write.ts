@@ -1,4 +1,5 @@
 /** `memdir remember` and `memdir forget`: a memory written or removed, with its MEMORY.md line. */
+import { isAbsolute, relative, sep } from "node:path";
 import { defaultLimits, MemdirError, type WriteResult } from "../entry/node.js";
 import { UsageError } from "./args.js";
 import type { CommandContext } from "./command.js";
@@ -46,7 +47,9 @@ async function write(ctx: CommandContext, action: () => Promise<WriteResult>): P
     if (!(error instanceof MemdirError)) throw error;
     if (out.json) out.result({ error: { code: error.code, message: error.message } }, () => "");
     if (error.code === "NOT_A_DIRECTORY") throw new CliFailure(3, `no memory directory: ${error.message}`);
-    throw new CliFailure(1, `${ctx.command} refused (${error.code}): ${error.message}`);
+    // the library's advice, in the CLI's words: `pass file: "x.md"` is `--file x.md` here
+    const message = error.message.replace(/\bpass file: "([^"]+)"/, "memdir remember --file $1 …");
+    throw new CliFailure(1, `${ctx.command} refused (${error.code}): ${message}`);
   }
 }
 
@@ -58,7 +61,21 @@ export async function remember(ctx: CommandContext): Promise<number> {
   return write(ctx, () => memory.remember({ type: o.type!, name: o.name!, description: o.description!, body, ...(o.file ? { file: o.file } : {}) }));
 }
 
+/**
+ * The file to forget, relative to the memory directory: a path a shell completed
+ * (`~/.claude/projects/…/memory/feedback_x.md`) is taken when it lies inside the directory.
+ */
+function relativeToRoot(root: string, file: string): string {
+  if (!isAbsolute(file)) return file;
+  const inside = relative(root, file);
+  if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
+    throw new CliFailure(1, `forget takes a file of the memory directory ${root}, relative to it (e.g. feedback_testing.md); ${file} is ${inside === "" ? "the directory itself" : "outside it"}`);
+  }
+  return inside.split(sep).join("/");
+}
+
 export async function forget(ctx: CommandContext): Promise<number> {
   const memory = await openFromArgs(ctx);
-  return write(ctx, () => memory.forget(ctx.positionals[0]!));
+  const file = relativeToRoot(memory.host.root, ctx.positionals[0]!);
+  return write(ctx, () => memory.forget(file));
 }

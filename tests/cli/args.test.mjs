@@ -61,6 +61,8 @@ test("an unknown command or option names the nearest one; never Node's parser te
     [["doctor", "--stale", "3"], /^memdir: unknown option --stale; did you mean --stale-days\?/],
     [["scan", "--fixx"], /^memdir: unknown option --fixx; did you mean --fix\?/],
     [["scan", "-v"], /^memdir: unknown option -v; did you mean --verbose or --version\?/],
+    [["recall", "a b", "--provider", "OpenAI"], /^memdir: unknown provider "OpenAI"; did you mean openai\? \(anthropic, openai, ollama or lexical\)/],
+    [["recall", "a b", "--provider", "gemini"], /^memdir: unknown provider "gemini" \(anthropic, openai, ollama or lexical\)\nmemdir: see memdir recall --help\n$/],
     [["scan", "--zzzzzz"], /^memdir: unknown option --zzzzzz\nmemdir: see memdir scan --help\n$/],
     // an option of another command
     [["scan", "--fix"], /^memdir: --fix is not an option of scan \(it is one of doctor\)\nmemdir: see memdir scan --help\n$/],

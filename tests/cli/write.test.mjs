@@ -173,3 +173,20 @@ test("remember waits for a slow stdin, saying so on stderr, then writes", async 
   assert.match(out, /^created /);
   assert.match(readFileSync(join(dir, "user_tea.md"), "utf8"), /Green, no sugar\.\n$/);
 });
+
+test("forget takes the absolute path a shell completes, inside the memory directory; refusals speak CLI", () => {
+  const dir = join(mkdtempSync(join(tmpdir(), "memdir-cli-forget-")), "memory");
+  temps.push(join(dir, ".."));
+  const args = ["remember", "--dir", dir, "--type", "feedback", "--name", "Testing", "--description", "Integration tests hit a real database", "--body", "x"];
+  assert.equal(memdir(args).code, 0);
+  const dup = memdir(args);
+  assert.equal(dup.code, 1);
+  assert.match(dup.err, /update it \(memdir remember --file feedback_testing\.md …\) instead of adding a second/);
+  const outside = memdir(["forget", "--dir", dir, join(dir, "..", "feedback_testing.md")]);
+  assert.equal(outside.code, 1);
+  assert.match(outside.err, /^memdir: forget takes a file of the memory directory .*, relative to it \(e\.g\. feedback_testing\.md\); .* is outside it\n$/);
+  const gone = memdir(["forget", "--dir", dir, join(dir, "feedback_testing.md")]);
+  assert.equal(gone.code, 0, gone.err);
+  assert.equal(gone.out, "forgot feedback_testing.md\n");
+  assert.deepEqual(readdirSync(dir), ["MEMORY.md"]);
+});
