@@ -73,6 +73,9 @@ export const NO_USAGE: Required<Usage> = { inputTokens: 0, outputTokens: 0, cach
 
 const isBrowser = typeof (globalThis as { window?: unknown }).window !== "undefined" && typeof (globalThis as { document?: unknown }).document !== "undefined";
 
+/** The longest delay `setTimeout` keeps: 2^31 - 1 ms (24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -96,10 +99,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 function deadline(timeoutMs: number, signal?: AbortSignal): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
   const controller = new AbortController();
   let timedOut = false;
+  // past 2^31 - 1 ms Node fires a timer at once (with a warning): a longer deadline is no deadline
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort(new DOMException(`the side query took longer than ${timeoutMs} ms`, "TimeoutError"));
-  }, timeoutMs);
+  }, Math.min(timeoutMs, MAX_TIMER_MS));
   return {
     signal: signal ? AbortSignal.any([signal, controller.signal]) : controller.signal,
     timedOut: () => timedOut,
@@ -143,6 +147,37 @@ async function readCapped(response: FetchResponse, abort: () => void, maxBytes: 
     }
     text += decoder.decode(value, { stream: true });
   }
+}
+
+/**
+ * A URL for a message: its user, password and query values hidden (a key can be put in any
+ * of them, e.g. a proxy's `?key=`); the request's own key travels in a header, never here.
+ */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username) u.username = "redacted";
+    if (u.password) u.password = "redacted";
+    for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, "redacted");
+    return u.href;
+  } catch {
+    return "an invalid URL";
+  }
+}
+
+/**
+ * Why a request got no response: the system's code (`ECONNREFUSED`, `ENOTFOUND`, …) when
+ * there is one, not `fetch failed`. A message that quotes the URL quotes it as `shownUrl`
+ * does, and never the key.
+ */
+function networkReason(error: unknown, url: string, apiKey: string | undefined): string {
+  const e = error as { message?: string; cause?: { code?: string; message?: string; errors?: { code?: string }[] } };
+  const cause = e?.cause;
+  const code = cause?.code ?? cause?.errors?.find((x) => x?.code)?.code;
+  let reason = code ?? cause?.message ?? e?.message ?? String(error);
+  if (reason === "bad port") reason = `fetch refuses port ${new URL(url).port} (a blocked port)`;
+  reason = reason.split(url).join(shownUrl(url));
+  return apiKey ? reason.split(apiKey).join("[redacted]") : reason;
 }
 
 /** Runs the side query against a provider. */
@@ -189,7 +224,7 @@ async function attemptAll(config: SelectorConfig & { provider: ProviderName }, r
     } catch (error) {
       if (limit.signal.aborted) return { text: null, usage: NO_USAGE, model, attempts, failure: stopped(limit.timedOut(), timeoutMs) };
       const decision = retryDecision({ status: 0, attempt, maxRetries, nowMs: Date.now(), jitter: Math.random() });
-      if (!decision.retry) return { text: null, usage: NO_USAGE, model, attempts, failure: { code: "network", message: `the request failed: ${(error as Error).message}` } };
+      if (!decision.retry) return { text: null, usage: NO_USAGE, model, attempts, failure: { code: "network", message: `could not reach ${shownUrl(http.url)}: ${networkReason(error, http.url, config.apiKey)}` } };
       try {
         await sleep(decision.delayMs, limit.signal);
       } catch {
@@ -221,7 +256,8 @@ async function attemptAll(config: SelectorConfig & { provider: ProviderName }, r
         continue;
       }
     }
-    return { text: null, usage: answer.usage, model: answer.model ?? model, attempts, failure: { code: answer.failure.code, message: answer.failure.message } };
+    const from = answer.failure.code === "http_error" ? ` (from ${shownUrl(http.url)})` : "";
+    return { text: null, usage: answer.usage, model: answer.model ?? model, attempts, failure: { code: answer.failure.code, message: `${answer.failure.message}${from}` } };
   }
 }
 

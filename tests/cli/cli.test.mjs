@@ -1,37 +1,19 @@
 // The `memdir` binary, run as a user runs it.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
 import { copyExampleMemory } from "../../examples/ages.mjs";
+import { fm, freePort, memdir, removeTemps, tempMemory } from "./helpers.mjs";
 
-const bin = fileURLToPath(new URL("../../pkg/cli/main.js", import.meta.url));
 const examples = copyExampleMemory(); // ages from examples/ages.json, as the demo sees them
-const temps = [join(examples, "..")];
+after(() => {
+  removeTemps();
+  rmSync(join(examples, ".."), { recursive: true, force: true });
+});
+const temps = [];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function memdir(args, env = {}) {
-  const clean = { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", ...env };
-  const r = spawnSync(bin, args, { encoding: "utf8", env: clean });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-function tempMemory(files) {
-  const dir = mkdtempSync(join(tmpdir(), "memdir-cli-"));
-  temps.push(dir);
-  for (const [path, [content, daysAgo]] of Object.entries(files)) {
-    mkdirSync(join(dir, path, ".."), { recursive: true });
-    writeFileSync(join(dir, path), content);
-    const t = new Date(Date.now() - daysAgo * 86_400_000 - 60_000);
-    utimesSync(join(dir, path), t, t);
-  }
-  return dir;
-}
-const fm = (d, type) => `---\ndescription: ${d}\ntype: ${type}\n---\nbody\n`;
 
 test("--help and exit codes for bad arguments", () => {
   const help = memdir(["--help"]);
@@ -41,10 +23,10 @@ test("--help and exit codes for bad arguments", () => {
     [[], /a command is required/],
     [["frobnicate"], /unknown command "frobnicate"/],
     [["recall"], /recall takes one query/],
-    [["scan", "--bogus"], /Unknown option '--bogus'/],
+    [["scan", "--bogus"], /^memdir: unknown option --bogus\n/],
     [["recall", "a b", "--provider", "gemini", "--dir", examples], /unknown provider "gemini"/],
     [["recall", "a b", "--provider", "anthropic", "--dir", examples], /needs ANTHROPIC_API_KEY/],
-    [["recall", "a b", "--timeout", "soon", "--dir", examples], /--timeout takes a positive whole number/],
+    [["recall", "a b", "--timeout", "soon", "--dir", examples], /--timeout takes a whole number of milliseconds from 1 to 2,147,483,647, not "soon"/],
   ]) {
     const r = memdir(args);
     assert.equal(r.code, 2, `${args.join(" ")} → ${r.err}`);
@@ -55,10 +37,10 @@ test("--help and exit codes for bad arguments", () => {
 test("path follows Claude Code's layout; a missing directory exits 3", () => {
   const home = mkdtempSync(join(tmpdir(), "memdir-home-"));
   temps.push(home);
-  const r = memdir(["path", "--project", "/work/some project"], { HOME: home, CLAUDE_CONFIG_DIR: "" });
+  const r = memdir(["path", "--project", "/work/some project"], { env: { HOME: home, CLAUDE_CONFIG_DIR: "" } });
   assert.equal(r.code, 0);
   assert.equal(r.out.trim(), join(home, ".claude", "projects", "-work-some-project", "memory"));
-  const cfg = memdir(["path", "--project", "/work/app", "--json"], { CLAUDE_CONFIG_DIR: "/etc/cc" });
+  const cfg = memdir(["path", "--project", "/work/app", "--json"], { env: { CLAUDE_CONFIG_DIR: "/etc/cc" } });
   assert.deepEqual(JSON.parse(cfg.out), { dir: "/etc/cc/projects/-work-app/memory" });
   const missing = memdir(["scan", "--dir", join(home, "nope")]);
   assert.equal(missing.code, 3);
@@ -86,8 +68,8 @@ test("index and scan: the cut index, the table, dropped files and diagnostics", 
 test("recall on the example memory with the lexical selector: chosen files and the exact blocks", () => {
   const r = memdir(["recall", "can we deploy the new dispatch screen to production on December 18?", "--dir", examples]);
   assert.equal(r.code, 0, r.err);
-  assert.match(r.out, /^selector: lexical$/m);
-  assert.match(r.out, /^outcome: +selected$/m);
+  assert.match(r.out, /^selector: lexical — no ANTHROPIC_API_KEY or OPENAI_API_KEY; set ANTHROPIC_API_KEY for model selection$/m);
+  assert.match(r.out, /^outcome: +selected — 2 memories chosen$/m);
   assert.match(r.out, /project_holiday_code_freeze\.md/);
   assert.match(r.out, /# Blocks to inject\n\n<system-reminder>\n/);
   const json = JSON.parse(memdir(["recall", "can we deploy the new dispatch screen to production on December 18?", "--dir", examples, "--json"]).out);
@@ -95,20 +77,16 @@ test("recall on the example memory with the lexical selector: chosen files and t
   assert.deepEqual(json.reminders, json.memories.map((m) => m.text));
 });
 
-test("a provider that cannot be reached exits 1 with the reason; --fallback chooses lexically", async () => {
-  const port = await new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
+test("a provider that cannot be reached exits 1 naming the URL; --fallback chooses lexically", async () => {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/v1/messages`;
   const args = ["recall", "can we deploy on December 18?", "--dir", examples, "--provider", "anthropic", "--base-url", `http://127.0.0.1:${port}`, "--timeout", "3000"];
-  const r = memdir(args, { ANTHROPIC_API_KEY: "sk-ant-test" });
+  const r = memdir(args, { env: { ANTHROPIC_API_KEY: "sk-ant-test-cli-key" } });
   assert.equal(r.code, 1, r.out + r.err);
-  assert.match(r.out, /outcome: +failed — network: the request failed/);
-  const f = memdir([...args, "--fallback"], { ANTHROPIC_API_KEY: "sk-ant-test" });
+  assert.match(r.out, new RegExp(`^outcome: +failed — network: could not reach ${url}: ECONNREFUSED$`, "m"));
+  assert.match(r.err, new RegExp(`^memdir: recall failed: network: could not reach ${url}: ECONNREFUSED$`, "m"));
+  const f = memdir([...args, "--fallback"], { env: { ANTHROPIC_API_KEY: "sk-ant-test-cli-key" } });
   assert.equal(f.code, 0, f.out + f.err);
-  assert.match(f.out, /^selector: lexical$/m);
-  assert.match(f.out, /anthropic failed \(network/);
+  assert.match(f.out, new RegExp(`^selector: lexical — anthropic failed \\(network: could not reach ${url}: ECONNREFUSED\\); the lexical selector chose \\(--fallback\\)$`, "m"));
+  for (const x of [r, f]) assert.ok(!(x.out + x.err).includes("sk-ant-test-cli-key"), "the key is never printed");
 });

@@ -2,15 +2,14 @@
 // The doctor directory is the one of tests/fixtures/doctor.json (the core's own fixture),
 // written to disk with its modification times.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
 import { expand } from "../fixtures/check.mjs";
+import { bin } from "./helpers.mjs";
 
-const bin = fileURLToPath(new URL("../../pkg/cli/main.js", import.meta.url));
 const temps = [];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -124,4 +123,70 @@ test("remember and forget on the command line, with refusals as exit 1 and a rea
   assert.deepEqual(readdirSync(dir), ["MEMORY.md"]);
   assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "");
   assert.equal(memdir(["forget", "--dir", dir, "feedback_testing.md"]).code, 1);
+});
+
+test("remember's body on stdin: empty or closed is a usage error naming --body; an endless stdin ends at the size cap", async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), "memdir-cli-stdin-")), "memory");
+  temps.push(join(dir, ".."));
+  const args = ["remember", "--dir", dir, "--type", "user", "--name", "Tea", "--description", "The user drinks green tea"];
+  for (const input of ["", "  \n\n"]) {
+    const r = memdir(args, input);
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, /^memdir: remember needs the memory's body: --body <text>, or the body piped on stdin \(stdin was empty\)\n/);
+  }
+  const closed = spawnSync("sh", ["-c", `"$MEMDIR" "$@" 0<&-`, "sh", ...args], { encoding: "utf8", env: { ...process.env, MEMDIR: bin } });
+  assert.equal(closed.status, 2, closed.stderr);
+  assert.match(closed.stderr, /remember needs the memory's body/);
+  assert.ok(!existsSync(dir), "nothing was written");
+
+  // `yes | memdir remember …`: stops reading past the largest file memdir writes
+  const child = spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ANTHROPIC_API_KEY: "" } });
+  let err = "";
+  child.stderr.setEncoding("utf8").on("data", (d) => (err += d));
+  child.stdin.on("error", () => {}); // EPIPE once memdir stops reading
+  const chunk = Buffer.alloc(64 * 1024, "y\n");
+  const pump = () => {
+    while (child.stdin.writable && child.stdin.write(chunk));
+    if (child.stdin.writable) child.stdin.once("drain", pump);
+  };
+  pump();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const code = await new Promise((resolve) => child.on("close", resolve));
+  clearTimeout(timer);
+  assert.equal(code, 1, err);
+  assert.match(err, /^memdir: remember refused: the body on stdin is over 1,048,576 bytes, the largest file memdir writes\n$/);
+  assert.ok(!existsSync(dir), "nothing was written");
+});
+
+test("remember waits for a slow stdin, saying so on stderr, then writes", async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), "memdir-cli-stdin-")), "memory");
+  temps.push(join(dir, ".."));
+  const child = spawn(bin, ["remember", "--dir", dir, "--type", "user", "--name", "Tea", "--description", "The user drinks green tea"], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ANTHROPIC_API_KEY: "" } });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
+  child.stderr.setEncoding("utf8").on("data", (d) => (err += d));
+  setTimeout(() => child.stdin.end("Green, no sugar.\n"), 3000);
+  const code = await new Promise((resolve) => child.on("close", resolve));
+  assert.equal(code, 0, err);
+  assert.equal(err, "memdir: waiting for the memory's body on stdin (end it with Ctrl-D, or pass --body)\n");
+  assert.match(out, /^created /);
+  assert.match(readFileSync(join(dir, "user_tea.md"), "utf8"), /Green, no sugar\.\n$/);
+});
+
+test("forget takes the absolute path a shell completes, inside the memory directory; refusals speak CLI", () => {
+  const dir = join(mkdtempSync(join(tmpdir(), "memdir-cli-forget-")), "memory");
+  temps.push(join(dir, ".."));
+  const args = ["remember", "--dir", dir, "--type", "feedback", "--name", "Testing", "--description", "Integration tests hit a real database", "--body", "x"];
+  assert.equal(memdir(args).code, 0);
+  const dup = memdir(args);
+  assert.equal(dup.code, 1);
+  assert.match(dup.err, /update it \(memdir remember --file feedback_testing\.md …\) instead of adding a second/);
+  const outside = memdir(["forget", "--dir", dir, join(dir, "..", "feedback_testing.md")]);
+  assert.equal(outside.code, 1);
+  assert.match(outside.err, /^memdir: forget takes a file of the memory directory .*, relative to it \(e\.g\. feedback_testing\.md\); .* is outside it\n$/);
+  const gone = memdir(["forget", "--dir", dir, join(dir, "feedback_testing.md")]);
+  assert.equal(gone.code, 0, gone.err);
+  assert.equal(gone.out, "forgot feedback_testing.md\n");
+  assert.deepEqual(readdirSync(dir), ["MEMORY.md"]);
 });

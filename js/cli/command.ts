@@ -1,0 +1,36 @@
+/**
+ * What a command is: its help, the options it takes beyond the global ones, how many
+ * positional arguments, and `run` (loaded lazily, so `--help` and `--version` never load the
+ * WebAssembly core). The table itself is in `commands.ts`.
+ */
+import type { OptionName, OptionValues } from "./args.js";
+import type { Output } from "./output.js";
+
+/** What `run` receives. */
+export interface CommandContext {
+  command: string;
+  values: OptionValues;
+  positionals: string[];
+  out: Output;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Command {
+  /** One line, for `memdir --help`. */
+  summary: string;
+  /** The arguments shown after the name in `memdir --help`, e.g. `"<query>"`. */
+  args?: string;
+  /** The synopsis, e.g. `memdir recall "<query>" [options]`. */
+  usage: string;
+  /** More lines for `memdir <command> --help`. */
+  details?: string;
+  /** Options beyond the global ones (`--dir`, `--project`, `--json`, `--verbose`, `--help`). */
+  options: readonly OptionName[];
+  /** Checks the positional arguments: throws a `UsageError` with an example when they are wrong. */
+  positionals?: (args: string[]) => void;
+  /** Runs the command; resolves with the exit status. */
+  run: (ctx: CommandContext) => Promise<number>;
+}
+
+/** Options every command takes. */
+export const GLOBAL_OPTIONS: readonly OptionName[] = ["dir", "project", "json", "verbose", "help"];

@@ -1,0 +1,82 @@
+/**
+ * The command table: one entry per command. Adding a command is one entry here; its code is
+ * imported when it runs (so `--help` and `--version` stay instant). A command's `run` gets the
+ * parsed options and an `Output`; `openFromArgs` (memory.ts) opens `--dir`/`--project`, and
+ * `chooseSelector` (selector.ts) turns `--provider`, `--fallback` and the keys into a selector.
+ * For example:
+ *
+ *     mcp: { summary: "serve the memory over MCP (stdio)", usage: "memdir mcp [options]", options: ["provider", "model"], run: (ctx) => import("../mcp/cli.js").then((m) => m.run(ctx)) },
+ */
+import { UsageError } from "./args.js";
+import type { Command } from "./command.js";
+
+const none = (command: string) => (args: string[]) => {
+  if (args.length > 0) throw new UsageError(`${command} takes no arguments (got ${args.map((a) => JSON.stringify(a)).join(" ")})`, command);
+};
+
+export const COMMANDS: Record<string, Command> = {
+  path: {
+    summary: "where the memory directory is",
+    usage: "memdir path [--project <path> | --dir <path>]",
+    details: "Prints the directory memdir uses: --dir as given, else Claude Code's folder for the project\n(~/.claude/projects/<key>/memory, or under CLAUDE_CONFIG_DIR). It need not exist yet.",
+    options: [],
+    positionals: none("path"),
+    run: (ctx) => import("./read.js").then((m) => m.path(ctx)),
+  },
+  index: {
+    summary: "MEMORY.md as it goes into the prompt (cut to its limits)",
+    usage: "memdir index [options]",
+    options: [],
+    positionals: none("index"),
+    run: (ctx) => import("./read.js").then((m) => m.index(ctx)),
+  },
+  scan: {
+    summary: "the memories: type, path, age, description (dropped files marked)",
+    usage: "memdir scan [--max-files <n>] [options]",
+    options: ["max-files"],
+    positionals: none("scan"),
+    run: (ctx) => import("./read.js").then((m) => m.scan(ctx)),
+  },
+  recall: {
+    args: '"<query>"',
+    summary: "which memories a side query picks, and the blocks to inject",
+    usage: 'memdir recall "<query>" [--provider <name>] [--model <id>] [--base-url <url>] [--timeout <ms>] [--fallback] [options]',
+    details:
+      "Says which selector chose and why. Without ANTHROPIC_API_KEY or OPENAI_API_KEY the offline lexical\nselector chooses; --fallback lets it choose when the model fails or its key is not set.\nA one-word query is skipped, as in Claude Code. Exit 1 when the recall failed.",
+    options: ["provider", "model", "base-url", "timeout", "fallback", "max-files"],
+    positionals: (args) => {
+      if (args.length === 0) throw new UsageError('recall takes one query in quotes: memdir recall "how do we deploy?"', "recall");
+      if (args.length > 1) throw new UsageError(`recall takes one query in quotes: memdir recall ${JSON.stringify(args.join(" "))}`, "recall");
+      if (args[0]!.trim() === "") throw new UsageError('the query is empty: memdir recall "how do we deploy?"', "recall");
+    },
+    run: (ctx) => import("./recall.js").then((m) => m.run(ctx)),
+  },
+  remember: {
+    args: "--type <t> --name <n> --description <d> [--file <f>] [--body <text>]",
+    summary: "write a memory and its MEMORY.md line (body from stdin if no --body)",
+    usage: "memdir remember --type <t> --name <n> --description <d> [--file <f>] [--body <text>] [options]",
+    details: 'Example: echo "Use a real DB." | memdir remember --type feedback --name Testing --description "Integration tests hit a real database"\nExit 1 when a rule refuses the memory (nothing is written), 3 when --dir is a file.',
+    options: ["type", "name", "description", "file", "body"],
+    positionals: none("remember"),
+    run: (ctx) => import("./write.js").then((m) => m.remember(ctx)),
+  },
+  forget: {
+    args: "<file>",
+    summary: "remove a memory and its MEMORY.md line",
+    usage: "memdir forget <file> [options]",
+    options: [],
+    positionals: (args) => {
+      if (args.length !== 1) throw new UsageError("forget takes one file: memdir forget feedback_testing.md", "forget");
+    },
+    run: (ctx) => import("./write.js").then((m) => m.forget(ctx)),
+  },
+  doctor: {
+    args: "[--fix]",
+    summary: "check the memory against its rules; --fix shows the diff of the safe fixes, then applies them",
+    usage: "memdir doctor [--fix] [--stale-days <n>] [--max-files <n>] [options]",
+    details: "Exit 1 while errors remain.",
+    options: ["fix", "stale-days", "max-files"],
+    positionals: none("doctor"),
+    run: (ctx) => import("./doctor.js").then((m) => m.run(ctx)),
+  },
+};

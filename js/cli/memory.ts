@@ -1,0 +1,50 @@
+/**
+ * Opening the memory a command works on: `--dir`, or Claude Code's folder for `--project`
+ * (default: the current directory), and the check that reading commands make first.
+ */
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { openMemory, type OpenedMemory, type SelectorConfig, type SelectorFunction } from "../entry/node.js";
+import { UsageError, wholeNumber } from "./args.js";
+import type { CommandContext } from "./command.js";
+
+/** A failure that is not a usage error: the exit status and the message for stderr. */
+export class CliFailure extends Error {
+  override name = "CliFailure";
+  readonly exitCode: number;
+  constructor(exitCode: number, message: string) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+/** The largest `u32`: what the core takes for a limit. */
+const U32_MAX = 4_294_967_295;
+
+/** Opens the memory of `--dir` or `--project`, with `--max-files` when given. */
+export async function openFromArgs(ctx: CommandContext, selector?: SelectorConfig | SelectorFunction): Promise<OpenedMemory> {
+  const { values } = ctx;
+  if (values.dir !== undefined && values.project !== undefined) throw new UsageError("give --dir or --project, not both", ctx.command);
+  if (values.dir === "") throw new UsageError("--dir needs a path", ctx.command);
+  if (values.project === "") throw new UsageError("--project needs a path", ctx.command);
+  const maxFiles = wholeNumber("max-files", values["max-files"], "a whole number of files", 1, U32_MAX);
+  const limits = maxFiles === undefined ? {} : { maxFiles };
+  const memory = await openMemory(values.dir !== undefined ? { dir: resolve(values.dir), limits, ...(selector ? { selector } : {}) } : { projectRoot: resolve(values.project ?? "."), limits, ...(selector ? { selector } : {}) });
+  ctx.out.debug(`memory directory: ${memory.host.root}`);
+  return memory;
+}
+
+/** For commands that only read: exit 3 when the memory directory is missing or is a file. */
+export async function requireDirectory(ctx: CommandContext, root: string): Promise<void> {
+  const found = await stat(root).then(
+    (s) => (s.isDirectory() ? "directory" : "file"),
+    (error: NodeJS.ErrnoException) => (error.code === "ENOENT" || error.code === "ENOTDIR" ? "missing" : `unreadable (${error.code ?? error.message})`),
+  );
+  if (found === "directory") return;
+  if (found === "file") throw new CliFailure(3, `${root} is a file, not a memory directory`);
+  if (found === "missing") {
+    const hint = ctx.values.dir !== undefined ? "" : ` (the memory of project ${resolve(ctx.values.project ?? ".")}; memdir remember creates it, or use --dir to point at another)`;
+    throw new CliFailure(3, `no memory directory at ${root}${hint}`);
+  }
+  throw new CliFailure(3, `the memory directory ${root} is ${found}`);
+}

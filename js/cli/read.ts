@@ -1,0 +1,37 @@
+/** `memdir path`, `memdir index`, `memdir scan`: where the memory is, and what is in it. */
+import { memoryAge } from "../entry/node.js";
+import type { CommandContext } from "./command.js";
+import { openFromArgs, requireDirectory } from "./memory.js";
+
+export async function path(ctx: CommandContext): Promise<number> {
+  const root = (await openFromArgs(ctx)).host.root;
+  ctx.out.result({ dir: root }, () => root);
+  return 0;
+}
+
+export async function index(ctx: CommandContext): Promise<number> {
+  const memory = await openFromArgs(ctx);
+  await requireDirectory(ctx, memory.host.root);
+  const view = await memory.index();
+  ctx.out.result(view, () => view.content || "(MEMORY.md is missing or empty: nothing is injected)");
+  return 0;
+}
+
+export async function scan(ctx: CommandContext): Promise<number> {
+  const memory = await openFromArgs(ctx);
+  await requireDirectory(ctx, memory.host.root);
+  const result = await memory.scan();
+  const now = Date.now();
+  ctx.out.result(result, () => {
+    const rows = [
+      ...result.memories.map((m) => [m.type ?? "-", m.path, memoryAge(m.timeMs ?? m.mtimeMs, now), m.description ?? ""]),
+      ...result.dropped.map((m) => [m.type ?? "-", `${m.path} [dropped: past the ${result.memories.length}-file cap]`, memoryAge(m.timeMs ?? m.mtimeMs, now), m.description ?? ""]),
+    ];
+    const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["TYPE", "PATH", "AGE"][i]!.length));
+    const line = (r: string[]) => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c)).join("  ").trimEnd();
+    const diagnostics = result.diagnostics.map((d) => `  ${d.path}${d.line ? `:${d.line}` : ""}: ${d.code}: ${d.message}`);
+    const count = `${result.memories.length} memories, ${result.dropped.length} dropped, ${result.diagnostics.length} diagnostics`;
+    return [line(["TYPE", "PATH", "AGE", "DESCRIPTION"]), ...rows.map(line), "", count, ...diagnostics].join("\n");
+  });
+  return 0;
+}
