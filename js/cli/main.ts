@@ -48,6 +48,7 @@ function fail(code: number, message: string): never {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "mcp") return (await import("../mcp/main.js")).mcp(argv.slice(1)); // the MCP server: memdir mcp --help
   let parsed;
   try {
     parsed = parseArgs({
