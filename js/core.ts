@@ -326,7 +326,8 @@ export function runToolCommand(command: MemoryToolCommand, snapshot: Snapshot, l
  * ```
  */
 export function memoryToolInputSchema(options?: MemoryToolSchemaOptions | null): MemoryToolInputSchema {
-  return guard({ options }, (a) => wasm.memoryToolInputSchema(a.options ?? null));
+  // JSON text from the core (far smaller in the wasm than building the object there)
+  return JSON.parse(guard({ options }, (a) => wasm.memoryToolInputSchema(a.options ?? null))) as MemoryToolInputSchema;
 }
 
 /** Plans `remember`, or throws a `MemdirError` saying why it is refused (nothing is written). */

@@ -65,7 +65,7 @@ export function selectorWords(selector: SelectorConfig): string {
   if (selector.provider === "lexical") {
     return "Chosen by memdir's lexical selector: words of the query matched against each memory's name, description and first lines, on this machine, with no model call (neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is set for this server, or --provider lexical was given). It stays silent unless a memory clearly matches, so name the specific things the task is about.";
   }
-  const model = selector.model ? `model ${selector.model}` : "its default model";
+  const model = selector.model ? `model ${selector.model}` : "default model";
   const key = selector.provider === "anthropic" ? " (ANTHROPIC_API_KEY is set)" : selector.provider === "openai" && selector.apiKey ? " (OPENAI_API_KEY is set)" : "";
   const fallback = selector.fallback ? "; if that call fails, memdir's lexical selector chooses instead" : "";
   return `Chosen by a side query to ${selector.provider}'s ${model}${key}, which reads each memory's file name and description${fallback}.`;

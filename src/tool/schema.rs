@@ -4,8 +4,6 @@
 //! turns it into the JSON Schema that any tool loop (OpenAI functions, MCP, a validator) can
 //! hand to a model, so no host writes that schema by hand and none can drift from the core.
 
-use serde_json::{json, Map, Value};
-
 /// What a field takes, as the decoder reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FieldType {
@@ -149,48 +147,109 @@ pub(crate) fn command_names() -> String {
         .join(", ")
 }
 
-/// The JSON Schema of one field.
-fn field_schema(field: &Field) -> Value {
-    let mut schema = match field.kind {
-        FieldType::Text => json!({"type": "string"}),
-        FieldType::OptionalText => json!({"type": ["string", "null"]}),
-        FieldType::WholeNumber { minimum } => {
-            json!({"type": "integer", "minimum": minimum, "maximum": MAX_WHOLE})
-        }
-        FieldType::LineRange => json!({
-            "type": ["array", "null"],
-            "items": {"type": "integer", "minimum": -1, "maximum": MAX_WHOLE},
-            "minItems": 2,
-            "maxItems": 2,
-        }),
-    };
-    if let Some(object) = schema.as_object_mut() {
-        object.insert("description".to_owned(), Value::from(field.about));
+/// JSON text, written directly, its writers kept out of line: the schema then costs the wasm
+/// about 7 KB, its text included (13 KB when built as a `serde_json::Value`).
+struct JsonText(String);
+
+impl JsonText {
+    #[inline(never)]
+    fn raw(&mut self, text: &str) -> &mut Self {
+        self.0.push_str(text);
+        self
     }
-    schema
+
+    /// A JSON string: quotes, backslashes and control characters escaped.
+    #[inline(never)]
+    fn string(&mut self, text: &str) -> &mut Self {
+        self.0.push('"');
+        for c in text.chars() {
+            match c {
+                '"' => self.0.push_str("\\\""),
+                '\\' => self.0.push_str("\\\\"),
+                '\n' => self.0.push_str("\\n"),
+                c if u32::from(c) < 0x20 => self.0.push_str(&format!("\\u{:04x}", u32::from(c))),
+                c => self.0.push(c),
+            }
+        }
+        self.0.push('"');
+        self
+    }
+
+    /// `"key":`, after a comma unless it opens its object.
+    #[inline(never)]
+    fn key(&mut self, key: &str) -> &mut Self {
+        if !self.0.ends_with('{') {
+            self.0.push(',');
+        }
+        self.string(key).raw(":")
+    }
+
+    #[inline(never)]
+    fn number(&mut self, n: i64) -> &mut Self {
+        self.raw(&n.to_string())
+    }
+
+    fn strings<'a>(&mut self, items: impl IntoIterator<Item = &'a str>) -> &mut Self {
+        self.0.push('[');
+        for (i, item) in items.into_iter().enumerate() {
+            if i > 0 {
+                self.0.push(',');
+            }
+            self.string(item);
+        }
+        self.raw("]")
+    }
+}
+
+/// The JSON Schema of one field.
+fn field_schema(out: &mut JsonText, field: &Field) {
+    out.raw("{");
+    match field.kind {
+        FieldType::Text => out.key("type").string("string"),
+        FieldType::OptionalText => out.key("type").strings(["string", "null"]),
+        FieldType::WholeNumber { minimum } => out
+            .key("type")
+            .string("integer")
+            .key("minimum")
+            .number(minimum)
+            .key("maximum")
+            .number(MAX_WHOLE),
+        FieldType::LineRange => out
+            .key("type")
+            .strings(["array", "null"])
+            .key("items")
+            .raw("{")
+            .key("type")
+            .string("integer")
+            .key("minimum")
+            .number(-1)
+            .key("maximum")
+            .number(MAX_WHOLE)
+            .raw("}")
+            .key("minItems")
+            .number(2)
+            .key("maxItems")
+            .number(2),
+    };
+    out.key("description").string(field.about).raw("}");
 }
 
 /// The schema of one command: its `command` constant and its own fields.
-fn command_schema(spec: &CommandSpec) -> Value {
-    let mut properties = Map::new();
-    properties.insert(
-        "command".to_owned(),
-        json!({"type": "string", "const": spec.name}),
-    );
-    let mut required = vec![Value::from("command")];
+fn command_schema(out: &mut JsonText, spec: &CommandSpec) {
+    out.raw("{").key("title").string(spec.name);
+    out.key("description").string(spec.about);
+    out.key("type").string("object");
+    out.key("properties").raw("{");
+    out.key("command").raw("{").key("type").string("string");
+    out.key("const").string(spec.name).raw("}");
     for field in spec.fields {
-        properties.insert(field.name.to_owned(), field_schema(field));
-        if field.kind.required() {
-            required.push(Value::from(field.name));
-        }
+        out.key(field.name);
+        field_schema(out, field);
     }
-    json!({
-        "title": spec.name,
-        "description": spec.about,
-        "type": "object",
-        "properties": properties,
-        "required": required,
-    })
+    out.raw("}").key("required");
+    let required = spec.fields.iter().filter(|f| f.kind.required());
+    out.strings(std::iter::once("command").chain(required.map(|f| f.name)));
+    out.raw("}");
 }
 
 /// Options of `memoryToolInputSchema` ([`input_schema`]).
@@ -224,45 +283,48 @@ fn command_line(spec: &CommandSpec) -> String {
 }
 
 /// The JSON Schema of one memory-tool command (the `input` of a `tool_use` block), as the
-/// core accepts it: an object whose `command` names one of the six commands, and exactly one
-/// of the `oneOf` schemas (the one whose `command` is that name) for its fields. `properties`
-/// also lists every field of every command, and `description` which command takes which, for
-/// tools that read only the root (`flat` leaves `oneOf` out for them). Keys the core does not
-/// read are allowed, as the core ignores them. Paths are checked by the command (they must be
-/// under `/memories`), not by the schema. JSON Schema draft-07 and 2020-12 read it alike.
-pub fn input_schema(options: SchemaOptions) -> Value {
-    let mut properties = Map::new();
-    properties.insert(
-        "command".to_owned(),
-        json!({
-            "type": "string",
-            "enum": COMMANDS.iter().map(|c| c.name).collect::<Vec<_>>(),
-            "description": "Which command to run; each takes its own fields.",
-        }),
-    );
-    for field in COMMANDS.iter().flat_map(|c| c.fields) {
-        if !properties.contains_key(field.name) {
-            properties.insert(field.name.to_owned(), field_schema(field));
-        }
-    }
+/// core accepts it, as JSON text: an object whose `command` names one of the six commands, and
+/// exactly one of the `oneOf` schemas (the one whose `command` is that name) for its fields.
+/// `properties` also lists every field of every command, and `description` which command
+/// takes which, for tools that read only the root (`flat` leaves `oneOf` out for them). Keys
+/// the core does not read are allowed, as the core ignores them. Paths are checked by the
+/// command (they must be under `/memories`), not by the schema. JSON Schema draft-07 and
+/// 2020-12 read it alike.
+pub fn input_schema(options: SchemaOptions) -> String {
+    let mut out = JsonText(String::with_capacity(8192));
     let lines: Vec<String> = COMMANDS.iter().map(command_line).collect();
-    let description = format!(
+    out.raw("{").key("type").string("object");
+    out.key("description").string(&format!(
         "One command of the memory tool (Anthropic's memory_20250818) over the memory directory, seen as /memories. The commands and their fields (? when optional):\n{}",
         lines.join("\n")
-    );
-    let mut schema = json!({
-        "type": "object",
-        "description": description,
-        "properties": properties,
-        "required": ["command"],
-    });
-    if options.flat != Some(true) {
-        if let Some(object) = schema.as_object_mut() {
-            let variants = COMMANDS.iter().map(command_schema).collect::<Vec<_>>();
-            object.insert("oneOf".to_owned(), Value::from(variants));
+    ));
+    out.key("properties").raw("{");
+    out.key("command").raw("{").key("type").string("string");
+    out.key("enum").strings(COMMANDS.iter().map(|c| c.name));
+    out.key("description")
+        .string("Which command to run; each takes its own fields.")
+        .raw("}");
+    let mut seen: Vec<&str> = Vec::new();
+    for field in COMMANDS.iter().flat_map(|c| c.fields) {
+        if !seen.contains(&field.name) {
+            seen.push(field.name);
+            out.key(field.name);
+            field_schema(&mut out, field);
         }
     }
-    schema
+    out.raw("}").key("required").strings(["command"]);
+    if options.flat != Some(true) {
+        out.key("oneOf").raw("[");
+        for (i, spec) in COMMANDS.iter().enumerate() {
+            if i > 0 {
+                out.raw(",");
+            }
+            command_schema(&mut out, spec);
+        }
+        out.raw("]");
+    }
+    out.raw("}");
+    out.0
 }
 
 /// The JSON Schema of one memory-tool command, from `memoryToolInputSchema()` and
@@ -296,6 +358,11 @@ pub(crate) struct SchemaShape {
 mod tests {
     use super::*;
     use crate::tool::decode_command;
+    use serde_json::{json, Map, Value};
+
+    fn parsed(options: SchemaOptions) -> Value {
+        serde_json::from_str(&input_schema(options)).expect("the schema is JSON")
+    }
 
     /// A value of the field's type that the decoder must accept.
     fn good(kind: FieldType) -> Value {
@@ -384,6 +451,15 @@ mod tests {
     }
 
     #[test]
+    fn json_strings_are_escaped() {
+        let tricky = "a \"quote\", a \\ backslash, a\nnew line, a \t tab, \u{1} and — é 😀";
+        let mut out = JsonText(String::new());
+        out.raw("{").key("k\"ey").string(tricky).raw("}");
+        let back: Value = serde_json::from_str(&out.0).expect("JSON");
+        assert_eq!(back, json!({"k\"ey": tricky}));
+    }
+
+    #[test]
     fn only_the_six_names_decode() {
         for name in ["View", "chmod", "", "view "] {
             let mut input = full(&COMMANDS[0]);
@@ -398,7 +474,7 @@ mod tests {
 
     #[test]
     fn the_schema_lists_every_command_and_field() {
-        let schema = input_schema(SchemaOptions::default());
+        let schema = parsed(SchemaOptions::default());
         let variants = schema["oneOf"].as_array().expect("oneOf");
         assert_eq!(variants.len(), COMMANDS.len());
         for (variant, spec) in variants.iter().zip(&COMMANDS) {
@@ -411,7 +487,7 @@ mod tests {
                 );
             }
         }
-        let flat = input_schema(SchemaOptions { flat: Some(true) });
+        let flat = parsed(SchemaOptions { flat: Some(true) });
         let mut without = schema.clone();
         without.as_object_mut().expect("an object").remove("oneOf");
         assert_eq!(flat, without, "flat is the schema without its root oneOf");

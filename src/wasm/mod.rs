@@ -295,12 +295,13 @@ pub fn run_tool_command(
 /// ```ts
 /// tools.push({ type: "function", function: { name: "memory", parameters: memoryToolInputSchema({ flat: true }) } });
 /// ```
-#[wasm_bindgen(js_name = memoryToolInputSchema, unchecked_return_type = "MemoryToolInputSchema")]
+/// (The schema crosses as JSON text, which the facade parses: far smaller in the wasm.)
+#[wasm_bindgen(js_name = memoryToolInputSchema)]
 pub fn memory_tool_input_schema(
     #[wasm_bindgen(unchecked_param_type = "MemoryToolSchemaOptions | null")] options: JsValue,
-) -> JsResult {
+) -> Result<String, JsValue> {
     let options: tool::SchemaOptions = from_js_opt(options, "options")?.unwrap_or_default();
-    to_js(&tool::input_schema(options))
+    Ok(tool::input_schema(options))
 }
 
 /// Plans `remember`: the topic file and its index line, or a typed refusal

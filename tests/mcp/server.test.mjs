@@ -77,7 +77,7 @@ test("recall prefers the lexical selector, and says so; with a key in the env it
   try {
     const { tools } = await s.client.listTools();
     const recall = tools.find((t) => t.name === "recall");
-    assert.match(recall.description, /side query to anthropic's its default model \(ANTHROPIC_API_KEY is set\)/);
+    assert.match(recall.description, /side query to anthropic's default model \(ANTHROPIC_API_KEY is set\)/);
     assert.match(recall.description, /lexical selector chooses instead/);
     assert.equal(recall.annotations.openWorldHint, true);
   } finally {
