@@ -1,8 +1,13 @@
 /**
  * Loads the MCP TypeScript SDK, which memdir does not depend on: it is an optional peer
  * dependency, imported only by `memdir mcp`, so the library stays lean for everyone else.
- * When it is missing, the error says what to install.
+ * Where memdir's own folder does not have it, the project the server runs in may (`npx -p
+ * memdir -p @modelcontextprotocol/sdk` installs neither into its cache when the project has
+ * it already): the SDK is then taken from there. When it is missing, the error says what to
+ * install.
  */
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import type * as ServerModule from "@modelcontextprotocol/sdk/server/index.js";
 import type * as StdioModule from "@modelcontextprotocol/sdk/server/stdio.js";
 import type * as TypesModule from "@modelcontextprotocol/sdk/types.js";
@@ -42,17 +47,32 @@ export type Importer = (specifier: string) => Promise<unknown>;
 
 const importModule: Importer = (specifier) => import(specifier);
 
+/** From the project the server runs in (the current directory), as its own code would require it. */
+const requireFromProject: Importer = async (specifier) => createRequire(join(process.cwd(), "package.json"))(specifier);
+
 /** `true` when `error` says that the SDK package itself cannot be found (not one of its own imports). */
 function packageMissing(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === "ERR_MODULE_NOT_FOUND" && typeof message === "string" && message.includes(`'${SDK_PACKAGE}'`);
+  if (typeof message !== "string") return false;
+  // import: Cannot find package '@modelcontextprotocol/sdk' …; require: Cannot find module '@modelcontextprotocol/sdk/…'
+  return (code === "ERR_MODULE_NOT_FOUND" && message.includes(`'${SDK_PACKAGE}'`)) || (code === "MODULE_NOT_FOUND" && message.includes(`'${SDK_PACKAGE}/`));
 }
 
-/** Imports the SDK; throws `SdkUnavailable` with an install hint when it is missing or broken. */
-export async function loadSdk(load: Importer = importModule): Promise<McpSdk> {
+const SPECIFIERS = [`${SDK_PACKAGE}/server/index.js`, `${SDK_PACKAGE}/server/stdio.js`, `${SDK_PACKAGE}/types.js`];
+
+/**
+ * Imports the SDK (from memdir's own folder, else from the project's); throws `SdkUnavailable`
+ * with an install hint when it is missing or broken.
+ */
+export async function loadSdk(load: Importer = importModule, fallback: Importer = requireFromProject): Promise<McpSdk> {
   let modules: unknown[];
   try {
-    modules = await Promise.all([`${SDK_PACKAGE}/server/index.js`, `${SDK_PACKAGE}/server/stdio.js`, `${SDK_PACKAGE}/types.js`].map((s) => load(s)));
+    try {
+      modules = await Promise.all(SPECIFIERS.map((s) => load(s)));
+    } catch (error) {
+      if (!packageMissing(error)) throw error;
+      modules = await Promise.all(SPECIFIERS.map((s) => fallback(s)));
+    }
   } catch (error) {
     if (packageMissing(error)) throw new SdkUnavailable(`memdir mcp needs ${SDK_PACKAGE}: ${SDK_INSTALL}`, { cause: error });
     const why = error instanceof Error ? error.message : String(error);
