@@ -29,6 +29,8 @@ import type {
   Memory,
   MemoryDirInput,
   MemoryToolCommand,
+  MemoryToolInputSchema,
+  MemoryToolSchemaOptions,
   ProviderAnswer,
   ProviderRequestInput,
   ProviderResponseInput,
@@ -378,6 +380,23 @@ export function planToolCommand(command: MemoryToolCommand): ToolPlan {
 /** Step 2 of a memory-tool command: the result text and the effects to apply. */
 export function runToolCommand(command: MemoryToolCommand, snapshot: Snapshot, limits?: Partial<Limits> | null): ToolResult {
   return guard({ command, snapshot, limits }, (a) => wasm.runToolCommand(a.command, a.snapshot, a.limits ?? null));
+}
+
+/**
+ * The JSON Schema of one memory-tool command, built by the core from the same definition its
+ * decoder is held to: for a validator or a tool loop that needs a schema. Its root `oneOf`
+ * (one schema per command) makes it exact; Anthropic's and OpenAI's APIs refuse a tool schema
+ * with one, so for a model's tool definition pass `{flat: true}`: the same without `oneOf`.
+ * (Anthropic's API takes the memory tool as `{type: "memory_20250818", name: "memory"}` and
+ * needs no schema at all.)
+ *
+ * ```ts
+ * tools.push({ type: "function", function: { name: "memory", parameters: memoryToolInputSchema({ flat: true }) } });
+ * ```
+ */
+export function memoryToolInputSchema(options?: MemoryToolSchemaOptions | null): MemoryToolInputSchema {
+  // JSON text from the core (far smaller in the wasm than building the object there)
+  return JSON.parse(guard({ options }, (a) => wasm.memoryToolInputSchema(a.options ?? null))) as MemoryToolInputSchema;
 }
 
 /** Plans `remember`, or throws a `MemdirError` saying why it is refused (nothing is written). */

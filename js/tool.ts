@@ -4,8 +4,8 @@
  * `betaMemoryTool(memory.tool())` plugs it into the SDK's tool runner — and `execute()` serves
  * any other tool loop. memdir does not depend on the SDK.
  */
-import { fileReadBytes, planToolCommand, runToolCommand } from "./core.js";
-import type { Limits, MemoryToolCommand, ToolResult } from "./core.js";
+import { fileReadBytes, memoryToolInputSchema, planToolCommand, runToolCommand } from "./core.js";
+import type { Limits, MemoryToolCommand, MemoryToolInputSchema, ToolResult } from "./core.js";
 import { crossing } from "./edge.js";
 import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
@@ -36,6 +36,12 @@ export interface MemoryToolHandlers {
 export interface MemoryTool extends MemoryToolHandlers {
   /** What goes in the request's `tools`: `{type: "memory_20250818", name: "memory"}`. */
   readonly definition: { type: "memory_20250818"; name: "memory" };
+  /**
+   * The JSON Schema of `execute`'s input (`memoryToolInputSchema()`): exact, with one schema
+   * per command in its root `oneOf`. A model API that refuses a root `oneOf` (Anthropic's,
+   * OpenAI's) takes `memoryToolInputSchema({ flat: true })` instead.
+   */
+  readonly inputSchema: MemoryToolInputSchema;
   /** Runs any command (the `input` of a `tool_use` block); never throws for the model's mistakes. */
   execute(input: unknown): Promise<{ content: string; isError: boolean }>;
 }
@@ -97,6 +103,9 @@ export function memoryTool(host: MemoryHost, limits: Limits, lock: LockOptions =
   };
   return {
     definition: { type: "memory_20250818", name: "memory" },
+    get inputSchema() {
+      return memoryToolInputSchema();
+    },
     view: (c) => handler({ ...c, command: "view" }),
     create: (c) => handler({ ...c, command: "create" }),
     str_replace: (c) => handler({ ...c, command: "str_replace" }),

@@ -29,7 +29,7 @@ use crate::secrets::SecretFinding;
 use crate::side_query::answer::{Failure, Rejected, Selection};
 use crate::side_query::request::{SelectionInput, SelectionRequest, Skip};
 use crate::temp::TempFile;
-use crate::tool::{CommandShape, Listing, ToolPlan, ToolResult};
+use crate::tool::{CommandShape, Listing, SchemaOptions, SchemaShape, ToolPlan, ToolResult};
 use crate::write::read_plan::ReadPlan;
 use crate::write::remember::{RememberInput, WriteAction, WritePlan};
 use crate::write::snapshot::{Entry, Snapshot};
@@ -103,6 +103,8 @@ pub(crate) fn declarations() -> String {
         Snapshot,
         ReadPlan,
         CommandShape,
+        SchemaShape,
+        SchemaOptions,
         Listing,
         ToolPlan,
         ToolResult,

@@ -158,6 +158,10 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
             &arg::<write::Snapshot>(a, 1, "snapshot")?,
             &limits(a, 2)?,
         )),
+        "memoryToolInputSchema" => out(serde_json::from_str::<Value>(&tool::input_schema(
+            opt(a, 0, "options")?.unwrap_or_default(),
+        ))
+        .expect("the schema is JSON")),
         "planRemember" => out(write::remember::plan_remember(
             &arg(a, 0, "input")?,
             &arg(a, 1, "snapshot")?,

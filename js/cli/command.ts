@@ -30,6 +30,11 @@ export interface Command {
   positionals?: (args: string[]) => void;
   /** Runs the command; resolves with the exit status. */
   run: (ctx: CommandContext) => Promise<number>;
+  /**
+   * A command that reads its own arguments (and prints its own help) gets them as given,
+   * everything after its name, instead of `run`: `memdir mcp`.
+   */
+  ownArgs?: (argv: string[]) => Promise<number>;
 }
 
 /** Options every command takes. */

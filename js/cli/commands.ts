@@ -3,9 +3,7 @@
  * imported when it runs (so `--help` and `--version` stay instant). A command's `run` gets the
  * parsed options and an `Output`; `openFromArgs` (memory.ts) opens `--dir`/`--project`, and
  * `chooseSelector` (selector.ts) turns `--provider`, `--fallback` and the keys into a selector.
- * For example:
- *
- *     mcp: { summary: "serve the memory over MCP (stdio)", usage: "memdir mcp [options]", options: ["provider", "model"], run: (ctx) => import("../mcp/cli.js").then((m) => m.run(ctx)) },
+ * A command with its own argument parser (`mcp`) sets `ownArgs` and gets the raw arguments.
  */
 import { UsageError } from "./args.js";
 import type { Command } from "./command.js";
@@ -78,5 +76,13 @@ export const COMMANDS: Record<string, Command> = {
     options: ["fix", "stale-days", "max-files"],
     positionals: none("doctor"),
     run: (ctx) => import("./doctor.js").then((m) => m.run(ctx)),
+  },
+  mcp: {
+    args: "[--read-only] [--no-index]",
+    summary: "serve the memory to MCP clients over stdio (needs @modelcontextprotocol/sdk)",
+    usage: "memdir mcp [--dir <path> | --project <path>] [options]",
+    options: [],
+    run: () => Promise.reject(new Error("memdir mcp reads its own arguments")),
+    ownArgs: (argv) => import("../mcp/main.js").then((m) => m.mcp(argv)),
   },
 };

@@ -37,6 +37,9 @@ interface Early {
 }
 
 async function main(argv: string[], early: Early): Promise<number> {
+  const own = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]]!.ownArgs : undefined;
+  if (own) return own(argv.slice(1));
+  if (argv[0] === "help" && argv.length === 2 && Object.hasOwn(COMMANDS, argv[1]!) && COMMANDS[argv[1]!]!.ownArgs) return COMMANDS[argv[1]!]!.ownArgs!(["--help"]);
   early.command = argv.find((a) => Object.hasOwn(COMMANDS, a)); // for "see memdir <command> --help", should parsing fail
   const args = parseArgv(argv, optionsOf);
   const { values, positionals } = args;

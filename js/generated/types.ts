@@ -711,6 +711,34 @@ view_range?: Array<number> | null, } | { "command": "create", path: string, file
 new_str?: string | null, } | { "command": "insert", path: string, insert_line: number, insert_text: string, } | { "command": "delete", path: string, } | { "command": "rename", old_path: string, new_path: string, };
 
 /**
+ * The JSON Schema of one memory-tool command, from `memoryToolInputSchema()` and
+ * `memory.tool().inputSchema` (the TypeScript type only: the core builds the value).
+ */
+export type MemoryToolInputSchema = { type: "object", description: string, 
+/**
+ * Every field of every command, and `command` itself (an `enum` of the six names).
+ */
+properties: Record<string, Record<string, unknown>>, required: ["command"], 
+/**
+ * One schema per command, in the SDK's order: `title` is the command's name and
+ * `properties.command.const` its value; `required` lists `command` and its required fields.
+ * Left out with `{flat: true}`.
+ */
+oneOf?: Array<{ title: string, description: string, type: "object", properties: Record<string, Record<string, unknown>>, required: string[] }>, };
+
+/**
+ * Options of `memoryToolInputSchema` ([`input_schema`]).
+ */
+export type MemoryToolSchemaOptions = { 
+/**
+ * Leave out the root `oneOf`, for model APIs that refuse composition keywords at a tool
+ * schema's root (Anthropic's, OpenAI's, Gemini's, and MCP clients built on them): every
+ * field but `command` is then optional in the schema, the root `description` says which
+ * command takes which, and the command itself refuses a missing one.
+ */
+flat?: boolean | null, };
+
+/**
  * See [`ToolPlan::list`].
  */
 export type Listing = "always" | "ifDirectory" | "never";

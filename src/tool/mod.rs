@@ -10,6 +10,7 @@
 mod edit;
 mod manage;
 mod path;
+mod schema;
 mod view;
 
 use serde::Serialize;
@@ -20,6 +21,9 @@ use crate::scan::INDEX_FILE_NAME;
 use crate::write::{Effect, Snapshot};
 
 pub use path::{display_path, to_relative, MEMORIES_ROOT};
+#[cfg(test)]
+pub(crate) use schema::SchemaShape;
+pub use schema::{input_schema, SchemaOptions};
 
 /// One command, as the model sends it (`input` of the `tool_use` block). Read by hand from
 /// the JSON value: serde's internally tagged enums cost ~26 KB of wasm for the same result.
@@ -155,18 +159,10 @@ impl ToolResult {
 /// Reads a command from the model's JSON; a malformed one is an error *result*, not an error.
 pub fn decode_command(input: &Value) -> Result<Command, ToolResult> {
     let name = input.get("command").and_then(Value::as_str).unwrap_or("");
-    if ![
-        "view",
-        "create",
-        "str_replace",
-        "insert",
-        "delete",
-        "rename",
-    ]
-    .contains(&name)
-    {
+    if schema::command_spec(name).is_none() {
         return Err(ToolResult::error(format!(
-            "Unknown memory command {name:?}: expected one of view, create, str_replace, insert, delete, rename"
+            "Unknown memory command {name:?}: expected one of {}",
+            schema::command_names()
         )));
     }
     read_command(name, input)

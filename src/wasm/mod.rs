@@ -288,6 +288,22 @@ pub fn run_tool_command(
     ))
 }
 
+/// The JSON Schema of one memory-tool command, as `planToolCommand` and `runToolCommand`
+/// accept it: for a validator or a tool loop that needs one. `{flat: true}` leaves out the
+/// root `oneOf`, which Anthropic's and OpenAI's APIs refuse in a tool's schema:
+///
+/// ```ts
+/// tools.push({ type: "function", function: { name: "memory", parameters: memoryToolInputSchema({ flat: true }) } });
+/// ```
+/// (The schema crosses as JSON text, which the facade parses: far smaller in the wasm.)
+#[wasm_bindgen(js_name = memoryToolInputSchema)]
+pub fn memory_tool_input_schema(
+    #[wasm_bindgen(unchecked_param_type = "MemoryToolSchemaOptions | null")] options: JsValue,
+) -> Result<String, JsValue> {
+    let options: tool::SchemaOptions = from_js_opt(options, "options")?.unwrap_or_default();
+    Ok(tool::input_schema(options))
+}
+
 /// Plans `remember`: the topic file and its index line, or a typed refusal
 /// (`INVALID_MEMORY`, `SECRET_DETECTED`, `LIMIT_EXCEEDED`, `DUPLICATE_MEMORY`, `INDEX_ONLY`, `UNSAFE_PATH`).
 #[wasm_bindgen(js_name = planRemember, unchecked_return_type = "WritePlan")]

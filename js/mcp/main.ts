@@ -1,0 +1,141 @@
+/**
+ * `memdir mcp`: serves a memory folder to MCP clients (Claude Desktop, Claude Code, Cursor,
+ * Zed, …) over stdio, until the client disconnects. stdout carries the protocol only; what
+ * memdir has to say goes to stderr.
+ *
+ * Exit status: 0 when the client disconnects; 2 bad arguments; 3 the memory directory is a
+ * file; 4 `@modelcontextprotocol/sdk` is missing (or unusable).
+ */
+import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { defaultSelector, openMemory, type SelectorConfig } from "../entry/node.js";
+import { loadSdk, SDK_INSTALL, SDK_PACKAGE, SdkUnavailable, type Importer } from "./sdk.js";
+import { createMemdirMcpServer } from "./server.js";
+
+/** The exit status when the SDK cannot be loaded. */
+export const EXIT_NO_SDK = 4;
+
+const HELP = `memdir mcp — serve a memory folder to MCP clients (Claude Desktop, Claude Code, Cursor, Zed, …) over stdio
+
+Usage:
+  memdir mcp [--dir <path> | --project <path>] [options]
+
+Tools: recall, remember, forget, doctor, and memory_view, memory_create, memory_str_replace,
+memory_insert, memory_delete, memory_rename (Anthropic's memory tool, one tool a command).
+Resources: memdir://index (MEMORY.md as the model sees it) and memdir://memory/<file>.
+
+Options:
+  --dir <path>        the memory directory
+  --project <path>    the project whose memory to serve, in Claude Code's folder for it
+                      (default: the current directory)
+  --provider <name>   how recall chooses: anthropic | openai | ollama | lexical (default:
+                      anthropic when ANTHROPIC_API_KEY is set, openai when only OPENAI_API_KEY
+                      is, else lexical: no model call)
+  --model <id>        the side-query model
+  --base-url <url>    the provider's base URL (OpenAI-compatible servers, Ollama, a proxy)
+  --timeout <ms>      deadline of the side query (default 10000)
+  --no-fallback       when the model call fails, choose nothing (default: the lexical
+                      selector chooses instead)
+  --max-files <n>     topic files considered (default 200)
+  --read-only         serve only recall, memory_view and doctor (without fixes)
+  --no-index          leave MEMORY.md out of the server's instructions (for a client that
+                      loads it already, as Claude Code's auto memory does)
+  -h, --help          this help
+
+Needs ${SDK_PACKAGE}: ${SDK_INSTALL}
+Exit status: 0 when the client disconnects; 2 bad arguments; 3 the memory directory is a
+file; ${EXIT_NO_SDK} ${SDK_PACKAGE} is missing.`;
+
+function say(message: string): void {
+  process.stderr.write(`memdir mcp: ${message}\n`);
+}
+
+async function version(): Promise<string> {
+  try {
+    return (JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string }).version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** Runs the server until the client disconnects; resolves with the exit status. */
+export async function mcp(argv: string[], load?: Importer): Promise<number> {
+  let o;
+  try {
+    o = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: {
+        dir: { type: "string" },
+        project: { type: "string" },
+        provider: { type: "string" },
+        model: { type: "string" },
+        "base-url": { type: "string" },
+        timeout: { type: "string" },
+        "no-fallback": { type: "boolean" },
+        "max-files": { type: "string" },
+        "read-only": { type: "boolean" },
+        "no-index": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (error) {
+    say(`${(error as Error).message}; see memdir mcp --help`);
+    return 2;
+  }
+  if (o.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const usage = (message: string) => (say(message), 2);
+  if (o.dir !== undefined && o.project !== undefined) return usage("give --dir or --project, not both");
+  const env = process.env;
+  const provider = o.provider ?? defaultSelector({ anthropicKey: Boolean(env.ANTHROPIC_API_KEY), openaiKey: Boolean(env.OPENAI_API_KEY) }).provider;
+  if (!["anthropic", "openai", "ollama", "lexical"].includes(provider)) return usage(`unknown provider "${provider}" (anthropic, openai, ollama or lexical)`);
+  const apiKey = provider === "anthropic" ? env.ANTHROPIC_API_KEY : provider === "openai" ? env.OPENAI_API_KEY : undefined;
+  if (provider === "anthropic" && !apiKey) return usage("--provider anthropic needs ANTHROPIC_API_KEY");
+  if (provider === "openai" && !apiKey && !o["base-url"]) return usage("--provider openai needs OPENAI_API_KEY (or --base-url for a local server)");
+  const timeoutMs = o.timeout === undefined ? undefined : Number(o.timeout);
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) return usage(`--timeout takes a positive whole number of milliseconds, not "${o.timeout}"`);
+  const maxFiles = o["max-files"] === undefined ? undefined : Number(o["max-files"]);
+  if (maxFiles !== undefined && !(Number.isInteger(maxFiles) && maxFiles > 0)) return usage(`--max-files takes a positive whole number, not "${o["max-files"]}"`);
+
+  let sdk;
+  try {
+    sdk = await loadSdk(load);
+  } catch (error) {
+    if (!(error instanceof SdkUnavailable)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return EXIT_NO_SDK;
+  }
+
+  const selector: SelectorConfig = { provider: provider as SelectorConfig["provider"] };
+  if (apiKey) selector.apiKey = apiKey;
+  if (o.model) selector.model = o.model;
+  if (o["base-url"]) selector.baseUrl = o["base-url"];
+  if (timeoutMs) selector.timeoutMs = timeoutMs;
+  if (provider !== "lexical" && !o["no-fallback"]) selector.fallback = true;
+  const limits = maxFiles === undefined ? {} : { maxFiles };
+  const memory = await openMemory(o.dir !== undefined ? { dir: resolve(o.dir), selector, limits } : { projectRoot: resolve(o.project ?? "."), selector, limits });
+  const root = memory.host.root;
+  // a missing folder is fine (the first write makes it); a file in its place is not
+  if (await stat(root).then((s) => !s.isDirectory(), () => false)) {
+    say(`no memory directory: ${root} is not a directory`);
+    return 3;
+  }
+
+  const server = await createMemdirMcpServer(sdk, { memory, selector, limits, readOnly: Boolean(o["read-only"]), indexInInstructions: !o["no-index"], version: await version() });
+  const closed = new Promise<void>((done) => {
+    server.onclose = done;
+  });
+  server.onerror = (error) => say(`protocol error: ${error.message}`);
+  const stop = () => void server.close().catch(() => {});
+  process.stdin.once("end", stop);
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  await server.connect(new sdk.StdioServerTransport());
+  say(`serving ${root} (recall: ${provider}${o["read-only"] ? ", read-only" : ""})`);
+  await closed;
+  return 0;
+}

@@ -1,0 +1,75 @@
+/**
+ * The MCP resources: the index as the model sees it (`memdir://index`: MEMORY.md cut to its
+ * limits, with the warning when cut) and each topic file (`memdir://memory/<path>`) as recall
+ * would inject it (the freshness header, then the file cut to 200 lines and 4 KB). Only files
+ * the scan lists can be read, so a URI cannot name anything the scan would not.
+ */
+import { defaultLimits, injectReadBytes, renderMemory } from "../core.js";
+import type { Limits, Memory } from "../core.js";
+import type { OpenedMemory } from "../index.js";
+
+export const INDEX_URI = "memdir://index";
+const MEMORY_PREFIX = "memdir://memory/";
+/** For clients that read any file the scan lists, not only those listed. */
+export const MEMORY_TEMPLATE = `${MEMORY_PREFIX}{+path}`;
+
+export interface McpResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+}
+
+/** A topic file's URI: each path segment percent-encoded. */
+export function memoryUri(path: string): string {
+  return MEMORY_PREFIX + path.split("/").map(encodeURIComponent).join("/");
+}
+
+/** The relative path a topic URI names, or `null` when it is not one. */
+export function memoryPath(uri: string): string | null {
+  if (!uri.startsWith(MEMORY_PREFIX)) return null;
+  try {
+    return uri.slice(MEMORY_PREFIX.length).split("/").map(decodeURIComponent).join("/");
+  } catch {
+    return null; // a malformed escape
+  }
+}
+
+export const INDEX_RESOURCE: McpResource = {
+  uri: INDEX_URI,
+  name: "MEMORY.md",
+  title: "Memory index",
+  description: "MEMORY.md as the model sees it: cut to 200 lines and 25,000 UTF-16 units, with a warning when cut. Empty when there is no index yet.",
+  mimeType: "text/markdown",
+};
+
+function topicResource(m: Memory): McpResource {
+  return {
+    uri: memoryUri(m.path),
+    name: m.path,
+    ...(m.name ? { title: m.name } : {}),
+    ...(m.description ? { description: `${m.type ? `[${m.type}] ` : ""}${m.description}` } : {}),
+    mimeType: "text/markdown",
+  };
+}
+
+/** The index, then the topic files the scan keeps, newest first. */
+export async function listResources(memory: OpenedMemory): Promise<McpResource[]> {
+  const scan = await memory.scan();
+  return [INDEX_RESOURCE, ...scan.memories.map(topicResource)];
+}
+
+/** The text of a resource, or `null` when the URI names none. */
+export async function readResource(memory: OpenedMemory, uri: string, limits: Partial<Limits>, nowMs: number): Promise<string | null> {
+  if (uri === INDEX_URI) return (await memory.index()).content;
+  const path = memoryPath(uri);
+  if (path === null) return null;
+  const scan = await memory.scan();
+  const found = [...scan.memories, ...scan.dropped].find((m) => m.path === path);
+  if (!found) return null;
+  const all: Limits = { ...defaultLimits(), ...limits };
+  const content = await memory.host.readFile(path, injectReadBytes(all));
+  const r = renderMemory({ path, absolutePath: memory.host.absolutePath(path), mtimeMs: found.timeMs ?? found.mtimeMs, content, nowMs, limits: all });
+  return `${r.header}\n\n${r.body}`;
+}

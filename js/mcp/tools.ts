@@ -1,0 +1,257 @@
+/**
+ * The MCP tools: `recall`, `remember`, `forget`, `doctor`, and the memory tool's six commands
+ * as `memory_view` … `memory_rename`. Each calls the opened memory's own API (recall,
+ * remember, forget, doctor, `tool().execute`), so every write rule is the one the library,
+ * the CLI and the Anthropic memory tool apply. A refusal is an error result (`isError`) whose
+ * text starts with memdir's code (`SECRET_DETECTED: …`) or, for the memory-tool commands,
+ * is the command's own error text; a tool never throws for the model's input.
+ *
+ * One tool per memory-tool command rather than one `memory` tool with a `command` field:
+ * each then has a flat schema (a single tool needs a root `oneOf`, which Anthropic's and
+ * OpenAI's APIs refuse and Claude Code drops), and its own annotations, so a client can
+ * allow `memory_view` without asking and confirm `memory_delete`.
+ */
+import { memoryToolInputSchema } from "../core.js";
+import type { DoctorReport, MemoryToolInputSchema } from "../core.js";
+import type { OpenedMemory, RecallResult, SelectorConfig } from "../index.js";
+import { argsProblem, type ObjectSchema } from "./args.js";
+
+/** What a tool call returns. */
+export interface ToolReply {
+  text: string;
+  isError: boolean;
+  /** The memory changed: resource lists are stale. */
+  changed: boolean;
+}
+
+/** MCP's tool annotations: hints for the client, not guarantees. */
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint: boolean;
+}
+
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  annotations: ToolAnnotations;
+  run(args: Record<string, unknown>): Promise<ToolReply>;
+}
+
+/** What the tools work on. */
+export interface ToolContext {
+  memory: OpenedMemory;
+  selector: SelectorConfig;
+  /** Only the tools that cannot write: `recall`, `memory_view`, `doctor` without `fix`. */
+  readOnly: boolean;
+}
+
+const ok = (text: string, changed = false): ToolReply => ({ text, isError: false, changed });
+const failed = (text: string): ToolReply => ({ text, isError: true, changed: false });
+
+/** A thrown error as an error result: memdir's code first, then its message. */
+function refusal(error: unknown): ToolReply {
+  const { code, message, name } = (error ?? {}) as { code?: unknown; message?: unknown; name?: unknown };
+  if (typeof code === "string" && typeof message === "string") return failed(`${code}: ${message}`);
+  return failed(`INTERNAL: memdir failed unexpectedly (${typeof name === "string" ? name : "error"}${typeof message === "string" ? `: ${message}` : ""})`);
+}
+
+/** How the recall tool chooses, in words, for its description. */
+export function selectorWords(selector: SelectorConfig): string {
+  if (selector.provider === "lexical") {
+    return "Chosen by memdir's lexical selector: words of the query matched against each memory's name, description and first lines, on this machine, with no model call (neither ANTHROPIC_API_KEY nor OPENAI_API_KEY is set for this server, or --provider lexical was given). It stays silent unless a memory clearly matches, so name the specific things the task is about.";
+  }
+  const model = selector.model ? `model ${selector.model}` : "default model";
+  const key = selector.provider === "anthropic" ? " (ANTHROPIC_API_KEY is set)" : selector.provider === "openai" && selector.apiKey ? " (OPENAI_API_KEY is set)" : "";
+  const fallback = selector.fallback ? "; if that call fails, memdir's lexical selector chooses instead" : "";
+  return `Chosen by a side query to ${selector.provider}'s ${model}${key}, which reads each memory's file name and description${fallback}.`;
+}
+
+function recallText(result: RecallResult): ToolReply {
+  const n = result.memories.length;
+  if (n > 0) {
+    const by = result.selector === "lexical" || !result.model ? `the ${result.selector} selector` : `${result.selector} (${result.model})`;
+    const note = result.error ? ` Note: ${result.error}.` : "";
+    return ok(`${n} ${n === 1 ? "memory" : "memories"} chosen by ${by}: ${result.memories.map((m) => m.path).join(", ")}.${note}\n\n${result.reminders.join("\n\n")}`);
+  }
+  const why: Record<string, string> = {
+    none_selected: "no memory clearly matches this query",
+    no_memories: "there are no memories to choose from (none yet, or all were already surfaced)",
+    skipped: "the query was skipped",
+    failed: "the recall failed",
+  };
+  const text = `No memory chosen: ${why[result.outcome] ?? result.outcome}${result.error ? ` (${result.error})` : ""}.`;
+  return result.outcome === "failed" ? failed(text) : ok(text);
+}
+
+function findingsText(report: DoctorReport): string {
+  const lines = report.findings.map((f) => `${f.file}${f.line ? `:${f.line}` : ""}: ${f.severity} ${f.code}: ${f.message}${f.fix ? ` [fix: ${f.fix}]` : ""}`);
+  lines.push(`${report.errors} errors, ${report.warnings} warnings, ${report.infos} notes; ${report.fixable} fixable`);
+  return lines.join("\n");
+}
+
+const TYPES = ["user", "feedback", "project", "reference"];
+
+function recallTool({ memory, selector }: ToolContext): McpTool {
+  return {
+    name: "recall",
+    title: "Recall memories",
+    description:
+      "Finds the memories that help with a task and returns them as an agent would inject them: at most 5, each a <system-reminder> block cut to 200 lines and 4 KB, with a warning when the memory is old enough to verify. " +
+      `${selectorWords(selector)} Call it at the start of a task, and when the user refers to earlier work. Describe the task in a few words: a one-word query is skipped.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "What the task is about, in a few words (e.g. the user's request)." },
+        already_surfaced: { type: "array", items: { type: "string" }, description: "Paths recalled earlier in this conversation (as this tool listed them), so they are not returned again." },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Recall memories", readOnlyHint: true, openWorldHint: selector.provider !== "lexical" },
+    async run(args) {
+      const result = await memory.recall(args.query as string, { alreadySurfaced: (args.already_surfaced as string[] | undefined) ?? [] });
+      return recallText(result);
+    },
+  };
+}
+
+function rememberTool({ memory }: ToolContext): McpTool {
+  return {
+    name: "remember",
+    title: "Remember",
+    description:
+      "Saves one memory: a topic file with its frontmatter, and its one line in MEMORY.md, the index (added, or updated in place when the file exists). Refused, with nothing written, when it holds a credential, duplicates another memory, or would push the index or the folder past a limit. " +
+      "Save what the code, git history and project instructions do not show: who the user is, how they want you to work (corrections and confirmed choices), project decisions, goals and deadlines (absolute dates), where things live outside the code. Not code patterns, debugging recipes or the state of the current task. One topic a memory: update an existing one (same `file`) rather than adding a near-duplicate.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        type: {
+          type: "string",
+          enum: TYPES,
+          description: "user: the user's role, goals, expertise and preferences. feedback: guidance on how to work, what to avoid and what to keep doing. project: decisions, goals, incidents and deadlines that the code and git do not show. reference: where things live outside the code (dashboards, channels, runbooks).",
+        },
+        name: { type: "string", description: "A short title; also the index entry's link text." },
+        description: { type: "string", description: "One specific line saying what the memory is about: recall chooses by it. Also the index entry's hook." },
+        body: { type: "string", description: "The memory. For feedback and project: the rule or fact, then a **Why:** line and a **How to apply:** line." },
+        file: { type: "string", description: "The topic file to write or update, relative to the memory folder (e.g. feedback_testing.md). Default: the type and a slug of the name." },
+      },
+      required: ["type", "name", "description", "body"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Remember", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    async run(args) {
+      const input = { type: args.type as string, name: args.name as string, description: args.description as string, body: args.body as string, ...(typeof args.file === "string" ? { file: args.file } : {}) };
+      try {
+        const done = await memory.remember(input);
+        return ok(`${done.action} ${done.file} (${done.absolutePath})\nindex line: ${done.indexLine}`, true);
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  };
+}
+
+function forgetTool({ memory }: ToolContext): McpTool {
+  return {
+    name: "forget",
+    title: "Forget",
+    description: "Removes a memory: its topic file and every MEMORY.md line that links to it. Use it for a memory that turned out wrong or no longer holds. NOT_FOUND when neither exists.",
+    inputSchema: {
+      type: "object",
+      properties: { file: { type: "string", description: "The topic file, relative to the memory folder (e.g. feedback_testing.md)." } },
+      required: ["file"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Forget", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async run(args) {
+      try {
+        const done = await memory.forget(args.file as string);
+        return ok(`forgot ${done.file}: the file and its MEMORY.md line are gone`, true);
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  };
+}
+
+function doctorTool({ memory, readOnly }: ToolContext): McpTool {
+  const properties: ObjectSchema["properties"] = {
+    stale_days: { type: "integer", minimum: 0, description: "User and feedback memories older than this many days are reported. Default 90." },
+  };
+  if (!readOnly) properties.fix = { type: "boolean", description: "Apply the safe fixes (never deleting anything that may still be true) and show their diff. Default false: only report." };
+  return {
+    name: "doctor",
+    title: "Check the memory",
+    description:
+      "Checks the memory folder against its rules: content in MEMORY.md instead of one-line entries, links to missing files, files missing from the index, files past the 200-file cap, an index over its limits, missing or malformed frontmatter, vague descriptions, duplicated topics, stale core memories, credentials. Each finding names a file, a line and, where one is safe, a fix." +
+      (readOnly ? "" : " With fix: true, applies the safe fixes and returns their diff and what remains."),
+    inputSchema: { type: "object", properties, additionalProperties: false },
+    annotations: { title: "Check the memory", readOnlyHint: readOnly, destructiveHint: false, openWorldHint: false },
+    async run(args) {
+      const options = typeof args.stale_days === "number" ? { staleCoreDays: args.stale_days } : {};
+      try {
+        if (args.fix !== true) return ok(findingsText(await memory.doctor(options)));
+        const plan = await memory.planFixes(options);
+        if (plan.effects.length === 0) return ok(`nothing to fix\n${findingsText(plan.before)}`);
+        const after = await memory.applyFixes(plan, options);
+        return ok(`fixed ${plan.fixed}:\n${plan.diff}\nremaining:\n${findingsText(after)}`, true);
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  };
+}
+
+/** One MCP tool per memory-tool command, its schema the core's schema for that command. */
+function memoryCommandTools({ memory, readOnly }: ToolContext, schema: MemoryToolInputSchema): McpTool[] {
+  const tool = memory.tool();
+  return (schema.oneOf ?? [])
+    .filter((variant) => !readOnly || variant.title === "view")
+    .map((variant) => {
+      const command = variant.title;
+      const { command: _, ...properties } = variant.properties;
+      const writes = command !== "view";
+      return {
+        name: `memory_${command}`,
+        title: `Memory: ${command}`,
+        description: `${variant.description} Works on the memory folder's files directly, as Anthropic's memory tool (the ${command} command): paths are under /memories. The same rules hold as for remember and forget.`,
+        inputSchema: { type: "object", properties, required: variant.required.filter((f) => f !== "command") },
+        annotations: {
+          title: `Memory: ${command}`,
+          readOnlyHint: !writes,
+          ...(writes ? { destructiveHint: command === "str_replace" || command === "delete", idempotentHint: command === "delete" } : {}),
+          openWorldHint: false,
+        },
+        async run(args) {
+          const result = await tool.execute({ ...args, command });
+          return { text: result.content, isError: result.isError, changed: writes && !result.isError };
+        },
+      } satisfies McpTool;
+    });
+}
+
+/** The tools, in the order a client lists them. */
+export function mcpTools(context: ToolContext): McpTool[] {
+  const own = context.readOnly ? [recallTool(context), doctorTool(context)] : [recallTool(context), rememberTool(context), forgetTool(context), doctorTool(context)];
+  return [...own, ...memoryCommandTools(context, memoryToolInputSchema())];
+}
+
+/** Runs a tool on a client's arguments: checked against its schema first; never throws. */
+export async function callTool(tool: McpTool, args: unknown): Promise<ToolReply> {
+  // memory-tool commands are checked by the core itself, with the memory tool's own texts
+  const given = args ?? {};
+  const own = !tool.name.startsWith("memory_");
+  const isObject = typeof given === "object" && given !== null && !Array.isArray(given);
+  const problem = own ? argsProblem(tool.inputSchema, given) : isObject ? null : "the arguments must be an object";
+  if (problem) return failed(`INVALID_ARGUMENT: ${tool.name}: ${problem}`);
+  try {
+    return await tool.run(given as Record<string, unknown>);
+  } catch (error) {
+    return refusal(error);
+  }
+}
