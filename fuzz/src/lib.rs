@@ -14,11 +14,11 @@
 use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
+use memdir::codes::EntryKind;
 use memdir::paths::check_relative_path;
 use memdir::scan::Head;
 use memdir::write::snapshot::Entry;
 use memdir::write::{Effect, Snapshot};
-use memdir::codes::EntryKind;
 use memdir::Limits;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

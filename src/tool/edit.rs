@@ -176,7 +176,11 @@ pub fn str_replace(
     let (updated, dropped, note) = one_line_per_memory(rel, &content, updated);
     // the change's lines, counted in the text as written (without the dropped lines)
     first -= dropped.iter().filter(|&&i| i < first).count();
-    last -= dropped.iter().filter(|&&i| i <= last).count().min(last - first);
+    last -= dropped
+        .iter()
+        .filter(|&&i| i <= last)
+        .count()
+        .min(last - first);
     if let Err(text) = guard(given, rel, &content, &updated, false, snapshot, limits) {
         return ToolResult::error(text);
     }
