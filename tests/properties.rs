@@ -927,6 +927,39 @@ proptest! {
         prop_assert!(result.text.contains("Also added its entry to /memories/MEMORY.md: - [Created]("), "{}", result.text);
     }
 
+    /// The model adding its own index line after `create` added one (two calls in one turn),
+    /// anywhere in the index: one line per memory remains, the model's, and doctor finds
+    /// nothing `not_indexed` or duplicated.
+    #[test]
+    fn the_models_own_line_after_create_leaves_one_entry(
+        files in directory(true),
+        name in unindexed_name(),
+        description in phrase(3..6),
+        at in 0usize..12,
+    ) {
+        prop_assume!(!files.contains_key(&name));
+        let text = topic_text("Created", &format!("{description} omega"), "project", "\n");
+        let (_, after) = tool_create(&files, &name, &text)?;
+        let index = after.get("MEMORY.md").cloned().unwrap_or_default();
+        let at = at % (index.split('\n').count() + 1);
+        let mine = format!("- [Mine](<{name}>) — my own words for it");
+        let insert = json!({"command": "insert", "path": "/memories/MEMORY.md", "insert_line": at, "insert_text": mine});
+        let result = run_tool_command(&insert, &snapshot(&after), &Limits::default());
+        prop_assert!(!result.is_error, "{}", result.text);
+        prop_assert!(result.text.contains("Also removed the earlier entry"), "{}", result.text);
+        let mut last = after.clone();
+        apply(&mut last, &result.effects)?;
+        let new_index = &last["MEMORY.md"];
+        let linking: Vec<&str> = new_index.lines().filter(|l| l.contains(&format!("({name})")) || l.contains(&format!("(<{name}>)"))).collect();
+        prop_assert_eq!(linking, vec![mine.as_str()], "{}", new_index);
+        let report = memdir::doctor::doctor(&doctor_input(&last));
+        let bad: Vec<_> = report.findings.iter()
+            .filter(|f| matches!(f.code, memdir::codes::FindingCode::NotIndexed | memdir::codes::FindingCode::DuplicateEntry))
+            .map(|f| (f.code, f.file.clone()))
+            .collect();
+        prop_assert!(bad.is_empty(), "{:?}\n{}", bad, new_index);
+    }
+
     /// On an index as memdir writes it, a memory created then deleted through the tool leaves
     /// every file as it was, byte for byte: the entry `create` added is the one `delete` removes.
     #[test]

@@ -173,14 +173,13 @@ pub fn str_replace(
     updated.push_str(content.get(at + old_str.len()..).unwrap_or(""));
     let mut first = line_of(&content, *at);
     let mut last = first + new_str.matches('\n').count();
-    let (updated, dropped, note) = one_line_per_memory(rel, &content, updated);
-    // the change's lines, counted in the text as written (without the dropped lines)
-    first -= dropped.iter().filter(|&&i| i < first).count();
-    last -= dropped
-        .iter()
-        .filter(|&&i| i <= last)
-        .count()
-        .min(last - first);
+    // the lines new_str wrote into (not the one after a final newline)
+    let written = first..last + usize::from(!new_str.is_empty() && !new_str.ends_with('\n'));
+    let (updated, dropped, note) = one_line_per_memory(rel, &content, updated, written);
+    // the change's lines, counted in the text as written: dropped lines are outside them
+    let above = dropped.iter().filter(|&&i| i < first).count();
+    first -= above;
+    last -= above;
     if let Err(text) = guard(given, rel, &content, &updated, false, snapshot, limits) {
         return ToolResult::error(text);
     }
@@ -196,11 +195,16 @@ pub fn str_replace(
 
 /// For an edit of the index: the new text with the earlier entries of files it adds an entry
 /// for dropped ([`drop_replaced_entries`]), the 0-based lines dropped, and the result's note.
-fn one_line_per_memory(rel: &str, old: &str, new: String) -> (String, Vec<usize>, String) {
+fn one_line_per_memory(
+    rel: &str,
+    old: &str,
+    new: String,
+    changed: std::ops::Range<usize>,
+) -> (String, Vec<usize>, String) {
     if rel != INDEX_FILE_NAME {
         return (new, Vec::new(), String::new());
     }
-    let (text, dropped, files) = drop_replaced_entries(old, &new);
+    let (text, dropped, files) = drop_replaced_entries(old, &new, changed);
     (text, dropped, dropped_note(&files))
 }
 
@@ -226,8 +230,10 @@ pub fn insert(
             lines.len()
         ));
     };
-    lines.insert(at, insert_text.strip_suffix('\n').unwrap_or(insert_text));
-    let (updated, _, note) = one_line_per_memory(rel, &content, lines.join("\n"));
+    let inserted = insert_text.strip_suffix('\n').unwrap_or(insert_text);
+    let added = inserted.matches('\n').count() + 1;
+    lines.insert(at, inserted);
+    let (updated, _, note) = one_line_per_memory(rel, &content, lines.join("\n"), at..at + added);
     if let Err(text) = guard(given, rel, &content, &updated, false, snapshot, limits) {
         return ToolResult::error(text);
     }

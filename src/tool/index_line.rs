@@ -78,10 +78,15 @@ pub fn entry_for_new_file(
 }
 
 /// An edit of the index that adds an entry for a file the index already links keeps the new
-/// line and drops the file's earlier one, so a model that adds its line after `create` already
-/// did (two tool calls in one turn do) leaves one line per memory. Returns the text, the
-/// 0-based lines of `new` that were dropped, and the files whose entries were.
-pub fn drop_replaced_entries(old: &str, new: &str) -> (String, Vec<usize>, Vec<String>) {
+/// line and drops the file's earlier ones, so a model that adds its line after `create` already
+/// did (two tool calls in one turn do) leaves one line per memory. `changed` is the range of
+/// lines of `new` the edit wrote: an entry there is the model's, one outside was there before.
+/// Returns the text, the 0-based lines of `new` that were dropped, and the files whose were.
+pub fn drop_replaced_entries(
+    old: &str,
+    new: &str,
+    changed: std::ops::Range<usize>,
+) -> (String, Vec<usize>, Vec<String>) {
     let files_of = |text: &str| -> Vec<(usize, String)> {
         text.split('\n')
             .enumerate()
@@ -91,8 +96,6 @@ pub fn drop_replaced_entries(old: &str, new: &str) -> (String, Vec<usize>, Vec<S
             })
             .collect()
     };
-    let old_lines: Vec<&str> = old.split('\n').collect();
-    let new_lines: Vec<&str> = new.split('\n').collect();
     let before = files_of(old);
     let after = files_of(new);
     let mut dropped = Vec::new();
@@ -102,40 +105,31 @@ pub fn drop_replaced_entries(old: &str, new: &str) -> (String, Vec<usize>, Vec<S
         if !seen.insert(file) {
             continue;
         }
-        let had: Vec<&str> = before
-            .iter()
-            .filter(|(_, f)| f == file)
-            .filter_map(|(i, _)| old_lines.get(*i).copied())
-            .collect();
+        let had = before.iter().filter(|(_, f)| f == file).count();
         let has: Vec<usize> = after
             .iter()
             .filter(|(_, f)| f == file)
             .map(|(i, _)| *i)
             .collect();
-        if has.len() < 2 || has.len() <= had.len() {
+        if has.len() <= had {
             continue; // the edit added no entry for this file
         }
-        // the lines the index had before are the earlier entries; one of each goes
-        let mut earlier = had;
-        for &i in &has {
-            let Some(text) = new_lines.get(i) else {
-                continue;
-            };
-            if let Some(k) = earlier.iter().position(|l| l == text) {
-                earlier.swap_remove(k);
-                dropped.push(i);
-            }
-        }
-        if dropped.iter().any(|i| has.contains(i)) {
+        let earlier: Vec<usize> = has
+            .iter()
+            .copied()
+            .filter(|i| !changed.contains(i))
+            .collect();
+        if !earlier.is_empty() && earlier.len() < has.len() {
+            dropped.extend(earlier);
             files.push(file.clone());
         }
     }
     dropped.sort_unstable();
-    let kept: Vec<&str> = new_lines
-        .iter()
+    let kept: Vec<&str> = new
+        .split('\n')
         .enumerate()
         .filter(|(i, _)| dropped.binary_search(i).is_err())
-        .map(|(_, l)| *l)
+        .map(|(_, l)| l)
         .collect();
     (kept.join("\n"), dropped, files)
 }
