@@ -39,7 +39,7 @@ fn check(input: &DoctorInput) {
         input
             .entries
             .iter()
-            .any(|e| &e.path == p && e.kind == "file")
+            .any(|e| &e.path == p && e.kind == memdir::codes::EntryKind::File)
     };
     if !input.contents.keys().all(listed) {
         return;
@@ -86,6 +86,7 @@ fuzz_target!(|data: &[u8]| {
             None
         },
         stale_core_days: stale.map(u32::from),
+        outside: Default::default(),
     };
     check(&input);
 });

@@ -12,7 +12,7 @@ use memdir_fuzz::{arg, assert_effects_safe, json_args, FuzzPath, FuzzSnapshot};
 
 fn check(file: &str, snapshot: &Snapshot) {
     memdir_fuzz::debug(&(file, snapshot));
-    let Ok(plan) = plan_forget(file, snapshot) else {
+    let Ok(plan) = plan_forget(file, snapshot, &memdir::Limits::default()) else {
         return;
     };
     assert_effects_safe(&plan.effects, "plan_forget");

@@ -87,6 +87,8 @@ fuzz_target!(|data: &[u8]| {
         description: raw.description.0,
         body: raw.body.0,
         file: raw.file.map(|f| f.0),
+        session_id: None,
+        now_ms: None,
     };
     check(&input, &raw.snapshot.0, &raw.limits.0);
 });

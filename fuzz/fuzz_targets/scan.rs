@@ -65,8 +65,8 @@ impl<'a> Arbitrary<'a> for RawFile {
             None
         };
         let kind = match u.int_in_range(0..=5u8)? {
-            0 => Some("directory".to_owned()),
-            1 => Some("other".to_owned()),
+            0 => Some(memdir::codes::EntryKind::Directory),
+            1 => Some(memdir::codes::EntryKind::Other),
             _ => None,
         };
         let problem = match u.int_in_range(0..=9u8)? {

@@ -204,6 +204,7 @@ impl<'a> Arbitrary<'a> for FuzzLimits {
             max_inject_bytes: small_limit(u)?,
             max_session_utf16: small_limit(u)?,
             max_output_tokens: small_limit(u)?,
+            max_file_bytes: small_limit(u)?,
         }))
     }
 }
