@@ -2,7 +2,7 @@
  * The public shapes of an opened memory: the options of `openMemory`, what recall returns,
  * sessions and prefetches, and what a write did.
  */
-import type { DoctorReport, FixPlan, IndexPrompt, Limits, Rejected, RememberInput, ScanResult, Usage, WriteAction } from "./core.js";
+import type { DoctorReport, FixPlan, IndexPrompt, Limits, Rejected, RememberInput, ScanResult, Usage, WriteAction, WriteVia } from "./core.js";
 import type { DoctorOptions } from "./doctor.js";
 import type { MemoryHost } from "./host.js";
 import type { LockOptions } from "./lock.js";
@@ -122,8 +122,13 @@ export interface OpenedMemory {
   readonly host: MemoryHost;
   /** MEMORY.md, truncated, and `prompt`: the ready-to-inject block ("" when the index is missing or empty). */
   index(): Promise<IndexPrompt>;
-  /** The system-prompt section that teaches the main model to keep this memory. */
-  instructions(): string;
+  /**
+   * The system-prompt section that teaches the main model to keep this memory, in the words of
+   * the way it writes (`via`): `files` (default) when it edits the files itself, `memory-tool`
+   * when it writes through `tool()` (its `/memories` paths), `remember-tool` when it has the
+   * `remember` and `forget` tools (`memdir/ai-sdk`). The text always names the real folder.
+   */
+  instructions(options?: { via?: WriteVia }): string;
   scan(): Promise<ScanResult>;
   recall(query: string, options?: RecallOptions): Promise<RecallResult>;
   session(): MemorySession;

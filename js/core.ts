@@ -53,6 +53,7 @@ import type {
   ToolPlan,
   ToolResult,
   WritePlan,
+  WriteVia,
 } from "./generated/types.js";
 import { crossing } from "./edge.js";
 import { MemdirError, toMemdirError } from "./errors.js";
@@ -367,9 +368,14 @@ export function lexicalSelect(input: LexicalInput): LexicalSelection {
   return guard({ input }, (a) => wasm.lexicalSelect(a.input));
 }
 
-/** The system-prompt section that teaches the main model how to keep the memory in `dir`. */
-export function memoryInstructions(dir: string): string {
-  return guard({ dir }, (a) => wasm.memoryInstructions(a.dir));
+/**
+ * The system-prompt section that teaches the main model how to keep the memory in `dir`, in
+ * the words of the way it writes: `files` (default: it edits the files itself), `memory-tool`
+ * (Anthropic's memory tool, whose `/memories` is `dir`) or `remember-tool` (the `remember` and
+ * `forget` tools). Every form names `dir`.
+ */
+export function memoryInstructions(dir: string, via?: WriteVia | null): string {
+  return guard({ dir, via: via ?? null }, (a) => wasm.memoryInstructions(a.dir, a.via));
 }
 
 /** Step 1 of a memory-tool command: the paths to resolve and read (or the answer, for a bad command). */

@@ -70,7 +70,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
       }
       return indexPrompt({ content, fileBytes, absolutePath: host.absolutePath(indexPlan.path), limits });
     },
-    instructions: () => memoryInstructions(host.root),
+    instructions: (opts = {}) => memoryInstructions(host.root, opts?.via),
     scan: async () => (await scanWithHeads(ctx)).result,
     recall: recallOnce,
     session: () => session(recallOnce),

@@ -16,6 +16,7 @@ use crate::doctor::fix::FixPlan;
 use crate::doctor::{DoctorInput, DoctorReport, Finding, Severity};
 use crate::frontmatter::MemoryType;
 use crate::index::{IndexInput, IndexPrompt, IndexReadPlan, IndexView};
+use crate::instructions::WriteVia;
 use crate::lexical::{LexicalInput, LexicalSelection, QueryTerm, Scored};
 use crate::limits::Limits;
 use crate::paths::MemoryDirInput;
@@ -118,6 +119,7 @@ pub(crate) fn declarations() -> String {
         DoctorReport,
         FixPlan,
         TempFile,
+        WriteVia,
     );
     out
 }

@@ -187,9 +187,12 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         "buildProviderRequest" => out(provider::build_provider_request(&arg(a, 0, "input")?)),
         "decodeProviderResponse" => out(provider::decode_provider_response(&arg(a, 0, "input")?)),
         "retryDecision" => out(provider::retry_decision(&arg(a, 0, "input")?)),
-        "memoryInstructions" => out(instructions::memory_instructions(&arg::<String>(
-            a, 0, "dir",
-        )?)),
+        "memoryInstructions" => out(instructions::memory_instructions(
+            &arg::<String>(a, 0, "dir")?,
+            opt::<String>(a, 1, "via")?.map_or(Ok(instructions::WriteVia::Files), |v| {
+                instructions::WriteVia::parse(&v)
+            })?,
+        )),
         other => panic!("fixture calls unknown function {other}"),
     }
 }
@@ -236,7 +239,7 @@ fn finding_codes(report: &Value) -> Vec<Value> {
 }
 
 /// The keys a case may have (as `CASE_KEYS` in `tests/fixtures/check.mjs`).
-const CASE_KEYS: [&str; 10] = [
+const CASE_KEYS: [&str; 11] = [
     "name",
     "call",
     "args",
@@ -247,6 +250,7 @@ const CASE_KEYS: [&str; 10] = [
     "expectAfterCodes",
     "expectContains",
     "expectJsonFields",
+    "expectNotContains",
 ];
 
 fn check_case(file: &str, case: &Value) -> Result<(), String> {
@@ -354,6 +358,20 @@ fn check_case(file: &str, case: &Value) -> Result<(), String> {
             let part = expand(part);
             if !text.contains(part.as_str().expect("a string")) {
                 return fail(format!("the result does not contain {}", short(&part)));
+            }
+        }
+    }
+    if let Some(parts) = case.get("expectNotContains") {
+        let Some(text) = got.as_str() else {
+            return fail(format!(
+                "expectNotContains needs a string result, got {}",
+                short(&got)
+            ));
+        };
+        for part in parts.as_array().expect("expectNotContains takes a list") {
+            let part = expand(part);
+            if text.contains(part.as_str().expect("a string")) {
+                return fail(format!("the result contains {}", short(&part)));
             }
         }
     }

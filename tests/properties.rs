@@ -885,6 +885,100 @@ proptest! {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// A memory created through the memory tool is indexed (issue 11)
+
+/// A memory-tool `create` of `path` with `text`, applied to `files`: the result and the files after.
+fn tool_create(
+    files: &Files,
+    path: &str,
+    text: &str,
+) -> Result<(memdir::tool::ToolResult, Files), TestCaseError> {
+    let command =
+        json!({"command": "create", "path": format!("/memories/{path}"), "file_text": text});
+    let result = run_tool_command(&command, &snapshot(files), &Limits::default());
+    prop_assert!(!result.is_error, "{}", result.text);
+    let mut after = files.clone();
+    apply(&mut after, &result.effects)?;
+    Ok((result, after))
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// On any directory whose memories are indexed (CRLF, a BOM, loose ends, no index at all),
+    /// a memory created through the tool leaves doctor nothing `not_indexed`, and the result
+    /// quotes the entry it added.
+    #[test]
+    fn a_memory_created_through_the_tool_is_indexed(
+        files in directory(false),
+        name in unindexed_name(),
+        description in phrase(3..6),
+    ) {
+        prop_assume!(!files.contains_key(&name));
+        let text = topic_text("Created", &format!("{description} omega"), "project", "\n");
+        let (result, after) = tool_create(&files, &name, &text)?;
+        let report = memdir::doctor::doctor(&doctor_input(&after));
+        let unindexed: Vec<&str> = report.findings.iter()
+            .filter(|f| f.code == memdir::codes::FindingCode::NotIndexed)
+            .map(|f| f.file.as_str())
+            .collect();
+        prop_assert!(unindexed.is_empty(), "not indexed: {:?}\n{}", unindexed, after.get("MEMORY.md").map_or("", String::as_str));
+        prop_assert!(result.text.contains("Also added its entry to /memories/MEMORY.md: - [Created]("), "{}", result.text);
+    }
+
+    /// The model adding its own index line after `create` added one (two calls in one turn),
+    /// anywhere in the index: one line per memory remains, the model's, and doctor finds
+    /// nothing `not_indexed` or duplicated.
+    #[test]
+    fn the_models_own_line_after_create_leaves_one_entry(
+        files in directory(true),
+        name in unindexed_name(),
+        description in phrase(3..6),
+        at in 0usize..12,
+    ) {
+        prop_assume!(!files.contains_key(&name));
+        let text = topic_text("Created", &format!("{description} omega"), "project", "\n");
+        let (_, after) = tool_create(&files, &name, &text)?;
+        let index = after.get("MEMORY.md").cloned().unwrap_or_default();
+        let at = at % (index.split('\n').count() + 1);
+        let mine = format!("- [Mine](<{name}>) — my own words for it");
+        let insert = json!({"command": "insert", "path": "/memories/MEMORY.md", "insert_line": at, "insert_text": mine});
+        let result = run_tool_command(&insert, &snapshot(&after), &Limits::default());
+        prop_assert!(!result.is_error, "{}", result.text);
+        prop_assert!(result.text.contains("Also removed the earlier entry"), "{}", result.text);
+        let mut last = after.clone();
+        apply(&mut last, &result.effects)?;
+        let new_index = &last["MEMORY.md"];
+        let linking: Vec<&str> = new_index.lines().filter(|l| l.contains(&format!("({name})")) || l.contains(&format!("(<{name}>)"))).collect();
+        prop_assert_eq!(linking, vec![mine.as_str()], "{}", new_index);
+        let report = memdir::doctor::doctor(&doctor_input(&last));
+        let bad: Vec<_> = report.findings.iter()
+            .filter(|f| matches!(f.code, memdir::codes::FindingCode::NotIndexed | memdir::codes::FindingCode::DuplicateEntry))
+            .map(|f| (f.code, f.file.clone()))
+            .collect();
+        prop_assert!(bad.is_empty(), "{:?}\n{}", bad, new_index);
+    }
+
+    /// On an index as memdir writes it, a memory created then deleted through the tool leaves
+    /// every file as it was, byte for byte: the entry `create` added is the one `delete` removes.
+    #[test]
+    fn create_then_delete_through_the_tool_restores_the_directory(
+        files in directory(true),
+        name in unindexed_name(),
+        description in phrase(3..6),
+    ) {
+        prop_assume!(!files.contains_key(&name));
+        let text = topic_text("Created", &format!("{description} omega"), "project", "\n");
+        let (_, mut after) = tool_create(&files, &name, &text)?;
+        let delete = json!({"command": "delete", "path": format!("/memories/{name}")});
+        let result = run_tool_command(&delete, &snapshot(&after), &Limits::default());
+        prop_assert!(!result.is_error, "{}", result.text);
+        apply(&mut after, &result.effects)?;
+        prop_assert_eq!(after, files);
+    }
+}
+
 /// Found by the doctor fuzz target: an index entry for a topic file whose name starts with `#`
 /// was read as an in-page anchor, so the file stayed `not_indexed` and every `doctor --fix`
 /// appended another entry for it. Entries now percent-encode `%`, `#` and `?` in the target.

@@ -1,7 +1,8 @@
 //! `tool::plan_tool_command` and `tool::run_tool_command` over an arbitrary snapshot: every
 //! path the plan resolves and every effect is a safe relative path; an error writes nothing;
 //! `view` writes nothing; `str_replace` changes only the replaced span and `insert` only adds
-//! its lines.
+//! its lines — but for an edit of `MEMORY.md` that adds a second entry for a file, which may
+//! also drop that file's earlier entries (and says so), leaving one.
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
@@ -42,6 +43,10 @@ fn check(command: &Value, snapshot: &Snapshot, limits: &Limits) {
         _ => None,
     });
     let text = |k: &str| command.get(k).and_then(Value::as_str).unwrap_or("");
+    let dropped_entries = rel == "MEMORY.md"
+        && result
+            .text
+            .contains("\nAlso removed the earlier entry for ");
     match (name, written) {
         ("str_replace", Some(after)) => {
             let old = text("old_str");
@@ -50,11 +55,12 @@ fn check(command: &Value, snapshot: &Snapshot, limits: &Limits) {
                 1,
                 "replaced a non-unique old_str"
             );
-            assert_eq!(
-                after,
-                before.replacen(old, text("new_str"), 1),
-                "str_replace changed more than the span"
-            );
+            let expected = before.replacen(old, text("new_str"), 1);
+            if dropped_entries {
+                assert_only_earlier_entries_dropped(&expected, after);
+            } else {
+                assert_eq!(after, expected, "str_replace changed more than the span");
+            }
         }
         ("insert", Some(after)) => {
             let at = command.get("insert_line").and_then(Value::as_u64).unwrap() as usize;
@@ -62,14 +68,45 @@ fn check(command: &Value, snapshot: &Snapshot, limits: &Limits) {
             let inserted = inserted.strip_suffix('\n').unwrap_or(inserted);
             let mut lines: Vec<&str> = before.split('\n').collect();
             lines.insert(at, inserted);
-            assert_eq!(
-                after,
-                lines.join("\n"),
-                "insert changed more than its lines"
-            );
+            let expected = lines.join("\n");
+            if dropped_entries {
+                assert_only_earlier_entries_dropped(&expected, after);
+            } else {
+                assert_eq!(after, expected, "insert changed more than its lines");
+            }
         }
         _ => {}
     }
+}
+
+/// `after` is `expected` less some lines, each an index entry for a file that `after` still
+/// links (one line per memory remains).
+fn assert_only_earlier_entries_dropped(expected: &str, after: &str) {
+    use memdir::write::entry::{classify, Line};
+    let file = |l: &str| match classify(l) {
+        Line::Entry(e) => e.file(),
+        _ => None,
+    };
+    let kept: Vec<&str> = after.split('\n').collect();
+    let mut k = 0;
+    let mut dropped = 0;
+    for line in expected.split('\n') {
+        if kept.get(k) == Some(&line) {
+            k += 1;
+            continue;
+        }
+        dropped += 1;
+        let f = file(line).expect("a dropped line is an index entry");
+        assert!(
+            kept.iter().any(|l| file(l).as_deref() == Some(f.as_str())),
+            "the dropped entry's file {f} has no entry left"
+        );
+    }
+    assert_eq!(k, kept.len(), "the edit changed lines it did not drop");
+    assert!(
+        dropped > 0,
+        "the result says an entry was dropped, none was"
+    );
 }
 
 #[derive(Debug)]

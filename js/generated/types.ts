@@ -939,3 +939,10 @@ export type TempFile = {
  * The name of the file the write was for.
  */
 target: string, };
+
+/**
+ * How the main model writes its memories: `files` (it edits the files itself),
+ * `memory-tool` (Anthropic's memory tool) or `remember-tool` (memdir's `remember` and
+ * `forget` tools).
+ */
+export type WriteVia = "files" | "memory-tool" | "remember-tool";

@@ -1,6 +1,7 @@
 //! `create`, `str_replace`, `insert`: the new text is decided here and checked by the write
 //! rules before the host writes it (atomically).
 
+use super::index_line::{drop_replaced_entries, dropped_note, entry_for_new_file};
 use super::view::number_lines;
 use super::ToolResult;
 use crate::codes::EntryKind;
@@ -62,10 +63,15 @@ pub fn create(
     if let Err(text) = guard(given, rel, "", file_text, true, snapshot, limits) {
         return ToolResult::error(text);
     }
-    ToolResult::ok(
-        format!("File created successfully at: {given}"),
-        write(rel, file_text.to_owned(), true),
-    )
+    let mut text = format!("File created successfully at: {given}");
+    let mut effects = write(rel, file_text.to_owned(), true);
+    // a new memory gets its index line, as `remember` gives it one (after the file, so the
+    // line never points at a file that is not there)
+    if let Some(entry) = entry_for_new_file(rel, file_text, snapshot, limits) {
+        text.push_str(&entry.note);
+        effects.extend(entry.effect);
+    }
+    ToolResult::ok(text, effects)
 }
 
 /// The file's current text, or the error result the SDK gives (or memdir's refusal when it
@@ -165,19 +171,41 @@ pub fn str_replace(
     updated.push_str(content.get(..*at).unwrap_or(""));
     updated.push_str(new_str);
     updated.push_str(content.get(at + old_str.len()..).unwrap_or(""));
+    let mut first = line_of(&content, *at);
+    let mut last = first + new_str.matches('\n').count();
+    // the lines new_str wrote into (not the one after a final newline)
+    let written = first..last + usize::from(!new_str.is_empty() && !new_str.ends_with('\n'));
+    let (updated, dropped, note) = one_line_per_memory(rel, &content, updated, written);
+    // the change's lines, counted in the text as written: dropped lines are outside them
+    let above = dropped.iter().filter(|&&i| i < first).count();
+    first -= above;
+    last -= above;
     if let Err(text) = guard(given, rel, &content, &updated, false, snapshot, limits) {
         return ToolResult::error(text);
     }
-    let first = line_of(&content, *at);
-    let last = first + new_str.matches('\n').count();
     let lines: Vec<&str> = updated.split('\n').collect();
     let from = first.saturating_sub(2);
     let to = (last + 3).min(lines.len());
     let snippet = number_lines(lines.get(from..to).unwrap_or(&[]), from + 1);
     ToolResult::ok(
-        format!("The memory file has been edited. Here is the snippet showing the change (with line numbers):\n{snippet}"),
+        format!("The memory file has been edited. Here is the snippet showing the change (with line numbers):\n{snippet}{note}"),
         write(rel, updated, false),
     )
+}
+
+/// For an edit of the index: the new text with the earlier entries of files it adds an entry
+/// for dropped ([`drop_replaced_entries`]), the 0-based lines dropped, and the result's note.
+fn one_line_per_memory(
+    rel: &str,
+    old: &str,
+    new: String,
+    changed: std::ops::Range<usize>,
+) -> (String, Vec<usize>, String) {
+    if rel != INDEX_FILE_NAME {
+        return (new, Vec::new(), String::new());
+    }
+    let (text, dropped, files) = drop_replaced_entries(old, &new, changed);
+    (text, dropped, dropped_note(&files))
 }
 
 pub fn insert(
@@ -202,13 +230,15 @@ pub fn insert(
             lines.len()
         ));
     };
-    lines.insert(at, insert_text.strip_suffix('\n').unwrap_or(insert_text));
-    let updated = lines.join("\n");
+    let inserted = insert_text.strip_suffix('\n').unwrap_or(insert_text);
+    let added = inserted.matches('\n').count() + 1;
+    lines.insert(at, inserted);
+    let (updated, _, note) = one_line_per_memory(rel, &content, lines.join("\n"), at..at + added);
     if let Err(text) = guard(given, rel, &content, &updated, false, snapshot, limits) {
         return ToolResult::error(text);
     }
     ToolResult::ok(
-        format!("The file {given} has been edited."),
+        format!("The file {given} has been edited.{note}"),
         write(rel, updated, false),
     )
 }

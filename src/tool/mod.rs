@@ -1,13 +1,14 @@
 //! The backend of Anthropic's `memory_20250818` memory tool over the memory directory: the
 //! six commands, with the result and error texts of the SDK's reference implementation, and
 //! memdir's write rules on top (credentials, the index-only rule, the file cap, and index
-//! entries that follow a deleted or renamed file).
+//! entries that follow a created, deleted or renamed file).
 //!
 //! Two steps, so the core decides and the host only reads and writes:
 //! [`plan_tool_command`] says which paths to resolve and read; [`run_tool_command`] takes
 //! what the host found and returns the result text and the effects to apply.
 
 mod edit;
+mod index_line;
 mod manage;
 mod path;
 mod schema;

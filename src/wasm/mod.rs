@@ -253,12 +253,21 @@ pub fn lexical_select(
     to_js(&lexical::lexical_select(&input))
 }
 
-/// The system-prompt section that teaches the main model how to keep the memory in `dir`.
+/// The system-prompt section that teaches the main model how to keep the memory in `dir`,
+/// in the words of the way it writes (`via`: `files`, the default, `memory-tool` or
+/// `remember-tool`).
 #[wasm_bindgen(js_name = memoryInstructions)]
 pub fn memory_instructions(
     #[wasm_bindgen(unchecked_param_type = "string")] dir: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "WriteVia | null | undefined")] via: JsValue,
 ) -> Result<String, JsValue> {
-    Ok(instructions::memory_instructions(&string_arg(&dir, "dir")?))
+    let dir = string_arg(&dir, "dir")?;
+    let via = if via.is_null() || via.is_undefined() {
+        instructions::WriteVia::Files
+    } else {
+        instructions::WriteVia::parse(&string_arg(&via, "via")?).map_err(|e| to_js_error(&e))?
+    };
+    Ok(instructions::memory_instructions(&dir, via))
 }
 
 /// Step 1 of a memory-tool command: the paths to resolve and the files to read. `result`

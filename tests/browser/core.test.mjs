@@ -131,10 +131,10 @@ test("writing in the browser: the memory tool, remember, forget and doctor over 
     const index = new TextDecoder().decode(host.files.get("MEMORY.md").data);
     return { created, refused, remembered: remembered.indexLine, before: before.findings.map((f) => f.code), after: after.findings.length, forgotten: forgotten.action, index, files: [...host.files.keys()].sort() };
   });
-  assert.equal(result.created, "File created successfully at: /memories/project_deploy.md");
+  assert.equal(result.created, "File created successfully at: /memories/project_deploy.md\nAlso added its entry to /memories/MEMORY.md: - [Deploy](project_deploy.md) — The staging deploy checklist and who signs off");
   assert.deepEqual(result.refused, { content: "Path /memories/../x.md would escape /memories directory (the path has a '.' or '..' segment)", isError: true });
   assert.equal(result.remembered, "- [Role](user_role.md) — The user is a Go engineer new to React");
-  assert.deepEqual(result.before, ["not_indexed"], "the file the tool created is not in the index yet");
+  assert.deepEqual(result.before, [], "the tool indexed the memory it created: doctor finds nothing not_indexed");
   assert.equal(result.after, 0);
   assert.equal(result.forgotten, "forgotten");
   assert.equal(result.index, "- [Deploy](project_deploy.md) — The staging deploy checklist and who signs off\n");

@@ -206,9 +206,11 @@ test("remember, forget and the memory tool (create, str_replace on MEMORY.md, de
   tools.forEach(({ file, input }, n) => {
     const [create, replace] = [toolR[2 * n], toolR[2 * n + 1]];
     assert.equal(create.ok, true, create.result?.content);
-    assert.equal(create.result.content, `File created successfully at: /memories/${file}`);
+    // create adds the memory's entry; the writer's own line under the heading then replaces it
+    assert.equal(create.result.content, `File created successfully at: /memories/${file}\nAlso added its entry to /memories/MEMORY.md: ${entryLine(file, input)}`);
     assert.equal(replace.ok, true, replace.result?.content);
     assert.match(replace.result.content, /^The memory file has been edited\./);
+    assert.ok(replace.result.content.endsWith(`\nAlso removed the earlier entry for ${file}: /memories/MEMORY.md holds one line per memory.`), replace.result.content);
     expected.set(file, input);
   });
   forgetR.slice(0, 6).forEach((r, s) => {

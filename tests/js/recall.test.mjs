@@ -143,6 +143,16 @@ test("index() and instructions()", async () => {
   const text = memory.instructions();
   assert.match(text, /`\/mem`/);
   for (const word of ["user", "feedback", "project", "reference", "MEMORY.md", "**Why:**", "What not to save"]) assert.ok(text.includes(word), word);
+  assert.equal(memory.instructions({ via: "files" }), text, "files is the default");
+  // through the memory tool the model sees /memories, and is told which real folder that is
+  const viaTool = memory.instructions({ via: "memory-tool" });
+  assert.match(viaTool, /`\/mem`/);
+  assert.match(viaTool, /`\/memories` directory is this folder/);
+  assert.doesNotMatch(viaTool, /write files in it directly/);
+  const viaRemember = memory.instructions({ via: "remember-tool" });
+  assert.match(viaRemember, /`\/mem`/);
+  assert.match(viaRemember, /`remember` tool/);
+  assert.throws(() => memory.instructions({ via: "mcp" }), { code: "INVALID_ARGUMENT" });
 });
 
 test("the lexical selector runs offline and can choose nothing", async () => {

@@ -107,8 +107,10 @@ test("an agent's tool loop drives the handlers: view, create, edit, a refused wr
   const [view, create, edit, refused, rename, del] = results;
   assert.match(view.content, /^Here're the files and directories up to 2 levels deep in \/memories, excluding hidden items and node_modules:\n\S+\t\/memories\n/);
   assert.match(view.content, /\t\/memories\/feedback_testing\.md$/m);
-  assert.equal(create.content, "File created successfully at: /memories/project_deploys.md");
+  // the new memory gets its index line; the model's own line, sent in the same turn, replaces it
+  assert.equal(create.content, "File created successfully at: /memories/project_deploys.md\nAlso added its entry to /memories/MEMORY.md: - [Deploys](project_deploys.md) — Deploys go out on Tuesdays after the freeze");
   assert.match(edit.content, /^The memory file has been edited\. Here is the snippet showing the change \(with line numbers\):\n     1\t- \[Testing\]/);
+  assert.match(edit.content, /\nAlso removed the earlier entry for project_deploys\.md: \/memories\/MEMORY\.md holds one line per memory\.$/);
   assert.equal(refused.is_error, true);
   assert.match(refused.content, /^Error: Refused: \/memories\/creds\.md holds what looks like an AWS access key ID on line 1 \(AKIA… \(20 chars\)\)/);
   assert.ok(!refused.content.includes("AKIAIOSFODNN7EXAMPLE"), "the secret is not echoed");
@@ -121,6 +123,29 @@ test("an agent's tool loop drives the handlers: view, create, edit, a refused wr
   // the mock accepted every request: each tool_use was answered in the next message
   assert.equal(mock.requests().filter((r) => r.path === "/v1/messages" && r.status === 200).length, 6);
   assert.equal((await memory.doctor()).errors, 0);
+});
+
+test("a memory created through the tool is indexed, so doctor finds nothing not_indexed; a full index says why it has none", async () => {
+  const dir = seeded();
+  const memory = await openMemory({ dir, selector: { provider: "lexical" } });
+  const tool = memory.tool();
+  const q3 = "---\nname: Q3 plan\ndescription: What ships in Q3 and who owns each part\ntype: project\n---\n\nShip the importer.\n";
+  const text = await tool.create({ command: "create", path: "/memories/team/project_q3.md", file_text: q3 });
+  assert.equal(text, "File created successfully at: /memories/team/project_q3.md\nAlso added its entry to /memories/MEMORY.md: - [Q3 plan](team/project_q3.md) — What ships in Q3 and who owns each part");
+  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), `${INDEX}- [Q3 plan](team/project_q3.md) — What ships in Q3 and who owns each part\n`);
+  const report = await memory.doctor();
+  assert.deepEqual(report.findings.filter((f) => f.code === "not_indexed"), []);
+  assert.equal(report.findings.length, 0, JSON.stringify(report.findings));
+  // recall finds it through the index's manifest like any other memory
+  assert.deepEqual((await memory.recall("what ships in Q3 and who owns it")).memories.map((m) => m.path), ["team/project_q3.md"]);
+
+  // at the index's line limit the file is still written, and the result says why it has no line
+  const full = await openMemory({ dir, selector: { provider: "lexical" }, limits: { maxIndexLines: 2 } });
+  const q4 = q3.replace("Q3 plan", "Q4 plan").replace("in Q3", "in Q4");
+  const noRoom = await full.tool().create({ command: "create", path: "/memories/project_q4.md", file_text: q4 });
+  assert.equal(noRoom, "File created successfully at: /memories/project_q4.md\nNo entry for it was added to /memories/MEMORY.md: MEMORY.md would have 3 lines, over its limit of 2: lines past it are never loaded. Merge or forget entries first.");
+  assert.equal(readFileSync(join(dir, "project_q4.md"), "utf8"), q4);
+  assert.deepEqual((await full.doctor()).findings.filter((f) => f.code === "not_indexed").map((f) => f.file), ["project_q4.md"]);
 });
 
 test("handlers throw MemoryToolError with the SDK's texts; execute() returns them as error results", async () => {

@@ -7,7 +7,7 @@
 //   await fetch(`${mock.url}/v1/messages`, ...);
 //   mock.requests(); mock.reset(); await mock.close();
 //
-// Routes: POST /v1/messages (Anthropic), POST [/<flavour>]/v1/chat/completions (flavours openai,
+// Routes: POST /v1/messages (Anthropic: API versions 2023-06-01 and 2026-10-21, message threads), POST [/<flavour>]/v1/chat/completions (flavours openai,
 // ollama, llamacpp, lmstudio, vllm; the bare path is openai), POST /api/chat (Ollama native),
 // OPTIONS * (CORS preflight), and the control plane POST /__mock/script, GET /__mock/requests,
 // POST /__mock/reset for code that cannot call into this process (the browser test).
@@ -166,6 +166,15 @@ const ANTHROPIC_FIELDS = new Set([
   "top_p", "top_k", "thinking", "tools", "tool_choice", "output_config", "output_format", "cache_control",
   "service_tier", "container", "mcp_servers", "context_management", "inference_geo",
 ]);
+/** The API versions the mock serves: the classic one, and the one SDK 1.x sends. */
+const API_2026_10_21 = "2026-10-21";
+const ANTHROPIC_VERSIONS = ["2023-06-01", "2023-01-01", API_2026_10_21];
+/** Removed in 2026-10-21: a request that sends any of them is refused, even at a default value. */
+const SAMPLING = ["temperature", "top_p", "top_k"];
+/** The beta that lets a request carry `thread` (SDK 1.x's tool runner sends it). */
+const MESSAGE_THREADS_BETA = "message-threads-2026-08-12";
+/** Request fields a thread cannot carry: a request with one gets `thread_unsupported_request`. */
+const THREAD_UNSUPPORTED = ["cache_control", "context_management", "thinking"];
 const THINKING_TYPES = ["enabled", "disabled", "adaptive", "between_tools"];
 const EFFORTS = ["low", "medium", "high", "xhigh", "max"];
 const SIMULATED_THINKING_TOKENS = 300;
@@ -369,6 +378,7 @@ export async function startMockProviders(options = {}) {
   let queue = [];
   let log = [];
   const anthropicCache = new Map(); // key -> {expiresAt, ttlMs}
+  const threads = new Map(); // response id -> {model, system, tools, messages, continued}
   let openaiPrompts = []; // [{model, text}] for prompt_tokens_details.cached_tokens
   const sockets = new Set();
   let seq = 0;
@@ -410,9 +420,9 @@ export async function startMockProviders(options = {}) {
     return blocks;
   }
 
-  function validateAnthropic(headers, parsed) {
+  /** Authentication and the API version: the checks made before the body is read. */
+  function anthropicHeaderError(headers) {
     const E = (status, type, message) => anthropicError(status, type, message);
-    const invalid = (m) => E(400, "invalid_request_error", m);
     if (headers.origin !== undefined && String(headers["anthropic-dangerous-direct-browser-access"]).toLowerCase() !== "true")
       return E(401, "authentication_error", "CORS requests must set 'anthropic-dangerous-direct-browser-access' header");
     const key = headers["x-api-key"];
@@ -423,21 +433,38 @@ export async function startMockProviders(options = {}) {
       return E(401, "authentication_error", "x-api-key header is required");
     }
     const version = headers["anthropic-version"];
-    if (version === undefined) return invalid("anthropic-version: header is required");
-    if (version !== "2023-06-01" && version !== "2023-01-01") return invalid(`anthropic-version: invalid version '${version}'`);
+    if (version === undefined) return E(400, "invalid_request_error", "anthropic-version: header is required");
+    if (!ANTHROPIC_VERSIONS.includes(version)) return E(400, "invalid_request_error", `anthropic-version: invalid version '${version}'`);
+    return null;
+  }
+
+  function validateAnthropic(headers, parsed) {
+    const E = (status, type, message) => anthropicError(status, type, message);
+    const invalid = (m) => E(400, "invalid_request_error", m);
+    const headerError = anthropicHeaderError(headers);
+    if (headerError) return headerError;
+    // 2026-10-21 (SDK 1.x): no sampling parameters, system messages in `messages`
+    const current = headers["anthropic-version"] === API_2026_10_21;
     if (!parsed.ok) return invalid(`There was an error parsing the body of your request: ${parsed.error}`);
     const body = parsed.value;
     if (!isObject(body)) return invalid("Input should be a valid dictionary or object");
-    for (const k of Object.keys(body)) if (!ANTHROPIC_FIELDS.has(k)) return invalid(`${k}: Extra inputs are not permitted`);
+    for (const k of Object.keys(body)) {
+      if (!ANTHROPIC_FIELDS.has(k) || (current && SAMPLING.includes(k))) return invalid(`${k}: Extra inputs are not permitted`);
+    }
     if (typeof body.model !== "string" || body.model === "") return invalid("model: Field required");
     if (body.max_tokens === undefined) return invalid("max_tokens: Field required");
     if (!Number.isInteger(body.max_tokens) || body.max_tokens < 1)
       return invalid("max_tokens: Input should be a positive integer");
     if (!Array.isArray(body.messages)) return invalid("messages: Field required");
     if (body.messages.length === 0) return invalid("messages: at least one message is required");
+    const roles = current ? ["user", "assistant", "system"] : ["user", "assistant"];
     for (const [i, m] of body.messages.entries()) {
       if (!isObject(m)) return invalid(`messages.${i}: Input should be a valid dictionary`);
-      if (m.role !== "user" && m.role !== "assistant") return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+      if (!roles.includes(m.role)) return invalid(`messages.${i}.role: Input should be ${roles.map((r) => `'${r}'`).join(", ").replace(/, ([^,]*)$/, " or $1")}`);
+      if (m.role === "system") {
+        if (m.content !== undefined && typeof m.content !== "string" && !Array.isArray(m.content)) return invalid(`messages.${i}.content: Input should be a valid string or list`);
+        continue;
+      }
       if (typeof m.content !== "string" && !Array.isArray(m.content)) return invalid(`messages.${i}.content: Field required`);
       if (Array.isArray(m.content) && !m.content.every((b) => isObject(b) && typeof b.type === "string"))
         return invalid(`messages.${i}.content: every content block needs a type`);
@@ -445,6 +472,14 @@ export async function startMockProviders(options = {}) {
       const empty = contentText(m.content) === "" && !(Array.isArray(m.content) && m.content.some((b) => b.type !== "text"));
       if (empty && !finalAssistant)
         return invalid(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+      if (current && Array.isArray(m.content)) {
+        for (const [j, b] of m.content.entries()) {
+          if (m.role === "assistant" && b.type === "document")
+            return invalid(`messages.${i}.content.${j}: \`document\` blocks are not accepted in \`assistant\` messages`);
+          if (m.role === "user" && b.type === "text" && Array.isArray(b.citations) && b.citations.length > 0)
+            return invalid(`messages.${i}.content.${j}.citations: citations are not accepted on \`text\` blocks in \`user\` messages`);
+        }
+      }
     }
     const sys = body.system;
     if (sys !== undefined && typeof sys !== "string") {
@@ -476,7 +511,7 @@ export async function startMockProviders(options = {}) {
         if (b.content !== undefined && typeof b.content !== "string" && !Array.isArray(b.content)) return invalid(`messages.${i + 1}.content: tool_result.content: Input should be a valid string or list`);
       }
     }
-    if (body.messages.at(-1).role !== "user") {
+    if (body.messages.filter((m) => m.role !== "system").at(-1)?.role !== "user") {
       return invalid(
         gen55
           ? "This model does not support assistant message prefill. The conversation must end with a user message."
@@ -645,8 +680,81 @@ export async function startMockProviders(options = {}) {
     };
   }
 
+  /**
+   * Message threads (the `message-threads-2026-08-12` beta, which SDK 1.x's tool runner uses):
+   * `thread: {type: "create"}` is a full request whose conversation the server then holds under
+   * the response's `id`; `thread: {type: "continue", previous_message_id}` sends only the new
+   * messages, and no `system` or `tools` (the thread keeps its own). Returns the request as a
+   * full one, or the error the API gives. Each response can be continued once.
+   */
+  function resolveThread(headers, body) {
+    const invalid = (m, details) => anthropicError(400, "invalid_request_error", m, details ? { details } : {});
+    const betas = String(headers["anthropic-beta"] ?? "").split(",").map((b) => b.trim());
+    if (!betas.includes(MESSAGE_THREADS_BETA))
+      return { error: invalid(`thread: requires the anthropic-beta header '${MESSAGE_THREADS_BETA}'`) };
+    const { thread, ...rest } = body;
+    if (!isObject(thread) || (thread.type !== "create" && thread.type !== "continue"))
+      return { error: invalid("thread.type: Input should be 'create' or 'continue'") };
+    const unsupported = THREAD_UNSUPPORTED.filter((field) =>
+      field === "cache_control" ? JSON.stringify(rest).includes('"cache_control":{') : present(rest[field]),
+    );
+    if (unsupported.length)
+      return {
+        error: invalid(`thread: Threads do not support ${unsupported.join(", ")}; send the full conversation without \`thread\``, {
+          error_code: "thread_unsupported_request",
+          unsupported,
+        }),
+      };
+    if (thread.type === "create") return { body: rest, thread: { previous: null } };
+    if (typeof thread.previous_message_id !== "string") return { error: invalid("thread.continue.previous_message_id: Field required") };
+    for (const field of ["system", "tools"])
+      if (present(rest[field])) return { error: invalid(`${field}: a thread continue cannot set \`${field}\`; the thread keeps the one it was created with`) };
+    const held = threads.get(thread.previous_message_id);
+    if (!held)
+      return {
+        error: anthropicError(404, "not_found_error", `thread: no thread state for previous_message_id '${thread.previous_message_id}'`, {
+          details: { error_code: "thread_not_found" },
+        }),
+      };
+    if (held.continued)
+      return { error: invalid(`thread: '${thread.previous_message_id}' was already continued; continue from the thread's latest response`, { error_code: "thread_already_continued" }) };
+    if (rest.model !== held.model)
+      return { error: invalid(`thread: model differs from the value stored with the thread ('${held.model}')`, { error_code: "thread_fingerprint_mismatch" }) };
+    if (!Array.isArray(rest.messages)) return { error: invalid("messages: Field required") };
+    const full = { ...rest, messages: [...held.messages, ...rest.messages] };
+    if (held.system !== undefined) full.system = held.system;
+    if (held.tools !== undefined) full.tools = held.tools;
+    return { body: full, thread: { previous: thread.previous_message_id } };
+  }
+
   function anthropicRoute(ctx) {
-    const { headers, parsed, outcome } = ctx;
+    const { headers, outcome } = ctx;
+    let { parsed } = ctx;
+    const headerError = anthropicHeaderError(headers);
+    if (headerError) return { ...headerError, rejected: true };
+    let thread = null;
+    if (parsed.ok && isObject(parsed.value) && present(parsed.value.thread)) {
+      const resolved = resolveThread(headers, parsed.value);
+      if (resolved.error) return { ...resolved.error, rejected: true };
+      thread = resolved.thread;
+      parsed = { ok: true, value: resolved.body };
+    }
+    const r = anthropicAnswer(headers, parsed, outcome);
+    if (thread && !r.rejected && r.status === 200 && r.body?.type === "message") {
+      const body = parsed.value;
+      if (thread.previous) threads.get(thread.previous).continued = true;
+      threads.set(r.body.id, {
+        model: body.model,
+        system: body.system,
+        tools: body.tools,
+        messages: [...body.messages, { role: "assistant", content: r.body.content }],
+        continued: false,
+      });
+    }
+    return r;
+  }
+
+  function anthropicAnswer(headers, parsed, outcome) {
     const failure = validateAnthropic(headers, parsed);
     if (failure) return { ...failure, rejected: true };
     const body = parsed.value;
@@ -1199,6 +1307,7 @@ export async function startMockProviders(options = {}) {
       outcome: null,
       status: null,
       aborted: false,
+      responseId: null,
     };
     log.push(entry);
     seq++;
@@ -1227,6 +1336,7 @@ export async function startMockProviders(options = {}) {
         if (outcome.body !== undefined) r.body = outcome.body;
       }
     }
+    entry.responseId = isObject(r.body) && typeof r.body.id === "string" ? r.body.id : null; // a thread continues from it
     if (send(res, r.status, r.headers, r.body)) entry.status = r.status;
   }
 
@@ -1287,6 +1397,7 @@ export async function startMockProviders(options = {}) {
       queue = [];
       log = [];
       anthropicCache.clear();
+      threads.clear();
       openaiPrompts = [];
     },
     /** Stop listening and destroy every open socket, hanging ones included. */

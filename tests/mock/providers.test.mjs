@@ -288,6 +288,97 @@ describe("anthropic: validation", () => {
   });
 });
 
+describe("anthropic: API version 2026-10-21 (SDK 1.x)", () => {
+  const CURRENT = { "anthropic-version": "2026-10-21" };
+
+  it("is served, with the key as a bearer token as SDK 1.x sends it", async () => {
+    const res = await anthropic(abody(), { ...CURRENT, "x-api-key": undefined, authorization: `Bearer ${KEY}` });
+    assert.equal(res.status, 200);
+    assert.deepEqual(JSON.parse(textOf(await json(res))).selected_memories, EXPECTED);
+  });
+
+  it("refuses temperature, top_p and top_k, even at a default value; 2023-06-01 still takes them", async () => {
+    for (const field of ["temperature", "top_p", "top_k"]) {
+      const value = field === "top_k" ? 40 : 1;
+      await anthropicError(await anthropic(abody({ [field]: value }), CURRENT), 400, "invalid_request_error", new RegExp(`^${field}: Extra inputs are not permitted$`));
+      assert.equal((await anthropic(abody({ [field]: value }))).status, 200, `${field} under 2023-06-01`);
+    }
+  });
+
+  it("takes system messages in `messages`; 2023-06-01 does not", async () => {
+    const messages = [{ role: "system", content: "Answer in JSON." }, { role: "user", content: USER }];
+    assert.equal((await anthropic(abody({ messages }), CURRENT)).status, 200);
+    await anthropicError(await anthropic(abody({ messages })), 400, "invalid_request_error", /messages\.0\.role: Input should be 'user' or 'assistant'$/);
+  });
+
+  it("refuses a document block in an assistant message and citations on a user's text block", async () => {
+    const doc = { type: "document", source: { type: "text", media_type: "text/plain", data: "x" } };
+    const withDoc = [{ role: "user", content: "hi" }, { role: "assistant", content: [doc] }, { role: "user", content: USER }];
+    await anthropicError(await anthropic(abody({ messages: withDoc }), CURRENT), 400, "invalid_request_error", /^messages\.1\.content\.0: `document` blocks/);
+    const cited = [{ role: "user", content: [{ type: "text", text: USER, citations: [{ type: "char_location", cited_text: "x" }] }] }];
+    await anthropicError(await anthropic(abody({ messages: cited }), CURRENT), 400, "invalid_request_error", /^messages\.0\.content\.0\.citations/);
+    assert.equal((await anthropic(abody({ messages: [{ role: "user", content: [{ type: "text", text: USER, citations: [] }] }] }), CURRENT)).status, 200);
+  });
+});
+
+describe("anthropic: message threads", () => {
+  const THREADS = { "anthropic-version": "2026-10-21", "anthropic-beta": "message-threads-2026-08-12" };
+  const threaded = (body, headers = {}) => anthropic(body, { ...THREADS, ...headers });
+  const cont = (id, messages, extra = {}) => ({ model: "claude-sonnet-4-6", max_tokens: 256, messages, thread: { type: "continue", previous_message_id: id }, ...extra });
+  const THANKS = [{ role: "user", content: "Thanks. Anything else?" }];
+  async function created() {
+    const res = await threaded(abody({ thread: { type: "create" } }));
+    assert.equal(res.status, 200);
+    return (await json(res)).id;
+  }
+
+  it("a continue sends only the new messages: the server answers from the conversation it holds", async () => {
+    const id = await created();
+    const res = await threaded(cont(id, THANKS));
+    assert.equal(res.status, 200);
+    const reply = await json(res);
+    // the query and manifest are only in the held first message
+    assert.deepEqual(JSON.parse(textOf(reply)).selected_memories, EXPECTED);
+    assert.ok(reply.usage.input_tokens > estimateTokens(THANKS[0].content), "the held conversation counts as input");
+    // the same messages without the thread: no query, no manifest
+    const alone = await json(await anthropic({ ...cont(id, THANKS), thread: undefined, system: SYSTEM }, { "anthropic-version": "2026-10-21" }));
+    assert.deepEqual(JSON.parse(textOf(alone)).selected_memories, []);
+    // and the reply continues in turn
+    assert.equal((await threaded(cont(reply.id, THANKS))).status, 200);
+  });
+
+  it("each response is continued once; an unknown one is thread_not_found", async () => {
+    const id = await created();
+    assert.equal((await threaded(cont(id, THANKS))).status, 200);
+    const again = await anthropicError(await threaded(cont(id, THANKS)), 400, "invalid_request_error");
+    assert.equal(again.error.details.error_code, "thread_already_continued");
+    const lost = await anthropicError(await threaded(cont("msg_01unknown", THANKS)), 404, "not_found_error");
+    assert.equal(lost.error.details.error_code, "thread_not_found");
+    mock.reset();
+    assert.equal((await anthropicError(await threaded(cont(id, THANKS)), 404, "not_found_error")).error.details.error_code, "thread_not_found", "reset() forgets threads");
+  });
+
+  it("a continue carries no system or tools, and keeps the thread's model", async () => {
+    const id = await created();
+    await anthropicError(await threaded(cont(id, THANKS, { system: SYSTEM })), 400, "invalid_request_error", /^system: a thread continue cannot set/);
+    await anthropicError(await threaded(cont(id, THANKS, { tools: [] })), 400, "invalid_request_error", /^tools: a thread continue cannot set/);
+    const other = await anthropicError(await threaded(cont(id, THANKS, { model: "claude-sonnet-5-5" })), 400, "invalid_request_error", /model/);
+    assert.equal(other.error.details.error_code, "thread_fingerprint_mismatch");
+    assert.equal((await threaded(cont(id, THANKS))).status, 200, "a refused continue does not use up the response");
+  });
+
+  it("needs the beta; thinking and cache_control are thread_unsupported_request, naming them", async () => {
+    await anthropicError(await anthropic(abody({ thread: { type: "create" } }), { "anthropic-version": "2026-10-21" }), 400, "invalid_request_error", /message-threads-2026-08-12/);
+    await anthropicError(await threaded(abody({ thread: { type: "resume" } })), 400, "invalid_request_error", /^thread\.type/);
+    const b = await anthropicError(
+      await threaded(abody({ thread: { type: "create" }, thinking: { type: "adaptive" }, system: [{ type: "text", text: SYSTEM, cache_control: { type: "ephemeral" } }] })),
+      400,
+      "invalid_request_error",
+    );
+    assert.deepEqual(b.error.details, { error_code: "thread_unsupported_request", unsupported: ["cache_control", "thinking"] });
+  });
+});
+
 describe("anthropic: thinking and max_tokens", () => {
   it("Sonnet 5.5 without a thinking control thinks first and runs out of max_tokens mid-JSON", async () => {
     const b = await json(await anthropic(abody({ model: "claude-sonnet-5-5" })));

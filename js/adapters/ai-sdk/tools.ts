@@ -1,0 +1,75 @@
+/**
+ * `remember` and `forget` as AI SDK tools: the model saves a memory through the same rules as
+ * `memory.remember()` (valid frontmatter, one index line, no credentials, no near-duplicates,
+ * the limits). A refusal is thrown as the `MemdirError`, so the AI SDK reports it to the model
+ * as a tool error (`tool-error`) and nothing is written.
+ */
+import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
+import type { OpenedMemory, WriteResult } from "../../api.js";
+import type { RememberInput } from "../../core.js";
+
+/** What the `remember` tool takes: `RememberInput` without the fields the app sets. */
+export type RememberToolInput = Pick<RememberInput, "type" | "name" | "description" | "body" | "file">;
+
+/** What the `remember` and `forget` tools return to the model. */
+export interface MemoryToolOutput {
+  /** The topic file, relative to the memory folder. */
+  file: string;
+  action: WriteResult["action"];
+  /** The index line written (`null` for `forget`). */
+  indexLine: string | null;
+}
+
+export interface RememberToolOptions {
+  /** Recorded as the memory's `metadata.originSessionId`. */
+  sessionId?: string;
+}
+
+const REMEMBER_SCHEMA = {
+  type: "object",
+  properties: {
+    type: {
+      type: "string",
+      enum: ["user", "feedback", "project", "reference"],
+      description: "user: who the user is; feedback: how to work (corrections and confirmed choices); project: decisions, goals, deadlines the code does not show; reference: where things live outside the code.",
+    },
+    name: { type: "string", description: "A short name: the memory's title in the index." },
+    description: { type: "string", description: "One specific line saying what this memory is about: it decides when the memory is recalled." },
+    body: { type: "string", description: "The memory. For feedback and project: the rule or fact, then a **Why:** line and a **How to apply:** line." },
+    file: { type: "string", description: "Only to update an existing memory: its file, e.g. feedback_testing.md. Leave it out for a new one." },
+  },
+  required: ["type", "name", "description", "body"],
+  additionalProperties: false,
+} satisfies JSONSchema7;
+
+const FORGET_SCHEMA = {
+  type: "object",
+  properties: { file: { type: "string", description: "The memory's file, relative to the memory folder, e.g. feedback_testing.md." } },
+  required: ["file"],
+  additionalProperties: false,
+} satisfies JSONSchema7;
+
+const output = (r: WriteResult): MemoryToolOutput => ({ file: r.file, action: r.action, indexLine: r.indexLine });
+
+/** The `remember` tool: writes a topic file and its one line in MEMORY.md (or updates a memory given its `file`). */
+export function rememberTool(memory: OpenedMemory, options: RememberToolOptions = {}): Tool<RememberToolInput, MemoryToolOutput> {
+  return tool({
+    description: "Save a memory that will help in later conversations: one topic per call. It writes the topic file and its line in MEMORY.md, the index. Pass `file` to update an existing memory instead of adding a duplicate.",
+    inputSchema: jsonSchema<RememberToolInput>(REMEMBER_SCHEMA),
+    execute: async (input) => output(await memory.remember({ ...input, ...(options.sessionId ? { sessionId: options.sessionId } : {}) } as RememberInput)),
+  });
+}
+
+/** The `forget` tool: removes a memory's file and every index line linking to it. */
+export function forgetTool(memory: OpenedMemory): Tool<{ file: string }, MemoryToolOutput> {
+  return tool({
+    description: "Forget a memory that no longer holds: removes its file and its line in MEMORY.md.",
+    inputSchema: jsonSchema<{ file: string }>(FORGET_SCHEMA),
+    execute: async ({ file }) => output(await memory.forget(file)),
+  });
+}
+
+/** `{remember, forget}`, ready for `generateText({tools})`: the names `instructions({via: "remember-tool"})` uses. */
+export function memoryTools(memory: OpenedMemory, options: RememberToolOptions = {}) {
+  return { remember: rememberTool(memory, options), forget: forgetTool(memory) };
+}
