@@ -81,18 +81,18 @@ export async function browserOwnerAlive(owner: LockOwner): Promise<boolean | nul
 }
 
 /**
- * Runs `fn` holding the Web Lock `name` (exclusive), waiting at most `timeoutMs` for it; rejects
- * with `ETIMEDOUT` when it is not granted in time. Without Web Locks, runs `fn` at once.
- * `fn`'s own result or failure passes through.
+ * Runs `fn` holding the Web Lock `name` (exclusive, or `shared` with other shared holders),
+ * waiting at most `timeoutMs` for it; rejects with `ETIMEDOUT` when it is not granted in time.
+ * Without Web Locks, runs `fn` at once. `fn`'s own result or failure passes through.
  */
-export async function withWebLock<T>(name: string, fn: () => Promise<T>, timeoutMs: number): Promise<T> {
+export async function withWebLock<T>(name: string, fn: () => Promise<T>, timeoutMs: number, mode: LockMode = "exclusive"): Promise<T> {
   const locks = webLocks();
   if (locks === null) return fn();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), Math.max(0, timeoutMs));
   let granted = false;
   try {
-    return (await locks.request(name, { mode: "exclusive", signal: controller.signal }, () => {
+    return (await locks.request(name, { mode, signal: controller.signal }, () => {
       granted = true;
       clearTimeout(timer);
       return fn();

@@ -39,8 +39,8 @@ const MAX_HEAD_BYTES = 1 << 20;
 const HEAD_CHUNK_BYTES = 16_384;
 /** `getFile()` calls in flight at once while listing. */
 const LIST_CONCURRENCY = 32;
-/** A `File` read after another tab replaced it fails (`NotReadableError`): read again, this often. */
-const READ_RETRIES = 4;
+/** Reads of a file being rewritten by another tab before one holds writers off (see `reading`). */
+const OPTIMISTIC_READS = 3;
 const SWAP = /\.crswap$/;
 
 /** The parts of the File System API used here that TypeScript's DOM library may not declare. */
@@ -332,12 +332,18 @@ export class OpfsHost implements MemoryHost {
     return dir;
   }
 
-  /** Runs `read` over the file at `path`, again on a fresh `File` when another tab replaced it meanwhile. */
+  /**
+   * Runs `read` over the file at `path`. A `File` whose file another tab rewrote meanwhile fails
+   * to read (`NotFoundError` once the swap file replaced it, `NotReadableError` while it
+   * changes), never giving a mix of the two: it is read again from a fresh `File`, and after
+   * `OPTIMISTIC_READS` such failures once more holding the memory's OPFS lock shared, which
+   * keeps writers of this memory out (they queue behind the read, so it cannot starve).
+   */
   private async reading<T>(path: string, read: (file: File) => Promise<T>): Promise<T> {
     const segments = split(path);
     const name = segments.pop();
     if (name === undefined) throw hostError("EISDIR", "the memory directory is a directory");
-    for (let attempt = 0; ; attempt++) {
+    const once = async (): Promise<{ value: T } | null> => {
       const dir = await this.folder(segments, false, path);
       if (dir === null || isSwap(name)) throw hostError("ENOENT", `${path} does not exist`);
       let file: File;
@@ -350,12 +356,27 @@ export class OpfsHost implements MemoryHost {
         throw toHostError(error, path);
       }
       try {
-        return await read(file);
+        return { value: await read(file) };
       } catch (error) {
-        if (domName(error) !== "NotReadableError" || attempt >= READ_RETRIES) throw toHostError(error, path);
+        const kind = domName(error);
+        if (kind === "NotReadableError" || kind === "NotFoundError") return null; // rewritten meanwhile
+        throw toHostError(error, path);
       }
+    };
+    for (let attempt = 0; attempt < OPTIMISTIC_READS; attempt++) {
+      const done = await once();
+      if (done !== null) return done.value;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 5));
     }
+    try {
+      const done = await withWebLock(this.ioLock, once, IO_LOCK_TIMEOUT_MS, "shared");
+      if (done !== null) return done.value;
+    } catch (error) {
+      throw toHostError(error, path);
+    }
+    throw hostError("EIO", `${path}: the file could not be read (it changed under every read, even with writers held off)`);
   }
+
 }
 
 /** `path`'s segments; the core has checked the path, this refuses what OPFS would misread. */
