@@ -74,6 +74,8 @@ export class OpfsHost implements MemoryHost {
   private readonly storage: FileSystemDirectoryHandle;
   private readonly ioLock: string;
   private readonly writeLockName: string;
+  /** The memory's folder, once found (see `folder`). */
+  private top: FileSystemDirectoryHandle | null = null;
 
   private constructor(name: string, storage: FileSystemDirectoryHandle) {
     this.name = name;
@@ -315,11 +317,15 @@ export class OpfsHost implements MemoryHost {
 
   /**
    * The folder `segments` below the memory's folder (created with `create`), or `null` when it
-   * does not exist; `ENOTDIR` when a file is on the way.
+   * does not exist; `ENOTDIR` when a file is on the way. Writes walk from the OPFS root, making
+   * what is missing; reads start from the memory's folder once found (a handle names a path, so
+   * it stays good when the folder is removed, and finds the new one when it is made again).
    */
   private async folder(segments: string[], create: boolean, path: string): Promise<FileSystemDirectoryHandle | null> {
-    let dir = this.storage;
-    for (const segment of [OPFS_FOLDER, this.name, ...segments]) {
+    const start = create ? null : this.top;
+    const walk = start === null ? [OPFS_FOLDER, this.name, ...segments] : segments;
+    let dir = start ?? this.storage;
+    for (const [i, segment] of walk.entries()) {
       try {
         dir = await dir.getDirectoryHandle(segment, { create });
       } catch (error) {
@@ -328,9 +334,11 @@ export class OpfsHost implements MemoryHost {
         if (kind === "TypeMismatchError") throw hostError("ENOTDIR", `${path}: a folder on the way is a file`);
         throw toHostError(error, path);
       }
+      if (start === null && i === 1) this.top = dir;
     }
     return dir;
   }
+
 
   /**
    * Runs `read` over the file at `path`. A `File` whose file another tab rewrote meanwhile fails

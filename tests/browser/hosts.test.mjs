@@ -430,3 +430,83 @@ test("OpfsHost: the browser's swap files (*.crswap) are never listed, and a dead
   assert.deepEqual(result.afterRemove, []);
   await page.close();
 });
+
+test("in a worker: browserHost, remember and the page sees it; the worker's lock is judged by the same Web Locks", async () => {
+  const page = await tab();
+  const result = await inPage(page, async ({ memdir, freshName }) => {
+    const name = freshName("worker");
+    const source = `
+      import * as memdir from "${location.origin}/pkg/entry/browser.js";
+      onmessage = async ({ data: name }) => {
+        try {
+          await memdir.init();
+          const host = await memdir.browserHost(name);
+          const memory = await memdir.openMemory({ host, selector: { provider: "lexical" } });
+          await memory.remember({ type: "project", name: "Worker", description: "Written from a dedicated worker", body: "x" });
+          // then hold the write lock until terminated
+          memdir.withLock(host, () => (postMessage({ backend: host.backend }), new Promise(() => {})));
+        } catch (e) {
+          postMessage({ error: String(e) });
+        }
+      };`;
+    const worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })), { type: "module" });
+    const reply = await new Promise((resolve) => {
+      worker.onmessage = ({ data }) => resolve(data);
+      worker.onerror = (e) => resolve({ error: e.message });
+      worker.postMessage(name);
+    });
+    const host = await memdir.browserHost(name);
+    const input = { type: "user", name: "Role", description: "The user is a Go engineer new to React", body: "x" };
+    const whileHeld = await (await memdir.openMemory({ host, selector: { provider: "lexical" }, lock: { timeoutMs: 300 } })).remember(input).then(
+      () => "written",
+      (e) => e.code,
+    );
+    const lock = JSON.parse(new TextDecoder().decode(await host.readFile(".memdir.lock")));
+    worker.terminate();
+    const begun = Date.now();
+    const after = await (await memdir.openMemory({ host, selector: { provider: "lexical" }, lock: { timeoutMs: 5000 } })).remember(input);
+    return { reply, whileHeld, lockHost: lock.host, ms: Date.now() - begun, action: after.action, index: new TextDecoder().decode(await host.readFile("MEMORY.md")) };
+  });
+  assert.deepEqual(result.reply, { backend: "opfs" });
+  assert.equal(result.whileHeld, "LOCKED");
+  assert.equal(result.lockHost, "browser tab (Web Locks)");
+  assert.equal(result.action, "created");
+  assert.ok(result.ms < 3000, `${result.ms} ms: the terminated worker's lock was broken at once`);
+  assert.equal(result.index, "- [Worker](project_worker.md) — Written from a dedicated worker\n- [Role](user_role.md) — The user is a Go engineer new to React\n");
+  await page.close();
+});
+
+test("OpfsHost: a memory folder removed and made again by another tab is seen as it is now", async () => {
+  const [a, b] = [await tab(), await tab()];
+  const name = `remade-${Date.now()}`;
+  const look = () =>
+    inPage(
+      a,
+      async ({ memdir }, name) => {
+        const host = (globalThis.remade ??= await memdir.OpfsHost.open(name));
+        return { list: (await host.list()).map((e) => e.path), a: await host.readFile("a.md").then((x) => new TextDecoder().decode(x), (e) => e.code), b: await host.stat("b.md").then((e) => e?.size ?? null) };
+      },
+      name,
+    );
+  await inPage(b, ({ seedOpfs }, name) => seedOpfs(name, { "a.md": "first" }), name);
+  const before = await look();
+  await inPage(b, async (_, name) => (await (await navigator.storage.getDirectory()).getDirectoryHandle("memdir")).removeEntry(name, { recursive: true }), name);
+  const removed = await look();
+  await inPage(b, ({ seedOpfs }, name) => seedOpfs(name, { "b.md": "second" }), name);
+  const remade = await look();
+  const written = await inPage(
+    a,
+    async ({ rawOpfsNames }, name) => {
+      await (await navigator.storage.getDirectory()).getDirectoryHandle("memdir").then((d) => d.removeEntry(name, { recursive: true }));
+      await globalThis.remade.writeFile("c.md", new TextEncoder().encode("third"));
+      return rawOpfsNames(name);
+    },
+    name,
+  );
+  assert.deepEqual(before, { list: ["a.md"], a: "first", b: null });
+  assert.deepEqual(removed, { list: [], a: "ENOENT", b: null });
+  assert.deepEqual(remade, { list: ["b.md"], a: "ENOENT", b: 6 });
+  assert.deepEqual(written, ["c.md"], "a write makes the folder again");
+  await a.close();
+  await b.close();
+});
