@@ -264,8 +264,10 @@ describe("two tabs at once", () => {
             },
             { backend, name, timeoutMs },
           );
+        const alive = () => inPage(b, async ({ backends }, { backend, name, owner }) => (await backends[backend].open(name)).ownerAlive(owner), { backend, name, owner: lockBody });
         const refused = await remember(b, 300);
         assert.equal(refused.code, "LOCKED", "held by the open tab");
+        assert.equal(await alive(), true, "another tab sees the holder's tab lock");
         if (how === "closed") await a.close();
         else {
           const crashed = new Promise((resolve) => a.once("crash", resolve));
@@ -273,6 +275,9 @@ describe("two tabs at once", () => {
           cdp.send("Page.crash").catch(() => {});
           await crashed;
         }
+        let gone = await alive();
+        for (const began = Date.now(); gone !== false && Date.now() - began < 2000; ) gone = await alive(); // released as the tab goes
+        assert.equal(gone, false, `the ${how} tab's tab lock is gone`);
         const done = await remember(b, 5000);
         assert.equal(done.action, "created", JSON.stringify(done));
         assert.ok(done.ms < 3000, `taken in ${done.ms} ms: the lock file of a gone tab is broken at once (staleMs is 30 s)`);
