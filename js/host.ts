@@ -77,6 +77,13 @@ export interface MemoryHost {
    */
   ownerAlive?(owner: LockOwner): Promise<boolean | null>;
   /**
+   * Runs `fn` as the one writer of this storage, holding a lock every writer of it takes (the
+   * browser hosts: a Web Lock, which the browser releases when the tab holding it closes),
+   * waiting at most `timeoutMs` for it; rejects with `ETIMEDOUT` when it is not granted in time.
+   * `withLock` takes it around the lock file. Hosts without such a lock leave it out.
+   */
+  writeLock?<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T>;
+  /**
    * Whether a link of `MEMORY.md` that leaves the memory directory (`../plans/x.md`, an
    * absolute path; from the core's `outsideLinks`) leads to something that exists, resolved
    * from the directory; `null` when the host cannot tell. Only doctor asks; nothing is read.

@@ -131,8 +131,26 @@ function notADirectory(host: MemoryHost, cause: unknown): MemdirError {
   return new MemdirError("NOT_A_DIRECTORY", `${host.root} is not a directory (it, or a folder above it, is a file); nothing was written`, { cause });
 }
 
-/** Runs `fn` holding the directory's write lock. */
+/**
+ * Runs `fn` holding the directory's write lock: the host's own lock first where it has one
+ * (`writeLock`: a Web Lock in the browser), then the lock file; each wait is bounded by `timeoutMs`.
+ */
 export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  if (!host.writeLock) return withLockFile(host, fn, options);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  let granted = false;
+  try {
+    return await host.writeLock(() => {
+      granted = true;
+      return withLockFile(host, fn, options);
+    }, timeoutMs);
+  } catch (error) {
+    if (granted || codeOf(error) !== "ETIMEDOUT") throw error;
+    throw new MemdirError("LOCKED", `the memory directory is locked by another writer (the host's write lock, a Web Lock in the browser) for over ${timeoutMs} ms; nothing was written`, { cause: error });
+  }
+}
+
+async function withLockFile<T>(host: MemoryHost, fn: () => Promise<T>, options: LockOptions): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
   const limits: Limits = { staleMs, graceMs: Math.min(NOT_A_LOCK_GRACE_MS, staleMs), breakerMs: Math.min(BREAKER_STALE_MS, staleMs, timeoutMs / 2) };

@@ -10,6 +10,7 @@ import type { WasmSource } from "../core.js";
 import { inflateInlineWasm } from "../inline-wasm.js";
 
 export * from "../index.js";
+export { browserHost, IndexedDbHost, OpfsHost, type IndexedDbHostOptions } from "../hosts/browser.js";
 
 /**
  * Loads the WebAssembly module: by default the copy this package carries (inflated with the

@@ -1,0 +1,99 @@
+// Loaded by the Chromium pages of tests/browser/hosts.test.mjs (served statically, no Node APIs):
+// the shared host conformance cases over OpfsHost and IndexedDbHost, each case on a memory of its
+// own, seeded through the browser's storage APIs directly (never through the host under test),
+// and the helpers the cross-tab tests run in their pages.
+import * as memdir from "/pkg/entry/browser.js";
+import { hostCases } from "/tests/js/host-conformance.mjs";
+import { assert } from "/tests/js/mini-assert.mjs";
+
+export { memdir, assert };
+
+let counter = 0;
+/** A name no other case uses, in this page or another. */
+export const freshName = (label) => `${label}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+
+const bytes = (content) => (typeof content === "string" ? new TextEncoder().encode(content) : content);
+
+/** Writes `files` into OPFS at memdir/<name>/… with the raw API; `missing` leaves the folder out. */
+export async function seedOpfs(name, files, { missing = false } = {}) {
+  if (missing) return;
+  const top = await (await (await navigator.storage.getDirectory()).getDirectoryHandle("memdir", { create: true })).getDirectoryHandle(name, { create: true });
+  for (const [path, content] of Object.entries(files)) {
+    const parts = path.split("/");
+    let dir = top;
+    for (const part of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(part, { create: true });
+    const writable = await (await dir.getFileHandle(parts.at(-1), { create: true })).createWritable();
+    await writable.write(bytes(content));
+    await writable.close();
+  }
+}
+
+/** Puts `files` into the database memdir:<name>, store `files`, as `{ data: Blob, size, mtimeMs }`. */
+export async function seedIndexedDb(name, files, { missing = false } = {}) {
+  if (missing) return;
+  const db = await new Promise((resolve, reject) => {
+    const req = indexedDB.open(`memdir:${name}`, 1);
+    req.onupgradeneeded = () => req.result.createObjectStore("files");
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  await new Promise((resolve, reject) => {
+    const tx = db.transaction("files", "readwrite");
+    for (const [path, content] of Object.entries(files)) {
+      const data = bytes(content);
+      tx.objectStore("files").put({ data: new Blob([data]), size: data.length, mtimeMs: Date.now() }, path);
+    }
+    tx.oncomplete = resolve;
+    tx.onerror = () => reject(tx.error);
+  });
+  db.close();
+}
+
+export const backends = {
+  OpfsHost: {
+    async make(files, options) {
+      const name = freshName("conformance");
+      await seedOpfs(name, files, options);
+      const host = await memdir.OpfsHost.open(name);
+      return { host, root: `opfs:/memdir/${name}`, absolute: (path) => `opfs:/memdir/${name}/${path}` };
+    },
+    open: (name) => memdir.OpfsHost.open(name),
+  },
+  IndexedDbHost: {
+    async make(files, options) {
+      const name = freshName("conformance");
+      await seedIndexedDb(name, files, options);
+      const host = await memdir.IndexedDbHost.open(name);
+      return { host, root: `indexeddb:/memdir:${name}`, absolute: (path) => `indexeddb:/memdir:${name}/${path}` };
+    },
+    open: (name) => memdir.IndexedDbHost.open(name),
+  },
+};
+
+/** Runs every shared case against `backend`; `[{ name, error }]`, `error` null when it passed. */
+export async function runConformance(backend) {
+  await memdir.init();
+  const make = (files = {}, options = {}) => backends[backend].make(files, { missing: false, ...options });
+  const results = [];
+  for (const { name, run } of hostCases({ assert, openMemory: memdir.openMemory })) {
+    try {
+      await run(make);
+      results.push({ name, error: null });
+    } catch (error) {
+      results.push({ name, error: `${error?.name}: ${error?.message}${error?.code ? ` (${error.code})` : ""}\n${error?.stack ?? ""}` });
+    }
+  }
+  return results;
+}
+
+/** The names (sorted) in OPFS at memdir/<name>/<folder>, swap files included: what the host hides. */
+export async function rawOpfsNames(name, folder = []) {
+  let dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle("memdir")).getDirectoryHandle(name);
+  for (const part of folder) dir = await dir.getDirectoryHandle(part);
+  const names = [];
+  for await (const [n] of dir.entries()) names.push(n);
+  return names.sort();
+}
+
+/** Waits until `at` (ms since the epoch), so two pages start together. */
+export const until = (at) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
