@@ -11,6 +11,10 @@ export interface HostEntry {
   mtimeMs: number;
   /** Size in bytes. */
   size: number;
+  /** Change time (inode), ms since the epoch, where the host has it: with `size`, `mtimeMs` and `ino` it tells any change. */
+  ctimeMs?: number;
+  /** Inode number, where the host has it (a file replaced by another has a new one). */
+  ino?: number;
   /**
    * Set when the entry cannot be used: `not_a_file` (a directory or device named `*.md`),
    * `symlink_escape` (a link out of the memory directory), `unreadable`; from `lstat`,
@@ -32,6 +36,17 @@ export interface LockOwner {
   boot?: string | null;
   /** Linux: the pid namespace, `readlink /proc/self/ns/pid`. */
   pidns?: string | null;
+}
+
+/** A head as a host read it: the bytes, and the file as it was when it was opened (where the host can tell). */
+export interface HostHead {
+  bytes: Uint8Array;
+  entry?: HostEntry;
+}
+
+/** A watch on one folder; `close` ends it. */
+export interface HostWatcher {
+  close(): void;
 }
 
 /** Thrown by hosts for a missing file, so callers can tell it from other failures. */
@@ -82,6 +97,19 @@ export interface MemoryHost {
    * from the directory; `null` when the host cannot tell. Only doctor asks; nothing is read.
    */
   lookOutside?(link: string): Promise<boolean | null>;
+  /**
+   * The heads of many files at once (`readHead` for each, cheaper): in order, each the head or
+   * the error its read met. Optional.
+   */
+  readHeads?(paths: string[], maxLines: number): Promise<(HostHead | HostError)[]>;
+  /** `lstat` (or `stat`) of many paths at once: in order, each the entry, `null` when it is not there, or the error met. Optional. */
+  statMany?(paths: string[]): Promise<(HostEntry | null | HostError)[]>;
+  /**
+   * Calls `onChange` when something in the folder `dir` ("" for the root) may have changed, with
+   * the name that changed, or `null` when it cannot say (or events were lost). A hint only: an
+   * opened memory checks what it holds all the same. Optional; `null` when it cannot watch.
+   */
+  watch?(dir: string, onChange: (name: string | null) => void): HostWatcher | null;
   /** Joins the root and a relative path for display (`absolutePath` of a memory). */
   absolutePath(path: string): string;
 }

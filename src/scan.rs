@@ -215,6 +215,8 @@ pub struct ScanPlan {
 
 struct Candidate<'a> {
     file: &'a FileHead,
+    /// Where the file is in the listing.
+    index: usize,
     mtime_ms: f64,
 }
 
@@ -228,7 +230,7 @@ pub fn is_topic_path(path: &str) -> bool {
 fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> Vec<Candidate<'a>> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for file in files {
+    for (index, file) in files.iter().enumerate() {
         let path = file.path.as_str();
         if !is_topic_path(path) {
             continue;
@@ -274,7 +276,11 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
             ));
             0.0
         };
-        out.push(Candidate { file, mtime_ms });
+        out.push(Candidate {
+            file,
+            index,
+            mtime_ms,
+        });
     }
     out.sort_by(|a, b| {
         b.mtime_ms
@@ -296,8 +302,22 @@ pub fn plan_scan(files: &[FileHead], limits: &Limits) -> ScanPlan {
     }
 }
 
+/// [`plan_scan`] as positions in the listing (the packed crossing returns these).
+pub fn plan_scan_order(files: &[FileHead]) -> Vec<usize> {
+    let mut ignored = Vec::new();
+    candidates(files, &mut ignored)
+        .into_iter()
+        .map(|c| c.index)
+        .collect()
+}
+
 /// Scans topic files per SPEC §3 "Scan". Never fails: every problem is a diagnostic.
 pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
+    scan_indexed(files, limits).0
+}
+
+/// [`scan_memories`], and where each dropped memory is in the listing.
+pub(crate) fn scan_indexed(files: &[FileHead], limits: &Limits) -> (ScanResult, Vec<usize>) {
     let mut diagnostics = Vec::new();
     let ordered = candidates(files, &mut diagnostics);
     let max_files = to_usize(limits.max_files);
@@ -306,13 +326,16 @@ pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
         dropped: Vec::new(),
         diagnostics: Vec::new(),
     };
+    let mut dropped_at = Vec::new();
     for (rank, candidate) in ordered.into_iter().enumerate() {
         let kept = rank < max_files;
+        let index = candidate.index;
         let memory = read_memory(candidate, limits, kept, &mut diagnostics);
         if kept {
             result.memories.push(memory);
         } else {
             result.dropped.push(memory);
+            dropped_at.push(index);
         }
     }
     // the cap goes by the listing's mtime (all that is known before reading); the kept ones
@@ -323,7 +346,7 @@ pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
             .then_with(|| a.path.cmp(&b.path))
     });
     result.diagnostics = diagnostics;
-    result
+    (result, dropped_at)
 }
 
 fn read_memory(

@@ -1,0 +1,247 @@
+/**
+ * The Node host's listing and head reads as {@link IoTask}s, run by the host's `IoDriver`:
+ * the same walk as the rest of the host — through directory descriptors (`/proc/self/fd/<fd>/<name>`)
+ * with `O_NOFOLLOW` where Linux has them, plain paths checked otherwise, a symbolic link
+ * followed only inside — with as few calls as the answer needs: one `readdir` with types a
+ * folder, one `lstat` an entry, and `open`, `fstat`, `read`, `close` a head.
+ */
+import { constants } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
+import { join } from "node:path";
+import { hostError, type HostEntry, type HostHead } from "../host.js";
+import { isCode } from "./node-dirs.js";
+import type { IoTask } from "./node-io.js";
+
+const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
+/** Bytes read at a time for a head; most heads fit in one read. */
+export const HEAD_CHUNK_BYTES = 4096;
+/** A header longer than this is cut: the core reads 30 lines, and a line can be huge. */
+export const MAX_HEAD_BYTES = 1 << 20;
+
+/** A folder open for the walk: its descriptor (descriptor walk) or `null` (plain paths). */
+export interface WalkDir {
+  fd: number | null;
+  segments: string[];
+}
+
+/** What the tasks need from the host. */
+export interface WalkContext {
+  root: string;
+  /** Descriptor walk (`/proc/self/fd`) or plain paths. */
+  safe: boolean;
+  /** An entry for a symbolic link (followed inside only), by the host's slower path. */
+  linkEntry(dir: WalkDir, name: string, path: string, st: Stats): Promise<HostEntry>;
+  /** A head by the host's slower path (a link on the way). */
+  readHeadSlowly(path: string, maxLines: number): Promise<HostHead>;
+}
+
+export function at(ctx: WalkContext, dir: WalkDir, name: string): string {
+  return dir.fd !== null ? `/proc/self/fd/${dir.fd}/${name}` : join(ctx.root, ...dir.segments, name);
+}
+
+function self(ctx: WalkContext, dir: WalkDir): string {
+  return dir.fd !== null ? `/proc/self/fd/${dir.fd}` : join(ctx.root, ...dir.segments);
+}
+
+/** An entry from `lstat` (or `fstat`) of what is not a link. */
+export function statEntry(path: string, st: Stats): HostEntry {
+  const common = { path, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+  if (st.isDirectory()) return { ...common, kind: "directory", size: 0 };
+  if (st.isFile()) return { ...common, kind: "file", size: st.size };
+  return { ...common, kind: "other", size: 0, problem: "not_a_file" };
+}
+
+/** Opens the root: its descriptor on the descriptor walk; throws ENOENT / ENOTDIR when it is missing or not a folder. */
+export function* openRoot(ctx: WalkContext): IoTask<WalkDir> {
+  if (!ctx.safe) {
+    const st = (yield { op: "lstat", path: ctx.root }) as Stats;
+    // the root may itself be a link (a home folder on another disk): followed, as the walker does
+    const real = st.isSymbolicLink() ? ((yield { op: "await", run: async () => (await import("node:fs/promises")).stat(ctx.root) }) as Stats) : st;
+    if (!real.isDirectory()) throw hostError("ENOTDIR", "the memory directory is not a directory");
+    return { fd: null, segments: [] };
+  }
+  return { fd: (yield { op: "open", path: ctx.root, flags: O_RDONLY | O_DIRECTORY }) as number, segments: [] };
+}
+
+export function* closeDir(dir: WalkDir | null): IoTask<void> {
+  if (dir?.fd == null) return;
+  try {
+    yield { op: "close", fd: dir.fd };
+  } catch {
+    // read only: nothing to lose
+  }
+}
+
+/**
+ * Every entry below `dir`, depth first in name order, as `NodeHost.list` reports them. A folder
+ * that cannot be read is flagged; the root throws (a write must never decide on a listing that
+ * left out files that are there).
+ */
+export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = []): IoTask<HostEntry[]> {
+  const prefix = dir.segments.length ? `${dir.segments.join("/")}/` : "";
+  let names: string[];
+  let stats: (Stats | Error)[];
+  try {
+    const dirents = (yield { op: "readdir", path: self(ctx, dir) }) as Dirent[];
+    names = dirents.map((d) => d.name).sort();
+    stats = (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (Stats | Error)[];
+    for (const st of stats) if (st instanceof Error && !isCode(st, "ENOENT")) throw st;
+  } catch (error) {
+    if (isCode(error, "ENOENT")) return out; // vanished while listing
+    if (dir.segments.length === 0) throw error;
+    out.push({ path: dir.segments.join("/"), kind: "directory", mtimeMs: 0, size: 0, problem: "unreadable" });
+    return out;
+  }
+  for (let i = 0; i < names.length; i++) {
+    const st = stats[i]!;
+    if (st instanceof Error) continue; // vanished between readdir and lstat
+    const name = names[i]!;
+    const path = prefix + name;
+    if (st.isSymbolicLink()) {
+      out.push((yield { op: "await", run: () => ctx.linkEntry(dir, name, path, st) }) as HostEntry);
+    } else if (st.isDirectory()) {
+      let child: WalkDir;
+      try {
+        // opened without following a link (one swapped in after the lstat fails)
+        child = { fd: ctx.safe ? ((yield { op: "open", path: at(ctx, dir, name), flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW }) as number) : null, segments: [...dir.segments, name] };
+      } catch {
+        out.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0, problem: "unreadable" });
+        continue;
+      }
+      out.push(statEntry(path, st));
+      try {
+        yield* listTask(ctx, child, out);
+      } finally {
+        yield* closeDir(child);
+      }
+    } else {
+      out.push(statEntry(path, st));
+    }
+  }
+  return out;
+}
+
+/**
+ * Folders opened during a batch of reads, by relative path, so that 200 heads in one folder
+ * open it once. `null`: the way there has a link (the slower path follows it).
+ */
+export class DirCache {
+  private readonly open = new Map<string, WalkDir | null>();
+  constructor(private readonly root: WalkDir) {}
+
+  *get(ctx: WalkContext, segments: string[]): IoTask<WalkDir | null> {
+    if (segments.length === 0) return this.root;
+    const key = segments.join("/");
+    if (this.open.has(key)) return this.open.get(key)!;
+    const parent = yield* this.get(ctx, segments.slice(0, -1));
+    let dir: WalkDir | null = null;
+    if (parent !== null) {
+      if (!ctx.safe) {
+        // plain paths: a link on the way is left to the slower path, which checks where it leads
+        const st = (yield { op: "lstat", path: at(ctx, parent, segments.at(-1)!) }) as Stats;
+        if (!st.isSymbolicLink()) {
+          if (!st.isDirectory()) throw hostError("ENOTDIR", `${key} is not a directory`);
+          dir = { fd: null, segments };
+        }
+      } else {
+        try {
+          dir = { fd: (yield { op: "open", path: at(ctx, parent, segments.at(-1)!), flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW }) as number, segments };
+        } catch (error) {
+          if (!isCode(error, "ELOOP", "ENOTDIR")) throw error; // a link, or a file on the way: the slower path says which
+        }
+      }
+    }
+    this.open.set(key, dir);
+    return dir;
+  }
+
+  *close(): IoTask<void> {
+    for (const dir of this.open.values()) yield* closeDir(dir);
+    this.open.clear();
+  }
+}
+
+/** Where the `count`-th newline is in `bytes[0..end]`, or -1 (counting from `seen` already seen). */
+function lineEnd(bytes: Uint8Array, end: number, from: number, lines: { seen: number }, maxLines: number): boolean {
+  let at = from;
+  while (lines.seen < maxLines) {
+    const i = bytes.indexOf(10, at);
+    if (i < 0 || i >= end) return false;
+    lines.seen++;
+    at = i + 1;
+  }
+  return true;
+}
+
+/**
+ * The first `maxLines` lines of a regular file (at least; at most `MAX_HEAD_BYTES`), and the
+ * file as `fstat` saw it when it was opened. A directory is `EISDIR`, a FIFO or device `EINVAL`
+ * (opened without blocking, never read).
+ */
+export function* headTask(ctx: WalkContext, dirs: DirCache, path: string, maxLines: number): IoTask<HostHead> {
+  const segments = path.split("/");
+  const name = segments.pop()!;
+  const dir = yield* dirs.get(ctx, segments);
+  if (dir === null) return (yield { op: "await", run: () => ctx.readHeadSlowly(path, maxLines) }) as HostHead;
+  let fd: number;
+  if (!ctx.safe) {
+    // plain paths: a link is left to the slower path, which checks where it leads
+    const st = (yield { op: "lstat", path: at(ctx, dir, name) }) as Stats;
+    if (st.isSymbolicLink()) return (yield { op: "await", run: () => ctx.readHeadSlowly(path, maxLines) }) as HostHead;
+  }
+  try {
+    fd = (yield { op: "open", path: at(ctx, dir, name), flags: O_RDONLY | O_NONBLOCK | O_NOFOLLOW }) as number;
+  } catch (error) {
+    if (isCode(error, "ELOOP")) return (yield { op: "await", run: () => ctx.readHeadSlowly(path, maxLines) }) as HostHead;
+    throw error;
+  }
+  try {
+    const st = (yield { op: "fstat", fd }) as Stats;
+    if (st.isDirectory()) throw hostError("EISDIR", `${path} is a directory`);
+    if (!st.isFile()) throw hostError("EINVAL", `${path} is not a regular file`);
+    let buffer = new Uint8Array(Math.min(HEAD_CHUNK_BYTES, st.size + 1));
+    let total = 0;
+    const lines = { seen: 0 };
+    for (;;) {
+      if (total === buffer.length) {
+        if (buffer.length >= MAX_HEAD_BYTES) break;
+        const grown = new Uint8Array(Math.min(MAX_HEAD_BYTES, Math.max(buffer.length * 2, HEAD_CHUNK_BYTES)));
+        grown.set(buffer);
+        buffer = grown;
+      }
+      const bytesRead = (yield { op: "read", fd, buffer, offset: total, length: buffer.length - total, position: total }) as number;
+      if (bytesRead === 0) break;
+      const from = total;
+      total += bytesRead;
+      if (lineEnd(buffer, total, from, lines, maxLines)) break;
+    }
+    return { bytes: total === buffer.length ? buffer : buffer.slice(0, total), entry: statEntry(path, st) };
+  } finally {
+    try {
+      yield { op: "close", fd };
+    } catch {
+      // read only: nothing to lose
+    }
+  }
+}
+
+/** `lstat` of `paths` through the folders' descriptors; `null` for what is not there. */
+export function* statTask(ctx: WalkContext, dirs: DirCache, path: string): IoTask<HostEntry | null> {
+  const segments = path.split("/");
+  const name = segments.pop()!;
+  let dir: WalkDir | null;
+  try {
+    dir = yield* dirs.get(ctx, segments);
+  } catch (error) {
+    if (isCode(error, "ENOENT", "ENOTDIR")) return null;
+    throw error;
+  }
+  if (dir === null) return { path, kind: "other", mtimeMs: 0, size: 0, problem: "symlink" }; // a link on the way: changed, as far as a cache can tell
+  try {
+    const st = (yield { op: "lstat", path: at(ctx, dir, name) }) as Stats;
+    return st.isSymbolicLink() ? { path, kind: "other", mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: 0, problem: "symlink" } : statEntry(path, st);
+  } catch (error) {
+    if (isCode(error, "ENOENT", "ENOTDIR")) return null;
+    throw error;
+  }
+}
