@@ -37,7 +37,8 @@ export interface Scanned {
 
 interface Held {
   bytes: Uint8Array;
-  key: string;
+  /** The file as it was when the head was read. */
+  key: HostEntry;
   /** Read within a clock tick of its file's last change: read again next turn. */
   racy: boolean;
 }
@@ -47,9 +48,9 @@ const RACY_FINE_MS = 100;
 /** The same for file systems that keep whole seconds (FAT keeps two). */
 const RACY_COARSE_MS = 2_000;
 
-/** What tells a change: kind, size, mtime, ctime, inode, problem. */
-export function changeKey(e: HostEntry): string {
-  return `${e.kind}|${e.size}|${e.mtimeMs}|${e.ctimeMs ?? ""}|${e.ino ?? ""}|${e.problem ?? ""}`;
+/** Whether two looks at a file saw it unchanged: kind, size, mtime, ctime, inode, problem. */
+export function sameFile(a: HostEntry, b: HostEntry): boolean {
+  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.kind === b.kind && a.problem === b.problem;
 }
 
 function racy(e: HostEntry, nowMs: number): boolean {
@@ -124,7 +125,7 @@ export class ScanCache {
   headFor(entry: HostEntry, maxLines: number): Uint8Array | undefined {
     if (maxLines > this.limits.maxHeaderLines) return undefined;
     const held = this.held.get(entry.path);
-    return held && !held.racy && held.key === changeKey(entry) ? held.bytes : undefined;
+    return held && !held.racy && sameFile(held.key, entry) ? held.bytes : undefined;
   }
 
   /** Stops the watchers and the background check. */
@@ -146,6 +147,11 @@ export class ScanCache {
       if (this.watching) this.rootKey = await this.rootNow();
     } else listingChanged = this.order === null;
     const entries = this.entries!;
+    // nothing changed, nothing held is racy, no read failed last time: the last scan stands
+    if (!listingChanged && this.order !== null && this.last && this.usedProblems === "" && !this.anyRacy()) {
+      this.afterScan();
+      return this.last;
+    }
     if (listingChanged || this.order === null) this.order = scanOrder(entries);
     const order = this.order;
 
@@ -161,7 +167,7 @@ export class ScanCache {
       for (const i of batch) {
         const e = entries[i]!;
         const held = this.held.get(e.path);
-        if (held && !held.racy && held.key === changeKey(e)) heads.set(i, held.bytes);
+        if (held && !held.racy && sameFile(held.key, e)) heads.set(i, held.bytes);
         else toRead.push(i);
       }
       if (toRead.length === 0) continue;
@@ -180,7 +186,7 @@ export class ScanCache {
         const before = this.held.get(e.path);
         // the same bytes as held: keep the held array, so the scan is known unchanged
         const bytes = before && equalBytes(before.bytes, got.bytes) ? before.bytes : got.bytes;
-        this.held.set(e.path, { bytes, key: changeKey(seen), racy: racy(seen, nowMs) });
+        this.held.set(e.path, { bytes, key: seen, racy: racy(seen, nowMs) });
         heads.set(i, bytes);
       });
     }
@@ -214,13 +220,13 @@ export class ScanCache {
    * `false` when a full listing is needed.
    */
   private async check(): Promise<boolean> {
-    if (this.options.enabled === false || this.entries === null || this.unknown || !this.watching) return false;
-    if (!this.host.statMany) return false;
-    const folders = [""];
-    for (const e of this.entries) if (e.kind === "directory" && !e.problem) folders.push(e.path);
-    const files = new Set([...this.held.keys(), ...this.dirty]);
-    for (const f of folders) files.delete(f);
-    const paths = [...folders, ...files];
+    if (this.options.enabled === false || this.entries === null || this.unknown || !this.watching || !this.host.statMany) return false;
+    const entries = this.entries;
+    const paths = [""];
+    for (const e of entries) if (e.kind === "directory" && !e.problem) paths.push(e.path);
+    const folders = paths.length;
+    for (const p of this.held.keys()) paths.push(p);
+    for (const p of this.dirty) if (!this.held.has(p)) paths.push(p);
     this.dirty.clear();
     this.stats.checks++;
     let stats: (HostEntry | null | HostError)[];
@@ -229,31 +235,26 @@ export class ScanCache {
     } catch {
       return false;
     }
+    // a folder's own key changes with its entries: one that changed (or is gone) is listed again
+    for (let k = 0; k < folders; k++) {
+      const now = stats[k];
+      if (now == null || isError(now) || now.kind !== "directory") return false;
+      const was = k === 0 ? this.rootKey : folderKey(entries[this.position.get(paths[k]!)!]!);
+      if (was !== folderKey(now)) return false;
+    }
     let changed = false;
-    for (let k = 0; k < paths.length; k++) {
-      const path = paths[k]!;
+    for (let k = folders; k < paths.length; k++) {
       const now = stats[k];
       if (now === undefined || isError(now)) return false;
-      if (k < folders.length) {
-        // a folder's own key: its entries changed (or it is gone)
-        if (path === "") {
-          if (now === null || now.kind !== "directory") return false;
-          if (this.rootKey === null || this.rootKey !== folderKey(now)) return false;
-          continue;
-        }
-        const at = this.position.get(path);
-        if (now === null || at === undefined || folderKey(this.entries[at]!) !== folderKey(now)) return false;
-        continue;
-      }
-      const at = this.position.get(path);
+      const at = this.position.get(paths[k]!);
       if (at === undefined) {
         if (now !== null) return false; // new: its folder changed too, list it
         continue;
       }
-      const was = this.entries[at]!;
+      const was = entries[at]!;
       if (now === null || now.kind !== was.kind || now.problem) return false;
-      if (changeKey(now) !== changeKey(was)) {
-        this.entries[at] = { ...was, ...now, path: was.path };
+      if (!sameFile(now, was)) {
+        entries[at] = { ...was, ...now, path: was.path };
         changed = true;
       }
     }
@@ -285,7 +286,7 @@ export class ScanCache {
       for (let i = 0; i < listed.length; i++) {
         const a = before![i]!;
         const b = listed[i]!;
-        if (a.path !== b.path || changeKey(a) !== changeKey(b)) {
+        if (a.path !== b.path || !sameFile(a, b)) {
           changed = true;
           break;
         }
@@ -354,7 +355,7 @@ export class ScanCache {
     }
     this.stats.backgroundListings++;
     const before = this.entries;
-    const same = before.length === listed.length && listed.every((e, i) => e.path === before[i]!.path && changeKey(e) === changeKey(before[i]!));
+    const same = before.length === listed.length && listed.every((e, i) => e.path === before[i]!.path && sameFile(e, before[i]!));
     if (same) this.listedAt = startedMs;
     else this.unknown = true;
     this.afterScan();
@@ -376,6 +377,11 @@ export class ScanCache {
     };
     await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), paths.length) }, worker));
     return out;
+  }
+
+  private anyRacy(): boolean {
+    for (const h of this.held.values()) if (h.racy) return true;
+    return false;
   }
 
   /** Keeps nothing (the cache turned off): every scan starts over. */

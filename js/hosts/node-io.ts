@@ -49,8 +49,13 @@ export type IoTask<T> = Generator<IoOp, T, unknown>;
 
 /** Work done synchronously before the event loop is let through. */
 const SLICE_MS = 4;
-/** A synchronous call that took this long sends the following ones to the thread pool. */
+/**
+ * A synchronous call that took this long is slow; `SLOW_STREAK` slow ones in a row send the
+ * following calls to the thread pool. (One alone is more often the process losing its core to
+ * another for a moment than a slow disk.)
+ */
 const SLOW_CALL_MS = 2;
+const SLOW_STREAK = 3;
 /** For this long after a slow call, the driver stays on the thread pool. */
 const COOL_DOWN_MS = 5_000;
 /** `lstat`s in flight at once on the thread pool (its 4 threads stay busy). */
@@ -123,6 +128,7 @@ export class IoDriver {
   /** Until then, every call goes to the thread pool. */
   private asyncUntil = 0;
   private sliceStart = 0;
+  private slowStreak = 0;
   /** Times the event loop was let through (tests check that a long read yields). */
   yields = 0;
 
@@ -158,7 +164,11 @@ export class IoDriver {
       outcome = { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
     }
     const ended = performance.now();
-    if (ended - started > SLOW_CALL_MS && this.mode === "auto") this.asyncUntil = ended + COOL_DOWN_MS;
+    if (ended - started <= SLOW_CALL_MS) this.slowStreak = 0;
+    else if (++this.slowStreak >= SLOW_STREAK && this.mode === "auto") {
+      this.asyncUntil = ended + COOL_DOWN_MS;
+      this.slowStreak = 0;
+    }
     return outcome;
   }
 

@@ -45,10 +45,11 @@ function self(ctx: WalkContext, dir: WalkDir): string {
 
 /** An entry from `lstat` (or `fstat`) of what is not a link. */
 export function statEntry(path: string, st: Stats): HostEntry {
-  const common = { path, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
-  if (st.isDirectory()) return { ...common, kind: "directory", size: 0 };
-  if (st.isFile()) return { ...common, kind: "file", size: st.size };
-  return { ...common, kind: "other", size: 0, problem: "not_a_file" };
+  // one shape for every entry (a scan compares thousands of them)
+  const kind = st.isFile() ? "file" : st.isDirectory() ? "directory" : "other";
+  const entry: HostEntry = { path, kind, mtimeMs: st.mtimeMs, size: kind === "file" ? st.size : 0, ctimeMs: st.ctimeMs, ino: st.ino };
+  if (kind === "other") entry.problem = "not_a_file";
+  return entry;
 }
 
 /** Opens the root: its descriptor on the descriptor walk; throws ENOENT / ENOTDIR when it is missing or not a folder. */
@@ -225,23 +226,22 @@ export function* headTask(ctx: WalkContext, dirs: DirCache, path: string, maxLin
   }
 }
 
-/** `lstat` of `paths` through the folders' descriptors; `null` for what is not there. */
-export function* statTask(ctx: WalkContext, dirs: DirCache, path: string): IoTask<HostEntry | null> {
-  const segments = path.split("/");
-  const name = segments.pop()!;
+/** `lstat` of `paths` (all in the folder `segments`) through its descriptor; `null` for what is not there. */
+export function* statTask(ctx: WalkContext, dirs: DirCache, segments: string[], paths: string[]): IoTask<(HostEntry | null | Error)[]> {
   let dir: WalkDir | null;
   try {
     dir = yield* dirs.get(ctx, segments);
   } catch (error) {
-    if (isCode(error, "ENOENT", "ENOTDIR")) return null;
+    if (isCode(error, "ENOENT", "ENOTDIR")) return paths.map(() => null);
     throw error;
   }
-  if (dir === null) return { path, kind: "other", mtimeMs: 0, size: 0, problem: "symlink" }; // a link on the way: changed, as far as a cache can tell
-  try {
-    const st = (yield { op: "lstat", path: at(ctx, dir, name) }) as Stats;
+  // a link on the way: changed, as far as a cache can tell
+  if (dir === null) return paths.map((path): HostEntry => ({ path, kind: "other", mtimeMs: 0, size: 0, problem: "symlink" }));
+  const d = dir;
+  const stats = (yield { op: "lstatMany", paths: paths.map((p) => at(ctx, d, p.slice(p.lastIndexOf("/") + 1))) }) as (Stats | Error)[];
+  return stats.map((st, i) => {
+    const path = paths[i]!;
+    if (st instanceof Error) return isCode(st, "ENOENT", "ENOTDIR") ? null : st;
     return st.isSymbolicLink() ? { path, kind: "other", mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: 0, problem: "symlink" } : statEntry(path, st);
-  } catch (error) {
-    if (isCode(error, "ENOENT", "ENOTDIR")) return null;
-    throw error;
-  }
+  });
 }

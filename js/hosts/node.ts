@@ -314,7 +314,23 @@ export class NodeHost implements MemoryHost {
   async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
     if (!this.driver) return Promise.all(paths.map((p) => this.lstat(p).catch((error: HostError) => error)));
     const driver = this.driver;
-    return this.withDirs((ctx, dirs) => driver.runAll(paths.map((path) => () => statTask(ctx, dirs, path))) as Promise<(HostEntry | null | HostError)[]>);
+    // one batch a folder: most paths are in the root
+    const folders = new Map<string, number[]>();
+    paths.forEach((p, i) => {
+      const folder = p.slice(0, Math.max(0, p.lastIndexOf("/")));
+      const list = folders.get(folder);
+      if (list) list.push(i);
+      else folders.set(folder, [i]);
+    });
+    const out: (HostEntry | null | HostError)[] = new Array(paths.length);
+    await this.withDirs(async (ctx, dirs) => {
+      for (const [folder, at] of folders) {
+        const segments = folder === "" ? [] : folder.split("/");
+        const got = await driver.run(statTask(ctx, dirs, segments, at.map((i) => paths[i]!)));
+        at.forEach((i, k) => (out[i] = got[k] as HostEntry | null | HostError));
+      }
+    });
+    return out;
   }
 
   /** Runs `fn` with the root open and a cache of the folders it opens, all closed after. */
