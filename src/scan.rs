@@ -228,8 +228,8 @@ pub fn is_topic_path(path: &str) -> bool {
 
 /// Filters, checks and orders the listing; shared by the plan and the scan.
 fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> Vec<Candidate<'a>> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
+    let mut seen = HashSet::with_capacity(files.len());
+    let mut out = Vec::with_capacity(files.len());
     for (index, file) in files.iter().enumerate() {
         let path = file.path.as_str();
         if !is_topic_path(path) {
@@ -369,7 +369,11 @@ fn read_memory(
     let text = match &candidate.file.head {
         Some(Head::Text(text)) => std::borrow::Cow::Borrowed(text.as_str()),
         Some(Head::Bytes(bytes)) => {
-            let decoded = String::from_utf8_lossy(bytes);
+            // valid UTF-8 (nearly every head) is checked by the fast validator and borrowed
+            let decoded = match std::str::from_utf8(bytes) {
+                Ok(text) => std::borrow::Cow::Borrowed(text),
+                Err(_) => String::from_utf8_lossy(bytes),
+            };
             if let std::borrow::Cow::Owned(_) = decoded {
                 diagnostics.push(Diagnostic::new(
                     path,

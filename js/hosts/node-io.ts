@@ -164,11 +164,7 @@ export class IoDriver {
       outcome = { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
     }
     const ended = performance.now();
-    if (ended - started <= SLOW_CALL_MS) this.slowStreak = 0;
-    else if (++this.slowStreak >= SLOW_STREAK && this.mode === "auto") {
-      this.asyncUntil = ended + COOL_DOWN_MS;
-      this.slowStreak = 0;
-    }
+    this.note(ended - started, ended);
     return outcome;
   }
 
@@ -197,16 +193,45 @@ export class IoDriver {
 
   /** Runs one read to its end. */
   async run<T>(task: IoTask<T>): Promise<T> {
+    let now = performance.now();
     // a slice starts with the first call after the event loop had its turn
-    if (performance.now() - this.sliceStart > SLICE_MS * 4) this.sliceStart = performance.now();
+    if (now - this.sliceStart > SLICE_MS * 4) this.sliceStart = now;
     let next = task.next();
     while (!next.done) {
       const op = next.value;
-      const outcome = this.synchronous && op.op !== "await" && op.op !== "lstatMany" ? this.timed(() => sync(this.fs, op)) : await this.later(op);
-      if (this.due) await this.breathe();
-      next = outcome.ok ? task.next(outcome.value) : task.throw(outcome.error);
+      if (op.op === "await" || op.op === "lstatMany" || !(this.mode === "sync" || (this.mode === "auto" && now >= this.asyncUntil))) {
+        const outcome = await this.later(op);
+        now = performance.now();
+        next = outcome.ok ? task.next(outcome.value) : task.throw(outcome.error);
+        continue;
+      }
+      // the hot path: one synchronous call, timed, without allocating
+      let value: unknown;
+      let error: unknown = null;
+      const started = now;
+      try {
+        value = sync(this.fs, op);
+      } catch (e) {
+        error = e ?? new Error("failed");
+      }
+      now = performance.now();
+      this.note(now - started, now);
+      if (now - this.sliceStart >= SLICE_MS) {
+        await this.breathe();
+        now = performance.now();
+      }
+      next = error === null ? task.next(value) : task.throw(error);
     }
     return next.value;
+  }
+
+  /** Counts slow calls; `SLOW_STREAK` in a row send the next calls to the thread pool. */
+  private note(tookMs: number, nowMs: number): void {
+    if (tookMs <= SLOW_CALL_MS) this.slowStreak = 0;
+    else if (++this.slowStreak >= SLOW_STREAK && this.mode === "auto") {
+      this.asyncUntil = nowMs + COOL_DOWN_MS;
+      this.slowStreak = 0;
+    }
   }
 
   /**

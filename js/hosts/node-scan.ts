@@ -200,7 +200,9 @@ export function* headTask(ctx: WalkContext, dirs: DirCache, path: string, maxLin
     const st = (yield { op: "fstat", fd }) as Stats;
     if (st.isDirectory()) throw hostError("EISDIR", `${path} is a directory`);
     if (!st.isFile()) throw hostError("EINVAL", `${path} is not a regular file`);
-    let buffer = new Uint8Array(Math.min(HEAD_CHUNK_BYTES, st.size + 1));
+    // sized from fstat: a file read to the size it had when opened is read whole (no read to
+    // find the end), and a small head is not copied out of a larger buffer
+    let buffer = new Uint8Array(Math.max(1, Math.min(HEAD_CHUNK_BYTES, st.size)));
     let total = 0;
     const lines = { seen: 0 };
     for (;;) {
@@ -214,7 +216,7 @@ export function* headTask(ctx: WalkContext, dirs: DirCache, path: string, maxLin
       if (bytesRead === 0) break;
       const from = total;
       total += bytesRead;
-      if (lineEnd(buffer, total, from, lines, maxLines)) break;
+      if (total >= st.size || lineEnd(buffer, total, from, lines, maxLines)) break;
     }
     return { bytes: total === buffer.length ? buffer : buffer.slice(0, total), entry: statEntry(path, st) };
   } finally {
