@@ -65,8 +65,13 @@ export interface MemoryHost {
   readHead(path: string, maxLines: number): Promise<Uint8Array>;
   /** The file's bytes, or only its first `maxBytes` when given. */
   readFile(path: string, maxBytes?: number): Promise<Uint8Array>;
-  /** Writes the whole file atomically (temporary file + rename where the host can), creating parent folders. */
-  writeFile(path: string, data: Uint8Array, options?: { exclusive?: boolean }): Promise<void>;
+  /**
+   * Writes the whole file atomically (temporary file + rename where the host can), creating
+   * parent folders. `exclusive`: fail with `EEXIST` when it exists. `durable: false`: the bytes
+   * need not reach the disk before the name points at them (the lock file: a lock lost to a
+   * power cut is a lock nobody holds).
+   */
+  writeFile(path: string, data: Uint8Array, options?: { exclusive?: boolean; durable?: boolean }): Promise<void>;
   /** Removes a file, or a directory and everything in it. */
   remove(path: string): Promise<void>;
   /** Renames a file or directory; fails with `EEXIST` if the destination exists. */
@@ -110,6 +115,8 @@ export interface MemoryHost {
    * opened memory checks what it holds all the same. Optional; `null` when it cannot watch.
    */
   watch?(dir: string, onChange: (name: string | null) => void): HostWatcher | null;
+  /** Runs `fn` with the directory kept open where that saves work (a write under the lock). Optional. */
+  hold?<T>(fn: () => Promise<T>): Promise<T>;
   /** Joins the root and a relative path for display (`absolutePath` of a memory). */
   absolutePath(path: string): string;
 }

@@ -107,7 +107,7 @@ async function clearBreaker(host: MemoryHost, limits: Limits): Promise<boolean> 
 /** Takes the breaker and, holding it, removes the lock if it is (still) stale. */
 async function breakStale(host: MemoryHost, me: LockBody, limits: Limits): Promise<BreakOutcome> {
   try {
-    await host.writeFile(BREAK_FILE, encodeLock({ ...me, at: Date.now() }), { exclusive: true });
+    await host.writeFile(BREAK_FILE, encodeLock({ ...me, at: Date.now() }), { exclusive: true, durable: false });
   } catch (error) {
     if (codeOf(error) !== "EEXIST") throw error;
     return (await clearBreaker(host, limits)) ? "retry" : "wait";
@@ -131,8 +131,12 @@ function notADirectory(host: MemoryHost, cause: unknown): MemdirError {
   return new MemdirError("NOT_A_DIRECTORY", `${host.root} is not a directory (it, or a folder above it, is a file); nothing was written`, { cause });
 }
 
-/** Runs `fn` holding the directory's write lock. */
+/** Runs `fn` holding the directory's write lock (and the directory kept open, where the host can). */
 export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  return host.hold ? host.hold(() => lockAndRun(host, fn, options)) : lockAndRun(host, fn, options);
+}
+
+async function lockAndRun<T>(host: MemoryHost, fn: () => Promise<T>, options: LockOptions): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
   const limits: Limits = { staleMs, graceMs: Math.min(NOT_A_LOCK_GRACE_MS, staleMs), breakerMs: Math.min(BREAKER_STALE_MS, staleMs, timeoutMs / 2) };
@@ -146,7 +150,9 @@ export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, option
     for (let attempt = 0, fast = 0; ; attempt++) {
       try {
         body.at = Date.now();
-        await host.writeFile(LOCK_FILE, encodeLock(body), { exclusive: true });
+        // not made durable: a lock lost to a power cut is a lock nobody holds (its writer died
+        // with it), and one left half-written is judged by its age as anything else is
+        await host.writeFile(LOCK_FILE, encodeLock(body), { exclusive: true, durable: false });
         break;
       } catch (error) {
         if (codeOf(error) !== "EEXIST") {

@@ -21,12 +21,24 @@ export interface RawFs {
   fstatSync(fd: number): Stats;
   lstatSync(path: string): Stats | undefined;
   readdirSync(path: string, options: { withFileTypes: true }): Dirent[];
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
+  linkSync(existing: string, target: string): void;
+  renameSync(from: string, to: string): void;
+  unlinkSync(path: string): void;
+  readlinkSync(path: string): string;
   open(path: string, flags: number, mode: number, callback: (error: NodeJS.ErrnoException | null, fd: number) => void): void;
   close(fd: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
   read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number, callback: (error: NodeJS.ErrnoException | null, bytesRead: number) => void): void;
   fstat(fd: number, callback: (error: NodeJS.ErrnoException | null, stats: Stats) => void): void;
   lstat(path: string, callback: (error: NodeJS.ErrnoException | null, stats: Stats) => void): void;
   readdir(path: string, options: { withFileTypes: true }, callback: (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void): void;
+  write(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null, callback: (error: NodeJS.ErrnoException | null, written: number) => void): void;
+  /** Always on the thread pool: it waits for the disk. */
+  fsync(fd: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  link(existing: string, target: string, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  rename(from: string, to: string, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  unlink(path: string, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  readlink(path: string, callback: (error: NodeJS.ErrnoException | null, target: string) => void): void;
 }
 
 export const defaultRawFs: RawFs = nodeFs as unknown as RawFs;
@@ -41,6 +53,13 @@ export type IoOp =
   /** Several `lstat`s at once: each result a `Stats` or the error it met. */
   | { op: "lstatMany"; paths: string[] }
   | { op: "readdir"; path: string }
+  | { op: "write"; fd: number; buffer: Uint8Array; offset: number; length: number; position: number | null }
+  /** Always on the thread pool: it waits for the disk. */
+  | { op: "fsync"; fd: number }
+  | { op: "link"; from: string; to: string }
+  | { op: "rename"; from: string; to: string }
+  | { op: "unlink"; path: string }
+  | { op: "readlink"; path: string }
   /** Anything else, awaited (the slower paths a rare case takes: a symbolic link). */
   | { op: "await"; run: () => Promise<unknown> };
 
@@ -79,8 +98,19 @@ function sync(fs: RawFs, op: IoOp): unknown {
       throw new Error("lstatMany runs element by element"); // see IoDriver.lstatMany
     case "readdir":
       return fs.readdirSync(op.path, { withFileTypes: true });
+    case "write":
+      return fs.writeSync(op.fd, op.buffer, op.offset, op.length, op.position);
+    case "link":
+      return fs.linkSync(op.from, op.to);
+    case "rename":
+      return fs.renameSync(op.from, op.to);
+    case "unlink":
+      return fs.unlinkSync(op.path);
+    case "readlink":
+      return fs.readlinkSync(op.path);
+    case "fsync":
     case "await":
-      throw new Error("await is not synchronous");
+      throw new Error(`${op.op} is not run synchronously`);
   }
 }
 
@@ -116,6 +146,18 @@ async function later(fs: RawFs, op: IoOp): Promise<unknown> {
     }
     case "readdir":
       return callback<Dirent[]>((done) => fs.readdir(op.path, { withFileTypes: true }, done));
+    case "write":
+      return callback<number>((done) => fs.write(op.fd, op.buffer, op.offset, op.length, op.position, done));
+    case "fsync":
+      return callback<void>((done) => fs.fsync(op.fd, done));
+    case "link":
+      return callback<void>((done) => fs.link(op.from, op.to, done));
+    case "rename":
+      return callback<void>((done) => fs.rename(op.from, op.to, done));
+    case "unlink":
+      return callback<void>((done) => fs.unlink(op.path, done));
+    case "readlink":
+      return callback<string>((done) => fs.readlink(op.path, done));
     case "await":
       return op.run();
   }
@@ -199,7 +241,7 @@ export class IoDriver {
     let next = task.next();
     while (!next.done) {
       const op = next.value;
-      if (op.op === "await" || op.op === "lstatMany" || !(this.mode === "sync" || (this.mode === "auto" && now >= this.asyncUntil))) {
+      if (op.op === "await" || op.op === "lstatMany" || op.op === "fsync" || !(this.mode === "sync" || (this.mode === "auto" && now >= this.asyncUntil))) {
         const outcome = await this.later(op);
         now = performance.now();
         next = outcome.ok ? task.next(outcome.value) : task.throw(outcome.error);

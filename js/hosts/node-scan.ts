@@ -12,7 +12,7 @@ import { hostError, type HostEntry, type HostHead } from "../host.js";
 import { isCode } from "./node-dirs.js";
 import type { IoTask } from "./node-io.js";
 
-const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 /** Bytes read at a time for a head; most heads fit in one read. */
 export const HEAD_CHUNK_BYTES = 4096;
 /** A header longer than this is cut: the core reads 30 lines, and a line can be huge. */
@@ -33,6 +33,8 @@ export interface WalkContext {
   linkEntry(dir: WalkDir, name: string, path: string, st: Stats): Promise<HostEntry>;
   /** A head by the host's slower path (a link on the way). */
   readHeadSlowly(path: string, maxLines: number): Promise<HostHead>;
+  /** A file by the host's slower path (a link on the way). */
+  readFileSlowly(path: string, cap: number): Promise<Uint8Array>;
 }
 
 export function at(ctx: WalkContext, dir: WalkDir, name: string): string {
@@ -246,4 +248,111 @@ export function* statTask(ctx: WalkContext, dirs: DirCache, segments: string[], 
     if (st instanceof Error) return isCode(st, "ENOENT", "ENOTDIR") ? null : st;
     return st.isSymbolicLink() ? { path, kind: "other", mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: 0, problem: "symlink" } : statEntry(path, st);
   });
+}
+
+/** Opens a regular file for reading (a link on the way or at the end: the slower path, `null`). */
+function* openRegularTask(ctx: WalkContext, dirs: DirCache, path: string): IoTask<{ fd: number; st: Stats } | null> {
+  const segments = path.split("/");
+  const name = segments.pop()!;
+  if (name === "") throw hostError("EISDIR", "the memory directory itself is not a file");
+  const dir = yield* dirs.get(ctx, segments);
+  if (dir === null) return null;
+  if (!ctx.safe && ((yield { op: "lstat", path: at(ctx, dir, name) }) as Stats).isSymbolicLink()) return null;
+  let fd: number;
+  try {
+    fd = (yield { op: "open", path: at(ctx, dir, name), flags: O_RDONLY | O_NONBLOCK | O_NOFOLLOW }) as number;
+  } catch (error) {
+    if (isCode(error, "ELOOP")) return null;
+    throw error;
+  }
+  try {
+    const st = (yield { op: "fstat", fd }) as Stats;
+    if (st.isDirectory()) throw hostError("EISDIR", `${path} is a directory`);
+    if (!st.isFile()) throw hostError("EINVAL", `${path} is not a regular file`);
+    return { fd, st };
+  } catch (error) {
+    yield* closeQuietly(fd);
+    throw error;
+  }
+}
+
+function* closeQuietly(fd: number): IoTask<void> {
+  try {
+    yield { op: "close", fd };
+  } catch {
+    // read only: nothing to lose
+  }
+}
+
+/** A whole file up to `cap` bytes, into a buffer of its size (plus one byte, to see one that grew). */
+export function* readFileTask(ctx: WalkContext, dirs: DirCache, path: string, cap: number): IoTask<Uint8Array> {
+  const opened = yield* openRegularTask(ctx, dirs, path);
+  if (opened === null) return (yield { op: "await", run: () => ctx.readFileSlowly(path, cap) }) as Uint8Array;
+  const { fd, st } = opened;
+  try {
+    let buffer = new Uint8Array(Math.min(cap, st.size + 1));
+    let total = 0;
+    for (;;) {
+      if (total === buffer.length) {
+        if (buffer.length >= cap) break;
+        const grown = new Uint8Array(Math.min(cap, Math.max(buffer.length * 2, HEAD_CHUNK_BYTES)));
+        grown.set(buffer);
+        buffer = grown;
+      }
+      const bytesRead = (yield { op: "read", fd, buffer, offset: total, length: buffer.length - total, position: total }) as number;
+      if (bytesRead === 0) break;
+      total += bytesRead;
+    }
+    return total === buffer.length ? buffer : buffer.slice(0, total);
+  } finally {
+    yield* closeQuietly(fd);
+  }
+}
+
+/**
+ * Writes `data` to `tmp` (created, never followed), makes it durable unless told not to, and
+ * puts it in place under `name`: renamed over it, or linked (failing with `EEXIST` when it
+ * exists: an atomic create-if-absent). The temporary file is removed when anything fails.
+ */
+export function* writeTask(at: (name: string) => string, tmp: string, name: string, data: Uint8Array, options: { exclusive?: boolean; durable?: boolean }): IoTask<void> {
+  let created = false;
+  try {
+    const fd = (yield { op: "open", path: at(tmp), flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW }) as number;
+    created = true;
+    try {
+      for (let written = 0; written < data.length; ) {
+        written += (yield { op: "write", fd, buffer: data, offset: written, length: data.length - written, position: written }) as number;
+      }
+      // the bytes reach the disk before the name points at them, so a power cut leaves the
+      // old file or the new one, never an empty one
+      if (options.durable !== false) yield { op: "fsync", fd };
+    } finally {
+      yield { op: "close", fd };
+    }
+    if (options.exclusive) {
+      yield { op: "link", from: at(tmp), to: at(name) };
+      yield { op: "unlink", path: at(tmp) };
+    } else {
+      yield { op: "rename", from: at(tmp), to: at(name) };
+    }
+    created = false;
+  } finally {
+    if (created) yield* unlinkQuietly(at(tmp));
+  }
+}
+
+export function* unlinkQuietly(path: string): IoTask<void> {
+  try {
+    yield { op: "unlink", path };
+  } catch {
+    // gone already
+  }
+}
+
+/** Removes a file or link at `path` (`true`); `false` for a folder, which the walker removes. */
+export function* removeFileTask(path: string): IoTask<boolean> {
+  const st = (yield { op: "lstat", path }) as Stats;
+  if (st.isDirectory()) return false;
+  yield { op: "unlink", path };
+  return true;
 }

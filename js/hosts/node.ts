@@ -16,7 +16,7 @@ import { tempFileName } from "../core.js";
 import { hostError, type HostEntry, type HostError, type HostHead, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type NodeFs, type OpenDir } from "./node-dirs.js";
 import { defaultRawFs, IoDriver, type RawFs } from "./node-io.js";
-import { closeDir, DirCache, headTask, listTask, openRoot, statTask, type WalkContext, type WalkDir } from "./node-scan.js";
+import { closeDir, DirCache, headTask, listTask, openRoot, readFileTask, removeFileTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
 
 export type { NodeFs } from "./node-dirs.js";
 export type { RawFs } from "./node-io.js";
@@ -82,6 +82,7 @@ export class NodeHost implements MemoryHost {
       safe: walker.safe,
       linkEntry: (dir, name, path, st) => this.linkEntry(walker, asOpenDir(dir), name, path, st),
       readHeadSlowly: (path, maxLines) => this.readHeadSlowly(path, maxLines),
+      readFileSlowly: (path, cap) => this.readFileSlowly(path, cap),
     };
   }
 
@@ -395,9 +396,17 @@ export class NodeHost implements MemoryHost {
   }
 
   async readFile(path: string, maxBytes?: number): Promise<Uint8Array> {
+    if (this.driver) {
+      const driver = this.driver;
+      return this.withDirs((ctx, dirs) => driver.run(readFileTask(ctx, dirs, path, maxBytes ?? Number.POSITIVE_INFINITY)));
+    }
+    return this.readFileSlowly(path, maxBytes ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** A file through the promise API and the walker (a link on the way, or no fast reads). */
+  private async readFileSlowly(path: string, cap: number): Promise<Uint8Array> {
     const { handle, stats, close } = await (await this.walkerReady).openRegular(path);
     try {
-      const cap = maxBytes ?? Number.POSITIVE_INFINITY;
       // sized from fstat (plus one byte, to see a file that grew); never a cap-sized buffer
       let buffer = new Uint8Array(Math.min(cap, stats.size + 1));
       let total = 0;
@@ -418,19 +427,36 @@ export class NodeHost implements MemoryHost {
     }
   }
 
-  async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean } = {}): Promise<void> {
+  /** Runs `fn` with the root kept open: the calls of one write share its descriptor. */
+  async hold<T>(fn: () => Promise<T>): Promise<T> {
+    return (await this.walkerReady).hold(fn);
+  }
+
+  async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean; durable?: boolean } = {}): Promise<void> {
     const walker = await this.walkerReady;
     const segments = path.split("/");
     const name = segments.pop()!;
     const dir = await walker.openDir(segments, { create: true });
     const tmp = tempFileName(name, randomBytes(6).toString("hex"));
+    if (this.driver) {
+      try {
+        await this.driver.run(writeTask((n) => walker.at(dir, n), tmp, name, data, options));
+        if (!(await this.stillInside(walker, dir, name))) {
+          await this.driver.run(unlinkQuietly(walker.at(dir, name)));
+          throw escapeError(path);
+        }
+      } finally {
+        await walker.close(dir);
+      }
+      return;
+    }
     try {
       // the bytes reach the disk before the name points at them, so a power cut leaves the
       // old file or the new one, never an empty one
       const handle = await this.fs.open(walker.at(dir, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
       try {
         await handle.writeFile(data);
-        await handle.sync();
+        if (options.durable !== false) await handle.sync();
       } finally {
         await handle.close();
       }
@@ -454,12 +480,35 @@ export class NodeHost implements MemoryHost {
     }
   }
 
+  /** `walker.stillInside`, with the two `readlink`s of the descriptor walk made synchronously. */
+  private async stillInside(walker: DirWalker, dir: OpenDir, name: string): Promise<boolean> {
+    if (!dir.handle || !this.driver) return walker.stillInside(dir, name);
+    const root = await walker.openRoot();
+    try {
+      const [realRoot, here] = await this.driver.run(
+        (function* () {
+          const a = (yield { op: "readlink", path: `/proc/self/fd/${root.handle!.fd}` }) as string;
+          const b = (yield { op: "readlink", path: `/proc/self/fd/${dir.handle!.fd}` }) as string;
+          return [a, b] as const;
+        })(),
+      );
+      return here === realRoot || here.startsWith(realRoot + sep);
+    } finally {
+      await walker.close(root);
+    }
+  }
+
   async remove(path: string): Promise<void> {
     const walker = await this.walkerReady;
     const segments = path.split("/");
     const name = segments.pop()!;
     const dir = await walker.openDir(segments);
     try {
+      if (this.driver) {
+        // a file (most removals: the lock, a memory) with two calls; a folder by the walker
+        const removed = await this.driver.run(removeFileTask(walker.at(dir, name)));
+        if (removed) return;
+      }
       await walker.removeIn(dir, name);
     } finally {
       await walker.close(dir);
