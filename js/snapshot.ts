@@ -29,7 +29,8 @@ export async function takeSnapshot(
   heldHead?: (entry: HostEntry, maxLines: number) => Uint8Array | undefined,
 ): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
   const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
-  const listed = request.list === false ? (await Promise.all(named.map((p) => host.stat(p)))).filter((e) => e !== null) : await host.list();
+  // every stat is waited for, a failed one too, so nothing is left open when this throws
+  const listed = request.list === false ? (await bounded(named, concurrency, (p) => host.stat(p))).filter((e) => e !== null) : await host.list();
   const entries = listed.map((e) => ({ path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem ?? null }));
   const files = new Set(listed.filter((e) => e.kind === "file" && !e.problem).map((e) => e.path));
   const contents: Record<string, Uint8Array> = {};
