@@ -84,7 +84,11 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
       return indexPrompt({ content, fileBytes, absolutePath: host.absolutePath(indexPlan.path), limits });
     },
     instructions: () => memoryInstructions(host.root),
-    scan: async () => (await scanWithHeads(ctx)).result,
+    scan: async () => {
+      // the cache keeps its scan for the next turn: the caller gets arrays of its own
+      const { result } = await scanWithHeads(ctx);
+      return { memories: [...result.memories], dropped: [...result.dropped], diagnostics: [...result.diagnostics] };
+    },
     recall: recallOnce,
     session: () => session(recallOnce),
   };

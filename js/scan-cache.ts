@@ -208,10 +208,11 @@ export class ScanCache {
     for (const [i, bytes] of heads) record[entries[i]!.path] = bytes;
     this.used = heads;
     this.usedProblems = problemKey;
-    this.last = { result, heads: record };
+    const scannedNow: Scanned = { result, heads: record };
+    this.last = scannedNow;
     if (this.options.enabled === false) this.forget();
     this.afterScan();
-    return this.last;
+    return scannedNow;
   }
 
   /**
