@@ -52,7 +52,8 @@ export type IoOp =
   | { op: "lstat"; path: string }
   /** Several `lstat`s at once: each result a `Stats` or the error it met. */
   | { op: "lstatMany"; paths: string[] }
-  | { op: "readdir"; path: string }
+  /** `big`: a folder of thousands of entries, read on the thread pool (one synchronous call would hold the loop). */
+  | { op: "readdir"; path: string; big?: boolean }
   | { op: "write"; fd: number; buffer: Uint8Array; offset: number; length: number; position: number | null }
   /** Always on the thread pool: it waits for the disk. */
   | { op: "fsync"; fd: number }
@@ -241,7 +242,7 @@ export class IoDriver {
     let next = task.next();
     while (!next.done) {
       const op = next.value;
-      if (op.op === "await" || op.op === "lstatMany" || op.op === "fsync" || !(this.mode === "sync" || (this.mode === "auto" && now >= this.asyncUntil))) {
+      if (op.op === "await" || op.op === "lstatMany" || op.op === "fsync" || (op.op === "readdir" && op.big) || !(this.mode === "sync" || (this.mode === "auto" && now >= this.asyncUntil))) {
         const outcome = await this.later(op);
         now = performance.now();
         next = outcome.ok ? task.next(outcome.value) : task.throw(outcome.error);

@@ -22,7 +22,12 @@ export const MAX_HEAD_BYTES = 1 << 20;
 export interface WalkDir {
   fd: number | null;
   segments: string[];
+  /** The folder's own size in bytes, where known: a large one has thousands of entries. */
+  bytes?: number;
 }
+
+/** A folder this large (its own size: ext4 ~30 B an entry, tmpfs 20) is read on the thread pool. */
+const BIG_FOLDER_BYTES = 32 * 1024;
 
 /** What the tasks need from the host. */
 export interface WalkContext {
@@ -61,9 +66,21 @@ export function* openRoot(ctx: WalkContext): IoTask<WalkDir> {
     // the root may itself be a link (a home folder on another disk): followed, as the walker does
     const real = st.isSymbolicLink() ? ((yield { op: "await", run: async () => (await import("node:fs/promises")).stat(ctx.root) }) as Stats) : st;
     if (!real.isDirectory()) throw hostError("ENOTDIR", "the memory directory is not a directory");
-    return { fd: null, segments: [] };
+    return { fd: null, segments: [], bytes: real.size };
   }
   return { fd: (yield { op: "open", path: ctx.root, flags: O_RDONLY | O_DIRECTORY }) as number, segments: [] };
+}
+
+/** The root opened for a listing, with its size (a listing of a large folder reads it on the thread pool). */
+export function* openRootForListing(ctx: WalkContext): IoTask<WalkDir> {
+  const root = yield* openRoot(ctx);
+  if (root.fd === null) return root;
+  try {
+    root.bytes = ((yield { op: "fstat", fd: root.fd }) as Stats).size;
+  } catch {
+    // unknown: read synchronously
+  }
+  return root;
 }
 
 export function* closeDir(dir: WalkDir | null): IoTask<void> {
@@ -85,7 +102,7 @@ export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = [])
   let names: string[];
   let stats: (Stats | Error)[];
   try {
-    const dirents = (yield { op: "readdir", path: self(ctx, dir) }) as Dirent[];
+    const dirents = (yield { op: "readdir", path: self(ctx, dir), big: (dir.bytes ?? 0) >= BIG_FOLDER_BYTES }) as Dirent[];
     names = dirents.map((d) => d.name).sort();
     stats = (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (Stats | Error)[];
     for (const st of stats) if (st instanceof Error && !isCode(st, "ENOENT")) throw st;
@@ -106,7 +123,7 @@ export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = [])
       let child: WalkDir;
       try {
         // opened without following a link (one swapped in after the lstat fails)
-        child = { fd: ctx.safe ? ((yield { op: "open", path: at(ctx, dir, name), flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW }) as number) : null, segments: [...dir.segments, name] };
+        child = { fd: ctx.safe ? ((yield { op: "open", path: at(ctx, dir, name), flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW }) as number) : null, segments: [...dir.segments, name], bytes: st.size };
       } catch {
         out.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0, problem: "unreadable" });
         continue;

@@ -16,7 +16,7 @@ import { tempFileName } from "../core.js";
 import { hostError, type HostEntry, type HostError, type HostHead, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type NodeFs, type OpenDir } from "./node-dirs.js";
 import { defaultRawFs, IoDriver, type RawFs } from "./node-io.js";
-import { closeDir, DirCache, headTask, listTask, openRoot, readFileTask, removeFileTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
+import { closeDir, DirCache, headTask, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
 
 export type { NodeFs } from "./node-dirs.js";
 export type { RawFs } from "./node-io.js";
@@ -116,7 +116,7 @@ export class NodeHost implements MemoryHost {
       const ctx = await this.walkContext();
       let root: WalkDir;
       try {
-        root = await this.driver.run(openRoot(ctx));
+        root = await this.driver.run(openRootForListing(ctx));
       } catch (error) {
         if (isCode(error, "ENOENT", "ENOTDIR")) return [];
         throw error;
