@@ -59,6 +59,9 @@ function racy(e: HostEntry, nowMs: number): boolean {
   return nowMs - changed < window;
 }
 
+/** A listing this long is planned and scanned with the event loop let through between the steps. */
+const LARGE_LISTING = 2_000;
+
 const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function isError(value: unknown): value is HostError {
@@ -152,8 +155,12 @@ export class ScanCache {
       this.afterScan();
       return this.last;
     }
+    // a large folder's phases are each a long call: the event loop goes between them
+    const large = entries.length >= LARGE_LISTING;
+    if (large) await immediate();
     if (listingChanged || this.order === null) this.order = scanOrder(entries);
     const order = this.order;
+    if (large) await immediate();
 
     // the newest heads, held or read; a file that cannot be read gives its place to the next
     const maxFiles = this.limits.maxFiles;
@@ -201,6 +208,7 @@ export class ScanCache {
       this.afterScan();
       return this.last;
     }
+    if (large) await immediate();
     const scanned = problems.size ? entries.map((e, i) => (problems.has(i) ? { ...e, problem: problems.get(i)! } : e)) : entries;
     this.stats.scans++;
     const result = scanListing(scanned, heads, this.limits);
