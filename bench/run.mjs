@@ -102,6 +102,14 @@ if (only.length === 0) {
   mkdirSync(`${root}bench/results`, { recursive: true });
   writeFileSync(`${root}bench/results/latest.json`, `${JSON.stringify(results, null, 1)}\n`);
   writeFileSync(`${root}bench/results/latest.md`, markdown(results));
-  log(`\nwrote bench/results/latest.{json,md} (${results.benchSeconds} s)`);
+  // the README's "Measured" table is this run's
+  const readme = readFileSync(`${root}README.md`, "utf8");
+  const begin = "<!-- bench:begin -->";
+  const end = "<!-- bench:end -->";
+  if (readme.includes(begin) && readme.includes(end)) {
+    const updated = readme.slice(0, readme.indexOf(begin) + begin.length) + "\n" + markdown(results) + readme.slice(readme.indexOf(end));
+    writeFileSync(`${root}README.md`, updated);
+  }
+  log(`\nwrote bench/results/latest.{json,md} and the README's table (${results.benchSeconds} s)`);
   for (const t of results.targets) log(`${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.measured}`);
 }
