@@ -1,41 +1,41 @@
 // Time of `recall` excluding the model call, for 200 and 5,000 topic files on the real file
-// system (list, stat, plan, read the newest 200 heads, scan, build the request, parse the
-// answer, read and render the chosen files). The selector is a function that answers at once,
-// so what is measured is memdir's own work; `modelLatencyMs` is subtracted all the same.
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// system: cold (a new `openMemory`, nothing kept) and per turn (the same opened memory, nothing
+// changed). The selector is a function that answers at once, so what is measured is memdir's
+// own work (list, plan, read the newest heads, scan, build the request, parse the answer, read
+// and render the chosen files); `modelLatencyMs` is subtracted all the same.
+import { median, memoryFolder } from "./fixture.mjs";
 
-function makeDir(n) {
-  const dir = mkdtempSync(join(tmpdir(), `memdir-bench-${n}-`));
-  mkdirSync(join(dir, "team"));
-  const types = ["user", "feedback", "project", "reference"];
-  for (let i = 0; i < n; i++) {
-    const type = types[i % 4];
-    const path = join(dir, i % 10 === 0 ? "team" : "", `${type}_${i}.md`);
-    writeFileSync(path, `---\nname: Memory ${i}\ndescription: ${type} memory ${i} about deploys, tests and on-call\ntype: ${type}\n---\n${"Body line with **Why:** and **How to apply:**.\n".repeat(20)}`);
-    const t = new Date(Date.now() - i * 600_000);
-    utimesSync(path, t, t);
-  }
-  writeFileSync(join(dir, "MEMORY.md"), "- [Memory 0](user_0.md) — hook\n");
-  return dir;
-}
+const selector = async (req) => JSON.stringify({ selected_memories: req.user.match(/\S+\.md/g).slice(0, 5) });
+const QUERY = "what should I know about deploys and tests";
 
-export async function benchRecall(memdir) {
-  for (const n of [200, 5000]) {
-    const dir = makeDir(n);
+export async function benchRecall(memdir, sizes = [200, 5000]) {
+  const rows = [];
+  for (const n of sizes) {
+    const folder = memoryFolder(n);
     try {
-      const memory = await memdir.openMemory({ dir, selector: async (req) => JSON.stringify({ selected_memories: req.user.match(/\S+\.md/g).slice(0, 5) }) });
-      const times = [];
-      for (let i = 0; i < 25; i++) {
-        const r = await memory.recall("what should I know about deploys and tests");
+      await new Promise((r) => setTimeout(r, 150));
+      const own = (r) => {
         if (r.outcome !== "selected") throw new Error(`recall ${r.outcome}: ${r.error}`);
-        if (i >= 5) times.push(r.latencyMs - r.modelLatencyMs);
+        return r.latencyMs - r.modelLatencyMs;
+      };
+      const cold = [];
+      for (let i = 0; i < (n > 1000 ? 7 : 15); i++) {
+        const memory = await memdir.openMemory({ dir: folder.dir, selector });
+        const t = own(await memory.recall(QUERY));
+        memory.close();
+        if (i >= 2) cold.push(t);
       }
-      times.sort((a, b) => a - b);
-      console.log(`recall without the model call, ${n} files: median ${times[times.length >> 1].toFixed(1)} ms (min ${times[0].toFixed(1)}, max ${times.at(-1).toFixed(1)}) over ${times.length} warm runs`);
+      const memory = await memdir.openMemory({ dir: folder.dir, selector });
+      const turns = [];
+      for (let i = 0; i < 25; i++) {
+        const t = own(await memory.recall(QUERY));
+        if (i >= 5) turns.push(t);
+      }
+      memory.close();
+      rows.push({ files: n, coldMs: median(cold), perTurnMs: median(turns) });
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      folder.remove();
     }
   }
+  return rows;
 }

@@ -1,37 +1,115 @@
-// `npm run bench`: speed and size, side by side with what a user would otherwise use.
-// Figures are from this one run on this machine; compare the ratios, not the absolutes.
-import { readFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
+// `npm run bench`: speed and size, side by side with what a user would otherwise use, in one
+// run. Prints as it goes and writes bench/results/latest.json and latest.md (the README's table
+// is that file's). Figures are from this one run on this machine, whatever else it was doing
+// (the load average is recorded): compare the ratios, not the absolutes.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, platform, release } from "node:os";
+import { fileURLToPath } from "node:url";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { performance } from "node:perf_hooks";
+import { ms } from "./fixture.mjs";
 
-const t0 = performance.now();
+const started = performance.now();
+const only = process.argv.slice(2);
+const want = (part) => only.length === 0 || only.includes(part);
+const log = (line) => console.log(line);
 const memdir = await import("memdir");
-const importMs = performance.now() - t0;
-const t1 = performance.now();
-await import("gray-matter");
-const grayImportMs = performance.now() - t1;
-const { makeHeads, median, scanWithGrayMatter } = await import("./scan.mjs");
+const root = fileURLToPath(new URL("..", import.meta.url));
+const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
+const results = {
+  date: new Date().toISOString(),
+  machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? "", platform: `${platform()} ${release()}`, loadAverageAtStart: loadavg().map((x) => Math.round(x * 100) / 100) },
+  versions: { memdir: pkg.version, node: process.version, commit: gitCommit() },
+};
 
-const wasm = readFileSync(new URL("../pkg/wasm/memdir_bg.wasm", import.meta.url));
-console.log(`wasm size: ${wasm.length.toLocaleString("en")} bytes raw, ${gzipSync(wasm, { level: 9 }).length.toLocaleString("en")} bytes gzip -9`);
-console.log(`import: memdir ${importMs.toFixed(1)} ms (wasm compiled and instantiated), gray-matter ${grayImportMs.toFixed(1)} ms`);
+function gitCommit() {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
+  } catch {
+    return null;
+  }
+}
 
-const heads = makeHeads(200);
-const same = JSON.stringify(memdir.scanMemories(heads).memories) === JSON.stringify(scanWithGrayMatter(heads).memories);
-const wasmMs = median(() => memdir.scanMemories(heads));
-const grayMs = median(() => scanWithGrayMatter(heads));
-console.log(`scan 200 headers (warm median): memdir ${wasmMs.toFixed(2)} ms, gray-matter+JS ${grayMs.toFixed(2)} ms, ratio ${(wasmMs / grayMs).toFixed(2)} (same result: ${same})`);
+// ---- the module's size ---------------------------------------------------------------------
+const wasm = readFileSync(`${root}pkg/wasm/memdir_bg.wasm`);
+results.wasm = {
+  rawBytes: wasm.length,
+  gzipBytes: gzipSync(wasm, { level: 9 }).length,
+  brotliBytes: brotliCompressSync(wasm, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }).length,
+};
+log(`wasm: ${results.wasm.rawBytes.toLocaleString("en")} bytes raw, ${results.wasm.gzipBytes.toLocaleString("en")} gzip -9, ${results.wasm.brotliBytes.toLocaleString("en")} brotli`);
 
-const bytes = heads.map((h) => ({ ...h, head: new TextEncoder().encode(h.head) }));
-console.log(`scan 200 headers given as bytes: memdir ${median(() => memdir.scanMemories(bytes)).toFixed(2)} ms`);
-const index = "- [Entry](file.md) — a one-line hook for this memory\n".repeat(400);
-console.log(`truncateIndex on a 400-line index: ${median(() => memdir.truncateIndex(index)).toFixed(3)} ms`);
+// ---- the scan ------------------------------------------------------------------------------
+if (want("scan")) {
+  const { benchScans } = await import("./scan-fs.mjs");
+  results.scan = await benchScans(memdir);
+  for (const r of results.scan) {
+    log(
+      `scan ${r.files} files: cold ${ms(r.coldMs)} ms (plain JS ${ms(r.plainJsMs)} ms, ${r.vsPlainJs.toFixed(1)}x faster; sync floor ${ms(r.floorMs)} ms, ${r.vsFloor.toFixed(1)}x it), ` +
+        `per turn ${ms(r.unchangedMs)} ms unchanged, ${ms(r.oneChangedMs)} ms one file changed; event loop held at most ${ms(r.maxEventLoopDelayMs)} ms`,
+    );
+  }
+}
 
-const { benchRecall } = await import("./recall.mjs");
-await benchRecall(memdir);
-const { evaluate } = await import("./selection-eval.mjs");
-const quality = await evaluate();
-const q = quality.overall;
-console.log(`lexical selector on bench/eval and examples (${q.cases} cases; node bench/selection-eval.mjs for the table): recall@5 ${q.recallAt5.toFixed(2)}, precision ${q.precision.toFixed(2)}, abstention ${q.abstention.toFixed(2)}, exact ${q.exactMatch.toFixed(2)}`);
-const { benchWrites } = await import("./write.mjs");
-await benchWrites(memdir);
+// ---- recall without the model ----------------------------------------------------------------
+if (want("recall")) {
+  const { benchRecall } = await import("./recall.mjs");
+  results.recall = await benchRecall(memdir);
+  for (const r of results.recall) log(`recall without the model, ${r.files} files: cold ${ms(r.coldMs)} ms, per turn ${ms(r.perTurnMs)} ms`);
+}
+
+// ---- writes --------------------------------------------------------------------------------
+if (want("write")) {
+  const { benchWrites } = await import("./write.mjs");
+  results.writes = await benchWrites(memdir);
+  for (const t of results.writes.tool) log(`memory tool ${t.command}: memdir ${ms(t.memdirMs)} ms, SDK local tool ${t.sdkMs === null ? "-" : `${ms(t.sdkMs)} ms, ratio ${t.ratio.toFixed(2)}`}`);
+  const r = results.writes.remember;
+  log(`remember into ${r.files} memories: ${ms(r.memdirMs)} ms (checks, lock, atomic durable writes), two bare fs writes ${ms(r.bareWritesMs)} ms`);
+  log(`doctor on 200 memories: ${ms(results.writes.doctorMs)} ms`);
+}
+
+// ---- a process's start and peak memory -------------------------------------------------------
+if (want("process")) {
+  const { benchProcess } = await import("./process.mjs");
+  results.process = await benchProcess();
+  const p = results.process;
+  log(`memdir recall (CLI, 200 files) ${ms(p.cliRecallMs)} ms as a process, bare node ${ms(p.bareNodeMs)} ms: +${ms(p.cliRecallMs - p.bareNodeMs)} ms`);
+  log(`fresh process: import ${ms(p.importMs)} ms, first scan ${ms(p.firstScanMs)} ms, a warm cold scan ${ms(p.warmScanMs)} ms`);
+  log(`peak memory, scan + recall of 20,000 files: ${p.memory20k.peakRssMB.toFixed(0)} MB RSS (a process that only imported memdir: ${p.memory20k.importOnlyRssMB.toFixed(0)} MB)`);
+}
+
+// ---- the core alone, and the selector's quality ---------------------------------------------
+if (want("core")) {
+  const { makeHeads, median, scanWithGrayMatter } = await import("./scan.mjs");
+  const heads = makeHeads(200).map((h) => ({ ...h, head: new TextEncoder().encode(h.head) }));
+  const text = makeHeads(200);
+  results.core = { scan200HeadsMs: median(() => memdir.scanMemories(heads)), grayMatter200HeadsMs: median(() => scanWithGrayMatter(text)) };
+  log(`the core alone, 200 heads in memory: ${ms(results.core.scan200HeadsMs)} ms; gray-matter and the same rules in JS ${ms(results.core.grayMatter200HeadsMs)} ms`);
+}
+if (want("quality")) {
+  const { evaluate } = await import("./selection-eval.mjs");
+  const q = (await evaluate()).overall;
+  results.selection = { cases: q.cases, recallAt5: q.recallAt5, precision: q.precision, abstention: q.abstention, exact: q.exactMatch };
+  log(`lexical selector on bench/eval and examples (${q.cases} cases): recall@5 ${q.recallAt5.toFixed(2)}, precision ${q.precision.toFixed(2)}, abstention ${q.abstention.toFixed(2)}, exact ${q.exactMatch.toFixed(2)}`);
+}
+
+results.machine.loadAverageAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
+results.benchSeconds = Math.round((performance.now() - started) / 100) / 10;
+if (only.length === 0) {
+  const { targets, markdown } = await import("./report.mjs");
+  results.targets = targets(results);
+  mkdirSync(`${root}bench/results`, { recursive: true });
+  writeFileSync(`${root}bench/results/latest.json`, `${JSON.stringify(results, null, 1)}\n`);
+  writeFileSync(`${root}bench/results/latest.md`, markdown(results));
+  // the README's "Measured" table is this run's
+  const readme = readFileSync(`${root}README.md`, "utf8");
+  const begin = "<!-- bench:begin -->";
+  const end = "<!-- bench:end -->";
+  if (readme.includes(begin) && readme.includes(end)) {
+    const updated = readme.slice(0, readme.indexOf(begin) + begin.length) + "\n" + markdown(results) + readme.slice(readme.indexOf(end));
+    writeFileSync(`${root}README.md`, updated);
+  }
+  log(`\nwrote bench/results/latest.{json,md} and the README's table (${results.benchSeconds} s)`);
+  for (const t of results.targets) log(`${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.measured}`);
+}

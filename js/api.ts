@@ -7,6 +7,7 @@ import type { DoctorOptions } from "./doctor.js";
 import type { MemoryHost } from "./host.js";
 import type { LockOptions } from "./lock.js";
 import type { SelectorConfig, SelectorFunction } from "./selectors.js";
+import type { ScanCacheOptions } from "./scan-cache.js";
 import type { MemoryTool } from "./tool.js";
 
 export type { SelectorConfig, SelectorFunction, SelectorRequest } from "./selectors.js";
@@ -33,6 +34,12 @@ export interface OpenMemoryOptions {
   concurrency?: number;
   /** How long a write waits for another writer's lock, and when a lock counts as abandoned. */
   lock?: LockOptions;
+  /**
+   * What the opened memory keeps between turns (default: on, with folder watchers where the
+   * host has them): the last listing, the heads read, the last scan, so a turn re-reads only
+   * what changed. `false` starts every scan over.
+   */
+  cache?: boolean | ScanCacheOptions;
 }
 
 /** What `remember` / `forget` did. */
@@ -131,6 +138,8 @@ export interface OpenedMemory {
   instructions(options?: { via?: WriteVia }): string;
   scan(): Promise<ScanResult>;
   recall(query: string, options?: RecallOptions): Promise<RecallResult>;
+  /** Stops the folder watchers (they never keep a process alive); the memory still works, checking every turn. */
+  close(): void;
   session(): MemorySession;
   /**
    * Writes a topic file with valid frontmatter and its one line in MEMORY.md (added, or

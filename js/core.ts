@@ -439,3 +439,30 @@ export function findSecrets(text: string): SecretFinding[] {
 export function unifiedDiff(path: string, old: string, updated: string): string {
   return guard({ path, old, updated }, (a) => wasm.unifiedDiff(a.path, a.old, a.updated));
 }
+
+/** A listing packed for one crossing (see `js/packed.ts`, which builds it). */
+export interface PackedListing {
+  /** Every path, each ended by NUL. */
+  paths: string;
+  mtimes: Float64Array;
+  /** 0 file, 1 directory, 2 other; +4 when the entry has a problem (the next in `problems`). */
+  kinds: Uint8Array;
+  /** The problems, each ended by NUL. */
+  problems: string;
+  /** Every head, one after the other. */
+  heads?: Uint8Array;
+  /** The entries whose heads are in `heads`, in that order. */
+  headEntries: Uint32Array;
+  /** Where each of those heads ends in `heads`. */
+  headEnds: Uint32Array;
+}
+
+/** `planScan` on a packed listing: the positions of the topic files to read, newest first. */
+export function planScanPacked(listing: PackedListing): Uint32Array {
+  return guard({ listing }, (a) => wasm.planScanPacked(a.listing));
+}
+
+/** `scanMemories` on a packed listing, packed (`js/packed.ts` unpacks it). */
+export function scanPacked(listing: PackedListing, limits?: Partial<Limits> | null): { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array } {
+  return guard({ listing, limits }, (a) => wasm.scanPacked(a.listing, a.limits ?? null));
+}

@@ -11,6 +11,10 @@ export interface HostEntry {
   mtimeMs: number;
   /** Size in bytes. */
   size: number;
+  /** Change time (inode), ms since the epoch, where the host has it: with `size`, `mtimeMs` and `ino` it tells any change. */
+  ctimeMs?: number;
+  /** Inode number, where the host has it (a file replaced by another has a new one). */
+  ino?: number;
   /**
    * Set when the entry cannot be used: `not_a_file` (a directory or device named `*.md`),
    * `symlink_escape` (a link out of the memory directory), `unreadable`; from `lstat`,
@@ -34,6 +38,17 @@ export interface LockOwner {
   pidns?: string | null;
 }
 
+/** A head as a host read it: the bytes, and the file as it was when it was opened (where the host can tell). */
+export interface HostHead {
+  bytes: Uint8Array;
+  entry?: HostEntry;
+}
+
+/** A watch on one folder; `close` ends it. */
+export interface HostWatcher {
+  close(): void;
+}
+
 /** Thrown by hosts for a missing file, so callers can tell it from other failures. */
 export interface HostError extends Error {
   code: "ENOENT" | "EEXIST" | "EISDIR" | "ENOTDIR" | "EACCES" | "ENOTEMPTY" | "EINVAL" | string;
@@ -50,8 +65,13 @@ export interface MemoryHost {
   readHead(path: string, maxLines: number): Promise<Uint8Array>;
   /** The file's bytes, or only its first `maxBytes` when given. */
   readFile(path: string, maxBytes?: number): Promise<Uint8Array>;
-  /** Writes the whole file atomically (temporary file + rename where the host can), creating parent folders. */
-  writeFile(path: string, data: Uint8Array, options?: { exclusive?: boolean }): Promise<void>;
+  /**
+   * Writes the whole file atomically (temporary file + rename where the host can), creating
+   * parent folders. `exclusive`: fail with `EEXIST` when it exists. `durable: false`: the bytes
+   * need not reach the disk before the name points at them (the lock file: a lock lost to a
+   * power cut is a lock nobody holds).
+   */
+  writeFile(path: string, data: Uint8Array, options?: { exclusive?: boolean; durable?: boolean }): Promise<void>;
   /** Removes a file, or a directory and everything in it. */
   remove(path: string): Promise<void>;
   /** Renames a file or directory; fails with `EEXIST` if the destination exists. */
@@ -89,6 +109,21 @@ export interface MemoryHost {
    * from the directory; `null` when the host cannot tell. Only doctor asks; nothing is read.
    */
   lookOutside?(link: string): Promise<boolean | null>;
+  /**
+   * The heads of many files at once (`readHead` for each, cheaper): in order, each the head or
+   * the error its read met. Optional.
+   */
+  readHeads?(paths: string[], maxLines: number): Promise<(HostHead | HostError)[]>;
+  /** `lstat` (or `stat`) of many paths at once: in order, each the entry, `null` when it is not there, or the error met. Optional. */
+  statMany?(paths: string[]): Promise<(HostEntry | null | HostError)[]>;
+  /**
+   * Calls `onChange` when something in the folder `dir` ("" for the root) may have changed, with
+   * the name that changed, or `null` when it cannot say (or events were lost). A hint only: an
+   * opened memory checks what it holds all the same. Optional; `null` when it cannot watch.
+   */
+  watch?(dir: string, onChange: (name: string | null) => void): HostWatcher | null;
+  /** Runs `fn` with the directory kept open where that saves work (a write under the lock). Optional. */
+  hold?<T>(fn: () => Promise<T>): Promise<T>;
   /** Joins the root and a relative path for display (`absolutePath` of a memory). */
   absolutePath(path: string): string;
 }

@@ -1,6 +1,7 @@
 /**
  * The lock file and its breaker: what is in one, and whether it is stale. A lock is always
- * created whole (written, then linked or renamed into place), so anything else found under its
+ * created whole (written, then linked or renamed into place; not fsynced, so after a power cut it
+ * may be empty), so anything else found under its
  * name — garbage, an empty file, JSON without a token, a directory, a symbolic link — is not a
  * live writer's lock and is judged by its modification time alone.
  */

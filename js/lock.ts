@@ -107,7 +107,7 @@ async function clearBreaker(host: MemoryHost, limits: Limits): Promise<boolean> 
 /** Takes the breaker and, holding it, removes the lock if it is (still) stale. */
 async function breakStale(host: MemoryHost, me: LockBody, limits: Limits): Promise<BreakOutcome> {
   try {
-    await host.writeFile(BREAK_FILE, encodeLock({ ...me, at: Date.now() }), { exclusive: true });
+    await host.writeFile(BREAK_FILE, encodeLock({ ...me, at: Date.now() }), { exclusive: true, durable: false });
   } catch (error) {
     if (codeOf(error) !== "EEXIST") throw error;
     return (await clearBreaker(host, limits)) ? "retry" : "wait";
@@ -132,10 +132,15 @@ function notADirectory(host: MemoryHost, cause: unknown): MemdirError {
 }
 
 /**
- * Runs `fn` holding the directory's write lock: the host's own lock first where it has one
- * (`writeLock`: a Web Lock in the browser), then the lock file; each wait is bounded by `timeoutMs`.
+ * Runs `fn` holding the directory's write lock (and the directory kept open, where the host
+ * can): the host's own lock first where it has one (`writeLock`: a Web Lock in the browser),
+ * then the lock file; each wait is bounded by `timeoutMs`.
  */
 export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  return host.hold ? host.hold(() => hostLockThenFile(host, fn, options)) : hostLockThenFile(host, fn, options);
+}
+
+async function hostLockThenFile<T>(host: MemoryHost, fn: () => Promise<T>, options: LockOptions): Promise<T> {
   if (!host.writeLock) return withLockFile(host, fn, options);
   const timeoutMs = options.timeoutMs ?? 10_000;
   let granted = false;
@@ -164,7 +169,9 @@ async function withLockFile<T>(host: MemoryHost, fn: () => Promise<T>, options: 
     for (let attempt = 0, fast = 0; ; attempt++) {
       try {
         body.at = Date.now();
-        await host.writeFile(LOCK_FILE, encodeLock(body), { exclusive: true });
+        // not made durable: a lock lost to a power cut is a lock nobody holds (its writer died
+        // with it), and one left half-written is judged by its age as anything else is
+        await host.writeFile(LOCK_FILE, encodeLock(body), { exclusive: true, durable: false });
         break;
       } catch (error) {
         if (codeOf(error) !== "EEXIST") {

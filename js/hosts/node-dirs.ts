@@ -103,6 +103,25 @@ export class DirWalker {
     }
   }
 
+  /**
+   * Runs `fn` with the root kept open, so its calls share one descriptor instead of opening
+   * the root each (a write under the lock makes a dozen). A root that cannot be opened yet (a
+   * write that creates it) is not held.
+   */
+  async hold<T>(fn: () => Promise<T>): Promise<T> {
+    let root: OpenDir | null = null;
+    try {
+      root = await this.openRoot();
+    } catch {
+      root = null;
+    }
+    try {
+      return await fn();
+    } finally {
+      await this.close(root);
+    }
+  }
+
   /** The root's real path, from the descriptor when there is one. */
   async realRoot(rootDir?: OpenDir): Promise<string> {
     if (rootDir?.handle) return this.fs.readlink(`/proc/self/fd/${rootDir.handle.fd}`);

@@ -6,19 +6,25 @@
  * a file. Headers are read without reading whole files.
  */
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, watch as watchFolder } from "node:fs";
 import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import * as fsp from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { join, resolve as resolvePath, sep } from "node:path";
 import { tempFileName } from "../core.js";
-import { hostError, type HostEntry, type LockOwner, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type HostError, type HostHead, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type NodeFs, type OpenDir } from "./node-dirs.js";
+import { defaultRawFs, IoDriver, type RawFs } from "./node-io.js";
+import { closeDir, DirCache, headTask, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
 
 export type { NodeFs } from "./node-dirs.js";
+export type { RawFs } from "./node-io.js";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 const HEAD_CHUNK_BYTES = 4096;
+/** Folders watched at most (one watch a folder); past it, nothing is watched and every scan checks. */
+const MAX_WATCHED_FOLDERS = 256;
 /** Entries of one directory stat'ed at once. */
 const STAT_BATCH = 64;
 /** A header longer than this is cut: the core reads 30 lines, and a line can be huge. */
@@ -33,12 +39,25 @@ export interface NodeHostOptions {
    * checked before and the result checked (and undone) after.
    */
   descriptorWalk?: boolean;
+  /**
+   * The synchronous and callback file functions of the fast reads (listing, heads); default
+   * `node:fs`, or none when `fs` is given without them (every call then goes through `fs`).
+   */
+  rawFs?: RawFs | null;
+  /**
+   * How the fast reads run: `"auto"` (the default) synchronously in slices of a few
+   * milliseconds while calls are fast, on the thread pool once one is slow; or always one way.
+   */
+  io?: "auto" | "sync" | "async";
 }
 
 export class NodeHost implements MemoryHost {
   readonly root: string;
   private readonly fs: NodeFs;
   private readonly walkerReady: Promise<DirWalker>;
+  /** Runs the fast reads; `null` when only `fs` was given. */
+  private readonly driver: IoDriver | null;
+  private watched = 0;
 
   constructor(root: string, options: NodeHostOptions = {}) {
     const absolute = resolvePath(root.replace(/[\\/]+$/, "") || root);
@@ -46,6 +65,25 @@ export class NodeHost implements MemoryHost {
     this.root = absolute;
     this.fs = fs;
     this.walkerReady = (async () => new DirWalker(fs, absolute, options.descriptorWalk ?? (await procFdAvailable(fs))))();
+    const raw = options.rawFs === undefined ? (options.fs ? null : defaultRawFs) : options.rawFs;
+    this.driver = raw ? new IoDriver(raw, options.io ?? "auto") : null;
+  }
+
+  /** Times a fast read let the event loop through (tests check a long listing does). */
+  get yields(): number {
+    return this.driver?.yields ?? 0;
+  }
+
+  /** What the fast reads need from this host. */
+  private async walkContext(): Promise<WalkContext> {
+    const walker = await this.walkerReady;
+    return {
+      root: this.root,
+      safe: walker.safe,
+      linkEntry: (dir, name, path, st) => this.linkEntry(walker, asOpenDir(dir), name, path, st),
+      readHeadSlowly: (path, maxLines) => this.readHeadSlowly(path, maxLines),
+      readFileSlowly: (path, cap) => this.readFileSlowly(path, cap),
+    };
   }
 
   /** Whether calls walk through directory descriptors (see `NodeHostOptions.descriptorWalk`). */
@@ -74,6 +112,21 @@ export class NodeHost implements MemoryHost {
   }
 
   async list(): Promise<HostEntry[]> {
+    if (this.driver) {
+      const ctx = await this.walkContext();
+      let root: WalkDir;
+      try {
+        root = await this.driver.run(openRootForListing(ctx));
+      } catch (error) {
+        if (isCode(error, "ENOENT", "ENOTDIR")) return [];
+        throw error;
+      }
+      try {
+        return await this.driver.run(listTask(ctx, root));
+      } finally {
+        await this.driver.run(closeDir(root));
+      }
+    }
     const walker = await this.walkerReady;
     let rootDir: OpenDir;
     try {
@@ -245,7 +298,83 @@ export class NodeHost implements MemoryHost {
   }
 
   async readHead(path: string, maxLines: number): Promise<Uint8Array> {
-    const { handle, close } = await (await this.walkerReady).openRegular(path);
+    if (!this.driver) return (await this.readHeadSlowly(path, maxLines)).bytes;
+    const [head] = await this.readHeads([path], maxLines);
+    if (head instanceof Error) throw head;
+    return head!.bytes;
+  }
+
+  async readHeads(paths: string[], maxLines: number): Promise<(HostHead | HostError)[]> {
+    if (!this.driver) {
+      return Promise.all(paths.map((p) => this.readHeadSlowly(p, maxLines).catch((error: HostError) => error)));
+    }
+    const driver = this.driver;
+    return this.withDirs((ctx, dirs) => driver.runAll(paths.map((path) => () => headTask(ctx, dirs, path, maxLines))) as Promise<(HostHead | HostError)[]>);
+  }
+
+  async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
+    if (!this.driver) return Promise.all(paths.map((p) => this.lstat(p).catch((error: HostError) => error)));
+    const driver = this.driver;
+    // one batch a folder: most paths are in the root
+    const folders = new Map<string, number[]>();
+    paths.forEach((p, i) => {
+      const folder = p.slice(0, Math.max(0, p.lastIndexOf("/")));
+      const list = folders.get(folder);
+      if (list) list.push(i);
+      else folders.set(folder, [i]);
+    });
+    const out: (HostEntry | null | HostError)[] = new Array(paths.length);
+    await this.withDirs(async (ctx, dirs) => {
+      for (const [folder, at] of folders) {
+        const segments = folder === "" ? [] : folder.split("/");
+        const got = await driver.run(statTask(ctx, dirs, segments, at.map((i) => paths[i]!)));
+        at.forEach((i, k) => (out[i] = got[k] as HostEntry | null | HostError));
+      }
+    });
+    return out;
+  }
+
+  /** Runs `fn` with the root open and a cache of the folders it opens, all closed after. */
+  private async withDirs<T>(fn: (ctx: WalkContext, dirs: DirCache) => Promise<T>): Promise<T> {
+    const driver = this.driver!;
+    const ctx = await this.walkContext();
+    const root = await driver.run(openRoot(ctx));
+    const dirs = new DirCache(root);
+    try {
+      return await fn(ctx, dirs);
+    } finally {
+      await driver.run(dirs.close());
+      await driver.run(closeDir(root));
+    }
+  }
+
+  /**
+   * Watches one folder (`fs.watch`, which does not keep the process alive). `null` past
+   * {@link MAX_WATCHED_FOLDERS} or where the platform cannot watch.
+   */
+  watch(dir: string, onChange: (name: string | null) => void): HostWatcher | null {
+    if (this.watched >= MAX_WATCHED_FOLDERS) return null;
+    try {
+      const watcher = watchFolder(this.absolutePath(dir), { persistent: false }, (_event, name) => onChange(typeof name === "string" ? name : null));
+      watcher.on("error", () => onChange(null));
+      this.watched++;
+      let open = true;
+      return {
+        close: () => {
+          if (!open) return;
+          open = false;
+          this.watched--;
+          watcher.close();
+        },
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  /** A head through the promise API and the walker (a link on the way, or no fast reads). */
+  private async readHeadSlowly(path: string, maxLines: number): Promise<HostHead> {
+    const { handle, stats, close } = await (await this.walkerReady).openRegular(path);
     try {
       const chunks: Uint8Array[] = [];
       let total = 0;
@@ -260,16 +389,24 @@ export class NodeHost implements MemoryHost {
         for (const b of chunk) if (b === 10) lines++;
         if (lines >= maxLines) break;
       }
-      return concat(chunks, total);
+      return { bytes: concat(chunks, total), entry: fileEntry(path, stats) };
     } finally {
       await close();
     }
   }
 
   async readFile(path: string, maxBytes?: number): Promise<Uint8Array> {
+    if (this.driver) {
+      const driver = this.driver;
+      return this.withDirs((ctx, dirs) => driver.run(readFileTask(ctx, dirs, path, maxBytes ?? Number.POSITIVE_INFINITY)));
+    }
+    return this.readFileSlowly(path, maxBytes ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** A file through the promise API and the walker (a link on the way, or no fast reads). */
+  private async readFileSlowly(path: string, cap: number): Promise<Uint8Array> {
     const { handle, stats, close } = await (await this.walkerReady).openRegular(path);
     try {
-      const cap = maxBytes ?? Number.POSITIVE_INFINITY;
       // sized from fstat (plus one byte, to see a file that grew); never a cap-sized buffer
       let buffer = new Uint8Array(Math.min(cap, stats.size + 1));
       let total = 0;
@@ -290,19 +427,36 @@ export class NodeHost implements MemoryHost {
     }
   }
 
-  async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean } = {}): Promise<void> {
+  /** Runs `fn` with the root kept open: the calls of one write share its descriptor. */
+  async hold<T>(fn: () => Promise<T>): Promise<T> {
+    return (await this.walkerReady).hold(fn);
+  }
+
+  async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean; durable?: boolean } = {}): Promise<void> {
     const walker = await this.walkerReady;
     const segments = path.split("/");
     const name = segments.pop()!;
     const dir = await walker.openDir(segments, { create: true });
     const tmp = tempFileName(name, randomBytes(6).toString("hex"));
+    if (this.driver) {
+      try {
+        await this.driver.run(writeTask((n) => walker.at(dir, n), tmp, name, data, options));
+        if (!(await this.stillInside(walker, dir, name))) {
+          await this.driver.run(unlinkQuietly(walker.at(dir, name)));
+          throw escapeError(path);
+        }
+      } finally {
+        await walker.close(dir);
+      }
+      return;
+    }
     try {
       // the bytes reach the disk before the name points at them, so a power cut leaves the
       // old file or the new one, never an empty one
       const handle = await this.fs.open(walker.at(dir, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
       try {
         await handle.writeFile(data);
-        await handle.sync();
+        if (options.durable !== false) await handle.sync();
       } finally {
         await handle.close();
       }
@@ -326,12 +480,35 @@ export class NodeHost implements MemoryHost {
     }
   }
 
+  /** `walker.stillInside`, with the two `readlink`s of the descriptor walk made synchronously. */
+  private async stillInside(walker: DirWalker, dir: OpenDir, name: string): Promise<boolean> {
+    if (!dir.handle || !this.driver) return walker.stillInside(dir, name);
+    const root = await walker.openRoot();
+    try {
+      const [realRoot, here] = await this.driver.run(
+        (function* () {
+          const a = (yield { op: "readlink", path: `/proc/self/fd/${root.handle!.fd}` }) as string;
+          const b = (yield { op: "readlink", path: `/proc/self/fd/${dir.handle!.fd}` }) as string;
+          return [a, b] as const;
+        })(),
+      );
+      return here === realRoot || here.startsWith(realRoot + sep);
+    } finally {
+      await walker.close(root);
+    }
+  }
+
   async remove(path: string): Promise<void> {
     const walker = await this.walkerReady;
     const segments = path.split("/");
     const name = segments.pop()!;
     const dir = await walker.openDir(segments);
     try {
+      if (this.driver) {
+        // a file (most removals: the lock, a memory) with two calls; a folder by the walker
+        const removed = await this.driver.run(removeFileTask(walker.at(dir, name)));
+        if (removed) return;
+      }
       await walker.removeIn(dir, name);
     } finally {
       await walker.close(dir);
@@ -377,10 +554,16 @@ function machine(): Promise<{ boot: string | null; pidns: string | null }> {
   return machineInfo;
 }
 
-function fileEntry(path: string, st: { isFile(): boolean; mtimeMs: number; size: number }): HostEntry {
+function fileEntry(path: string, st: { isFile(): boolean; mtimeMs: number; size: number; ctimeMs?: number; ino?: number }): HostEntry {
+  const key = st.ctimeMs === undefined ? {} : { ctimeMs: st.ctimeMs, ino: st.ino };
   return st.isFile()
-    ? { path, kind: "file", mtimeMs: st.mtimeMs, size: st.size }
-    : { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "not_a_file" };
+    ? { path, kind: "file", mtimeMs: st.mtimeMs, size: st.size, ...key }
+    : { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "not_a_file", ...key };
+}
+
+/** A fast read's folder as the walker's (which only reads its descriptor number and segments). */
+function asOpenDir(dir: WalkDir): OpenDir {
+  return { handle: dir.fd === null ? null : ({ fd: dir.fd } as FileHandle), segments: dir.segments };
 }
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {

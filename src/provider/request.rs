@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::{default_base_url, default_model, set, Provider};
+use super::{default_base_url, default_model, Provider};
 use crate::side_query::request::SelectionRequest;
 
 /// What to build a request from.
@@ -134,39 +134,45 @@ pub fn build_provider_request(input: &ProviderRequestInput) -> HttpRequest {
                 );
             }
             let shape = anthropic_shape(&model);
+            let manifest;
             let (system, user) = if input.cache {
-                let manifest = format!("Available memories:\n{}", r.manifest);
-                (
-                    json!([{"type": "text", "text": r.system},
-                           {"type": "text", "text": manifest, "cache_control": {"type": "ephemeral"}}]),
-                    r.query_message.clone(),
-                )
+                manifest = format!("Available memories:\n{}", r.manifest);
+                let blocks = [
+                    Text {
+                        kind: "text",
+                        text: &r.system,
+                        cache_control: None,
+                    },
+                    Text {
+                        kind: "text",
+                        text: &manifest,
+                        cache_control: Some(Kind { kind: "ephemeral" }),
+                    },
+                ];
+                (System::Blocks(blocks), r.query_message.as_str())
             } else {
-                (json!(r.system), r.user.clone())
+                (System::Plain(&r.system), r.user.as_str())
             };
-            let mut body = json!({
-                "model": model,
-                "max_tokens": r.max_tokens,
-                "system": system,
-                "messages": [{"role": "user", "content": user}],
-            });
-            if let Some(kind) = shape.thinking {
-                set(&mut body, "thinking", json!({"type": kind}));
-            }
-            let mut output = serde_json::Map::new();
-            if shape.effort {
-                output.insert("effort".to_owned(), json!("low"));
-            }
-            if input.structured {
-                output.insert(
-                    "format".to_owned(),
-                    json!({"type": "json_schema", "schema": r.schema}),
-                );
-            }
-            if !output.is_empty() {
-                set(&mut body, "output_config", Value::Object(output));
-            }
-            (format!("{base}/v1/messages"), body)
+            let output = OutputConfig {
+                effort: shape.effort.then_some("low"),
+                format: input.structured.then_some(AnthropicFormat {
+                    kind: "json_schema",
+                    schema: &r.schema,
+                }),
+            };
+            let body = AnthropicBody {
+                model: &model,
+                max_tokens: r.max_tokens,
+                system,
+                messages: [Message {
+                    role: "user",
+                    content: user,
+                }],
+                thinking: shape.thinking.map(|kind| Kind { kind }),
+                output_config: (output.effort.is_some() || output.format.is_some())
+                    .then_some(output),
+            };
+            (format!("{base}/v1/messages"), to_json(&body))
         }
         Provider::Openai => {
             if let Some(key) = key {
@@ -174,52 +180,182 @@ pub fn build_provider_request(input: &ProviderRequestInput) -> HttpRequest {
             }
             let official = base.contains("api.openai.com");
             let reasoning = openai_reasoning(&model);
-            let mut body = json!({
-                "model": model,
-                "messages": [{"role": "system", "content": r.system}, {"role": "user", "content": r.user}],
-            });
-            if official {
-                set(&mut body, "max_completion_tokens", json!(r.max_tokens));
-            } else {
+            let body = OpenaiBody {
+                model: &model,
+                messages: [
+                    Message {
+                        role: "system",
+                        content: &r.system,
+                    },
+                    Message {
+                        role: "user",
+                        content: &r.user,
+                    },
+                ],
                 // Ollama's /v1, vLLM, llama.cpp and LM Studio read max_tokens
-                set(&mut body, "max_tokens", json!(r.max_tokens));
-            }
-            if reasoning {
-                set(&mut body, "reasoning_effort", json!("low"));
-            } else {
-                set(&mut body, "temperature", json!(0));
-            }
-            if input.structured {
-                let format = json!({"type": "json_schema",
-                    "json_schema": {"name": "memory_selection", "strict": true, "schema": r.schema}});
-                set(&mut body, "response_format", format);
-            }
-            (format!("{base}/chat/completions"), body)
+                max_completion_tokens: official.then_some(r.max_tokens),
+                max_tokens: (!official).then_some(r.max_tokens),
+                reasoning_effort: reasoning.then_some("low"),
+                temperature: (!reasoning).then_some(0),
+                response_format: input.structured.then_some(OpenaiFormat {
+                    kind: "json_schema",
+                    json_schema: JsonSchema {
+                        name: "memory_selection",
+                        strict: true,
+                        schema: &r.schema,
+                    },
+                }),
+            };
+            (format!("{base}/chat/completions"), to_json(&body))
         }
         Provider::Ollama => {
-            let mut body = json!({
-                "model": model,
-                "stream": false,
-                "think": false,
-                "messages": [{"role": "system", "content": r.system}, {"role": "user", "content": r.user}],
-                "options": {"temperature": 0, "num_predict": r.max_tokens},
-            });
-            set(
-                &mut body,
-                "format",
-                if input.structured {
-                    r.schema.clone()
-                } else {
-                    json!("json")
+            let body = OllamaBody {
+                model: &model,
+                stream: false,
+                think: false,
+                messages: [
+                    Message {
+                        role: "system",
+                        content: &r.system,
+                    },
+                    Message {
+                        role: "user",
+                        content: &r.user,
+                    },
+                ],
+                options: OllamaOptions {
+                    temperature: 0,
+                    num_predict: r.max_tokens,
                 },
-            );
-            (format!("{base}/api/chat"), body)
+                format: if input.structured {
+                    OllamaFormat::Schema(&r.schema)
+                } else {
+                    OllamaFormat::Json("json")
+                },
+            };
+            (format!("{base}/api/chat"), to_json(&body))
         }
     };
     HttpRequest {
         url,
         headers,
-        body: body.to_string(),
+        body,
         model,
     }
+}
+
+// The request bodies, as structs: serialised by derived code, far smaller in the `.wasm` than
+// the same objects built with `serde_json::json!` (and no intermediate `Value`).
+
+#[derive(Serialize)]
+struct Kind {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct Text<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<Kind>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum System<'a> {
+    Plain(&'a str),
+    Blocks([Text<'a>; 2]),
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct AnthropicFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    schema: &'a Value,
+}
+
+#[derive(Serialize)]
+struct OutputConfig<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<AnthropicFormat<'a>>,
+}
+
+#[derive(Serialize)]
+struct AnthropicBody<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    system: System<'a>,
+    messages: [Message<'a>; 1],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Kind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<OutputConfig<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSchema<'a> {
+    name: &'static str,
+    strict: bool,
+    schema: &'a Value,
+}
+
+#[derive(Serialize)]
+struct OpenaiFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    json_schema: JsonSchema<'a>,
+}
+
+#[derive(Serialize)]
+struct OpenaiBody<'a> {
+    model: &'a str,
+    messages: [Message<'a>; 2],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<OpenaiFormat<'a>>,
+}
+
+#[derive(Serialize)]
+struct OllamaOptions {
+    temperature: u32,
+    num_predict: u32,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum OllamaFormat<'a> {
+    Schema(&'a Value),
+    Json(&'static str),
+}
+
+#[derive(Serialize)]
+struct OllamaBody<'a> {
+    model: &'a str,
+    stream: bool,
+    think: bool,
+    messages: [Message<'a>; 2],
+    options: OllamaOptions,
+    format: OllamaFormat<'a>,
+}
+
+/// A body as JSON text (serialising these structs cannot fail: no maps with non-string keys).
+fn to_json<T: Serialize>(body: &T) -> String {
+    serde_json::to_string(body).unwrap_or_default()
 }

@@ -87,3 +87,8 @@ pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| to_js_error(&Error::invalid(format!("could not encode the result: {e}"))))
 }
+
+/// `INVALID_ARGUMENT` with `message`, as a JS error.
+pub(crate) fn invalid(message: &str) -> JsValue {
+    to_js_error(&Error::invalid(message))
+}

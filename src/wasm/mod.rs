@@ -7,12 +7,13 @@ mod strict;
 mod types;
 
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use self::convert::{from_js, from_js_opt, number_arg, string_arg, to_js, to_js_error};
 use crate::side_query::{answer, request as selection};
 use crate::{
-    cost, diff, doctor, freshness, index, instructions, lexical, manifest, paths, provider, render,
-    scan, secrets, temp, tool, write, Limits,
+    cost, diff, doctor, freshness, index, instructions, lexical, manifest, packed, paths, provider,
+    render, scan, secrets, temp, tool, write, Limits,
 };
 
 type JsResult = Result<JsValue, JsValue>;
@@ -475,4 +476,121 @@ pub fn unified_diff(
         &string_arg(&old, "old")?,
         &string_arg(&new, "new")?,
     ))
+}
+
+/// A typed array argument, copied in; anything else is `INVALID_ARGUMENT`.
+fn typed<T: JsCast>(value: &JsValue, name: &str, what: &str) -> Result<T, JsValue> {
+    value
+        .clone()
+        .dyn_into::<T>()
+        .map_err(|_| convert::invalid(&format!("{name} must be a {what}")))
+}
+
+/// The packed listing's buffers, copied out of JavaScript.
+struct PackedArgs {
+    paths: String,
+    mtimes: Vec<f64>,
+    kinds: Vec<u8>,
+    problems: String,
+    heads: Vec<u8>,
+    head_entries: Vec<u32>,
+    head_ends: Vec<u32>,
+}
+
+impl PackedArgs {
+    fn read(listing: &JsValue) -> Result<Self, JsValue> {
+        let field = |key: &str| {
+            js_sys::Reflect::get(listing, &JsValue::from_str(key))
+                .map_err(|_| convert::invalid("listing must be a packed listing object"))
+        };
+        let buffer = |key: &str| -> Result<JsValue, JsValue> {
+            let value = field(key)?;
+            Ok(if value.is_undefined() {
+                js_sys::Uint8Array::new_with_length(0).into()
+            } else {
+                value
+            })
+        };
+        Ok(Self {
+            paths: string_arg(&field("paths")?, "listing.paths")?,
+            mtimes: typed::<js_sys::Float64Array>(
+                &field("mtimes")?,
+                "listing.mtimes",
+                "Float64Array",
+            )?
+            .to_vec(),
+            kinds: typed::<js_sys::Uint8Array>(&field("kinds")?, "listing.kinds", "Uint8Array")?
+                .to_vec(),
+            problems: string_arg(&field("problems")?, "listing.problems")?,
+            heads: typed::<js_sys::Uint8Array>(&buffer("heads")?, "listing.heads", "Uint8Array")?
+                .to_vec(),
+            head_entries: typed::<js_sys::Uint32Array>(
+                &field("headEntries")?,
+                "listing.headEntries",
+                "Uint32Array",
+            )?
+            .to_vec(),
+            head_ends: typed::<js_sys::Uint32Array>(
+                &field("headEnds")?,
+                "listing.headEnds",
+                "Uint32Array",
+            )?
+            .to_vec(),
+        })
+    }
+
+    fn listing(&self) -> packed::PackedListing<'_> {
+        packed::PackedListing {
+            paths: &self.paths,
+            mtimes: &self.mtimes,
+            kinds: &self.kinds,
+            problems: &self.problems,
+            heads: &self.heads,
+            head_entries: &self.head_entries,
+            head_ends: &self.head_ends,
+        }
+    }
+}
+
+/// `planScan` on a packed listing (`{paths, mtimes, kinds, problems, headEntries, headEnds}`,
+/// see `PackedListing`): the positions of the topic files to read, newest first.
+#[wasm_bindgen(js_name = planScanPacked, unchecked_return_type = "Uint32Array")]
+pub fn plan_scan_packed(
+    #[wasm_bindgen(
+        unchecked_param_type = "{ paths: string; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
+    )]
+    listing: JsValue,
+) -> JsResult {
+    let args = PackedArgs::read(&listing)?;
+    let order = packed::plan_packed(&args.listing()).map_err(|e| to_js_error(&e))?;
+    Ok(js_sys::Uint32Array::from(order.as_slice()).into())
+}
+
+/// `scanMemories` on a packed listing with its heads, packed: `{json, droppedEntries, droppedMtimes}`.
+#[wasm_bindgen(js_name = scanPacked, unchecked_return_type = "{ json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array }")]
+pub fn scan_packed(
+    #[wasm_bindgen(
+        unchecked_param_type = "{ paths: string; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
+    )]
+    listing: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+) -> JsResult {
+    let args = PackedArgs::read(&listing)?;
+    let out =
+        packed::scan_packed(&args.listing(), &limits_arg(limits)?).map_err(|e| to_js_error(&e))?;
+    let result = js_sys::Object::new();
+    let set = |key: &str, value: JsValue| {
+        // a fresh plain object: setting a property cannot fail
+        let _ = js_sys::Reflect::set(&result, &JsValue::from_str(key), &value);
+    };
+    set("json", JsValue::from_str(&out.json));
+    set(
+        "droppedEntries",
+        js_sys::Uint32Array::from(out.dropped_entries.as_slice()).into(),
+    );
+    set(
+        "droppedMtimes",
+        js_sys::Float64Array::from(out.dropped_mtimes.as_slice()).into(),
+    );
+    Ok(result.into())
 }

@@ -1,6 +1,7 @@
 // A `node:fs/promises` for NodeHost's `fs` option that records every call (file-handle methods
 // included, as `handle.<name>`) and fails a chosen one with an error shaped like Node's own
 // (`code`, `errno`, `syscall`, `path`).
+import * as nodeFs from "node:fs";
 import * as fsp from "node:fs/promises";
 
 /** The functions of `node:fs/promises` NodeHost calls. */
@@ -39,6 +40,7 @@ export const callKey = (path, base = null) => {
  * reports an error), and `handle.write` / `handle.writeFile` write half the bytes first (a disk
  * that filled up mid-write). `before(fn, path)` runs before every call (tests make files vanish).
  * `base`: the memory directory, shown as `<root>` in keys (so two directories replay alike).
+ * `rawFs` is the same for the host's fast calls (`NodeHost`'s `rawFs` option).
  */
 export function faultyFs({ fault = null, before = null, base = null } = {}) {
   const calls = [];
@@ -93,6 +95,58 @@ export function faultyFs({ fault = null, before = null, base = null } = {}) {
         };
       },
     });
+  // the host's fast reads and writes (`rawFs`): the same calls under the same names, so a fault
+  // is injected at every step whichever way the host makes it. A descriptor is named by the path
+  // it was opened with; `open` holds it until it is closed.
+  const fdPath = new Map();
+  const rawKey = { openSync: "open", open: "open", closeSync: "handle.close", close: "handle.close", readSync: "handle.read", read: "handle.read", writeSync: "handle.write", write: "handle.write", fstatSync: "handle.stat", fstat: "handle.stat", fsync: "handle.sync", lstatSync: "lstat", lstat: "lstat", readdirSync: "readdir", readdir: "readdir", linkSync: "link", link: "link", renameSync: "rename", rename: "rename", unlinkSync: "unlink", unlink: "unlink", readlinkSync: "readlink", readlink: "readlink" };
+  const rawFs = {};
+  for (const [raw, fn] of Object.entries(rawKey)) {
+    const isSync = raw.endsWith("Sync");
+    const byFd = fn.startsWith("handle.");
+    const real = nodeFs[raw];
+    const call = (args) => {
+      const path = byFd ? fdPath.get(args[0]) : args[0];
+      if (!byFd) before?.(fn, path); // synchronous here: a `before` that returns a promise is not awaited
+      const hit = step(fn, path);
+      if (!hit) return { hit: null, path };
+      const error = nodeError(state.fault.code, fn, path);
+      if (fn === "handle.close") {
+        nodeFs.closeSync(args[0]);
+        fdPath.delete(args[0]);
+        open.delete(args[0]);
+      } else if (fn === "handle.write") {
+        const [fd, buffer, offset, length, position] = args;
+        nodeFs.writeSync(fd, buffer, offset, Math.max(0, length >> 1), position);
+      }
+      return { hit: error, path };
+    };
+    const opened = (fd, path) => {
+      fdPath.set(fd, String(path));
+      open.set(fd, String(path));
+      return fd;
+    };
+    const closed = (fd) => {
+      fdPath.delete(fd);
+      open.delete(fd);
+    };
+    rawFs[raw] = isSync
+      ? (...args) => {
+          const { hit, path } = call(args);
+          if (hit) throw hit;
+          if (fn === "handle.close") closed(args[0]);
+          const out = real(...args);
+          return fn === "open" ? opened(out, path) : out;
+        }
+      : (...args) => {
+          const done = args.pop();
+          const { hit, path } = call(args);
+          if (hit) return process.nextTick(done, hit);
+          if (fn === "handle.close") closed(args[0]);
+          real(...args, (error, out) => (error || fn !== "open" ? done(error, out) : done(null, opened(out, path))));
+        };
+  }
+
   const fs = {};
   for (const name of FS_FUNCTIONS) {
     fs[name] = async (...args) => {
@@ -104,5 +158,5 @@ export function faultyFs({ fault = null, before = null, base = null } = {}) {
       return wrapHandle(out, args[0]);
     };
   }
-  return { fs, state };
+  return { fs, rawFs, state };
 }

@@ -104,8 +104,8 @@ const links = (index) => [...index.matchAll(/\]\(([^)\s]+\.md)\)/g)].map((m) => 
 async function record(op, walk) {
   const dir = makeDir(op.fixture);
   const before = files(dir);
-  const { fs, state } = faultyFs({ base: dir });
-  const memory = await openMemory({ host: new NodeHost(dir, { fs, descriptorWalk: walk }), selector: { provider: "lexical" } });
+  const { fs, rawFs, state } = faultyFs({ base: dir });
+  const memory = await openMemory({ host: new NodeHost(dir, { fs, rawFs, descriptorWalk: walk }), selector: { provider: "lexical" } });
   const prepared = await op.prepare?.(memory);
   state.arm(null);
   await op.run(memory, prepared);
@@ -127,8 +127,8 @@ const PROBE = { type: "project", name: "Probe", description: "A probe written af
 async function runCase(op, walk, fault, expected) {
   const dir = makeDir(op.fixture);
   const where = `${op.name}: ${fault.code} at ${step(fault)}`;
-  const { fs, state } = faultyFs({ base: dir });
-  const memory = await openMemory({ host: new NodeHost(dir, { fs, descriptorWalk: walk }), selector: { provider: "lexical" }, lock: { timeoutMs: 2_000 } });
+  const { fs, rawFs, state } = faultyFs({ base: dir });
+  const memory = await openMemory({ host: new NodeHost(dir, { fs, rawFs, descriptorWalk: walk }), selector: { provider: "lexical" }, lock: { timeoutMs: 2_000 } });
   const prepared = await op.prepare?.(memory);
   state.arm(fault);
   let error = null;
@@ -255,12 +255,12 @@ describe("files that vanish between the listing and the read", () => {
   /** A host whose fs removes VICTIM just before the `nth` time it is opened (listed, then gone). */
   function vanishing(dir, nth) {
     let opens = 0;
-    const { fs, state } = faultyFs({
+    const { fs, rawFs, state } = faultyFs({
       before: (fn, path) => {
         if (fn === "open" && basename(String(path)) === VICTIM && ++opens === nth) unlinkSync(join(dir, VICTIM));
       },
     });
-    return { host: new NodeHost(dir, { fs }), state, opened: () => opens };
+    return { host: new NodeHost(dir, { fs, rawFs }), state, opened: () => opens };
   }
   const QUERY = "tides, cranes and fees: what do I need to know?";
   /** A model that picks every file it is offered (the manifest's lines). */
@@ -318,8 +318,8 @@ describe("files that vanish between the listing and the read", () => {
 
 test("the index's rename fails: the topic file is written, MEMORY.md as it was, nothing temporary, and doctor adds the entry", async () => {
   const dir = makeDir("base");
-  const { fs, state } = faultyFs({ fault: { fn: "rename", path: /\/\.MEMORY\.md\.tmp-[0-9a-f]+$/, code: "EIO" } });
-  const memory = await openMemory({ host: new NodeHost(dir, { fs }), selector: { provider: "lexical" } });
+  const { fs, rawFs, state } = faultyFs({ fault: { fn: "rename", path: /\/\.MEMORY\.md\.tmp-[0-9a-f]+$/, code: "EIO" } });
+  const memory = await openMemory({ host: new NodeHost(dir, { fs, rawFs }), selector: { provider: "lexical" } });
   const input = { type: "project", name: "Release train", description: "Releases leave every second Tuesday", body: "Cut the branch on Monday.", nowMs: NOW };
   await assert.rejects(memory.remember(input), (e) => {
     assert.ok(e instanceof MemdirError, e?.stack);
@@ -343,8 +343,8 @@ test("the index's rename fails: the topic file is written, MEMORY.md as it was, 
 test("recall when the directory cannot be listed: failed, saying why, naming no host path", async () => {
   for (const [fn, code] of [["readdir", "EIO"], ["lstat", "EIO"], ["open", "EACCES"]]) {
     const dir = makeDir("base");
-    const { fs, state } = faultyFs({ fault: { fn, k: 0, code } });
-    const r = await (await openMemory({ host: new NodeHost(dir, { fs }), selector: { provider: "lexical" } })).recall("when do deploys go out?");
+    const { fs, rawFs, state } = faultyFs({ fault: { fn, k: 0, code } });
+    const r = await (await openMemory({ host: new NodeHost(dir, { fs, rawFs }), selector: { provider: "lexical" } })).recall("when do deploys go out?");
     assert.ok(state.hit, `${fn}: the fault was met`);
     assert.equal(r.outcome, "failed", `${fn}: ${r.error}`);
     assert.match(r.error, new RegExp(`^recall failed: could not list the memory directory: .*\\(${code}\\)$`));

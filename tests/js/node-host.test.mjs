@@ -63,10 +63,11 @@ test("a file that vanishes between listing and reading is a diagnostic, and the 
     utimesSync(join(dir, `f${i}.md`), 1000 + i, 1000 + i);
   }
   const host = new NodeHost(dir);
-  const readHead = host.readHead.bind(host);
-  host.readHead = async (path, lines) => {
-    if (path === "f3.md") rmSync(join(dir, "f3.md"));
-    return readHead(path, lines);
+  // the scan reads heads in batches (readHeads): f3.md goes just before its batch is read
+  const readHeads = host.readHeads.bind(host);
+  host.readHeads = async (paths, lines) => {
+    if (paths.includes("f3.md")) rmSync(join(dir, "f3.md"), { force: true });
+    return readHeads(paths, lines);
   };
   const memory = await openMemory({ host, limits: { maxFiles: 2 }, selector: { provider: "lexical" } });
   const scan = await memory.scan();
@@ -92,11 +93,11 @@ test("5,000 files: only the newest 200 heads are read, and only their first line
   }
   const host = new NodeHost(dir);
   const read = [];
-  const readHead = host.readHead.bind(host);
-  host.readHead = async (path, lines) => {
-    const bytes = await readHead(path, lines);
-    read.push([path, bytes.length]);
-    return bytes;
+  const readHeads = host.readHeads.bind(host);
+  host.readHeads = async (paths, lines) => {
+    const heads = await readHeads(paths, lines);
+    paths.forEach((path, i) => read.push([path, heads[i].bytes.length]));
+    return heads;
   };
   const memory = await openMemory({ host, selector: { provider: "lexical" } });
   const scan = await memory.scan();

@@ -1,0 +1,49 @@
+//! Micro-benchmarks of the core's hot paths (`cargo bench --bench core`), with divan.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use memdir::scan::{plan_scan, scan_memories, FileHead, Head};
+use memdir::Limits;
+
+fn main() {
+    divan::main();
+}
+
+fn heads(n: usize) -> Vec<FileHead> {
+    let types = ["user", "feedback", "project", "reference"];
+    (0..n)
+        .map(|i| {
+            let t = types[i % 4];
+            let mut head = format!("---\nname: Memory number {i}\ndescription: >\n  {t} memory {i} about the staging deploy checklist,\n  integration tests against a real database and on-call rotation\ntype: {t}\n---\n\n");
+            for j in 0..22 {
+                head.push_str(&format!("Line {j} of the body of memory {i}: **Why:** because.\n"));
+            }
+            FileHead {
+                path: format!("{t}_{i}.md"),
+                mtime_ms: 1.7e12 - (i as f64) * 3.6e6,
+                head: Some(Head::Bytes(head.into_bytes())),
+                kind: None,
+                problem: None,
+            }
+        })
+        .collect()
+}
+
+#[divan::bench(args = [20, 200])]
+fn scan(bencher: divan::Bencher, n: usize) {
+    let files = heads(n);
+    let limits = Limits::default();
+    bencher.bench(|| scan_memories(divan::black_box(&files), &limits));
+}
+
+#[divan::bench(args = [200, 20_000])]
+fn plan(bencher: divan::Bencher, n: usize) {
+    let files: Vec<FileHead> = heads(n)
+        .into_iter()
+        .map(|mut f| {
+            f.head = None;
+            f
+        })
+        .collect();
+    let limits = Limits::default();
+    bencher.bench(|| plan_scan(divan::black_box(&files), &limits));
+}

@@ -1,0 +1,301 @@
+/**
+ * The Node host's fast reads: listing and reading heads near the cost of the system calls.
+ *
+ * A read is written once, as a generator that yields the system calls it needs (`IoOp`), and
+ * run by an {@link IoDriver} either synchronously — in slices of a few milliseconds with the
+ * event loop let through between them, which is where Node's file calls are cheapest (a
+ * synchronous `open` costs a microsecond; one through `fs/promises` tens) — or through the
+ * callback API, concurrently. The driver starts synchronous and drops to callbacks for a while
+ * as soon as one call takes long (a slow disk, a network file system), so no call it makes
+ * holds the event loop for long, at any folder size: a slice ends after `SLICE_MS`, and a
+ * single call that took `SLOW_CALL_MS` sends the rest to the thread pool.
+ */
+import * as nodeFs from "node:fs";
+import type { Dirent, Stats } from "node:fs";
+
+/** The synchronous and callback forms of the calls the fast reads make (`node:fs`); injectable for tests. */
+export interface RawFs {
+  openSync(path: string, flags: number, mode?: number): number;
+  closeSync(fd: number): void;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  fstatSync(fd: number): Stats;
+  lstatSync(path: string): Stats | undefined;
+  readdirSync(path: string, options: { withFileTypes: true }): Dirent[];
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
+  linkSync(existing: string, target: string): void;
+  renameSync(from: string, to: string): void;
+  unlinkSync(path: string): void;
+  readlinkSync(path: string): string;
+  open(path: string, flags: number, mode: number, callback: (error: NodeJS.ErrnoException | null, fd: number) => void): void;
+  close(fd: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number, callback: (error: NodeJS.ErrnoException | null, bytesRead: number) => void): void;
+  fstat(fd: number, callback: (error: NodeJS.ErrnoException | null, stats: Stats) => void): void;
+  lstat(path: string, callback: (error: NodeJS.ErrnoException | null, stats: Stats) => void): void;
+  readdir(path: string, options: { withFileTypes: true }, callback: (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void): void;
+  write(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null, callback: (error: NodeJS.ErrnoException | null, written: number) => void): void;
+  /** Always on the thread pool: it waits for the disk. */
+  fsync(fd: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  link(existing: string, target: string, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  rename(from: string, to: string, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  unlink(path: string, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  readlink(path: string, callback: (error: NodeJS.ErrnoException | null, target: string) => void): void;
+}
+
+export const defaultRawFs: RawFs = nodeFs as unknown as RawFs;
+
+/** One system call, as a read asks for it. */
+export type IoOp =
+  | { op: "open"; path: string; flags: number }
+  | { op: "close"; fd: number }
+  | { op: "fstat"; fd: number }
+  | { op: "read"; fd: number; buffer: Uint8Array; offset: number; length: number; position: number }
+  | { op: "lstat"; path: string }
+  /** Several `lstat`s at once: each result a `Stats` or the error it met. */
+  | { op: "lstatMany"; paths: string[] }
+  /** `big`: a folder of thousands of entries, read on the thread pool (one synchronous call would hold the loop). */
+  | { op: "readdir"; path: string; big?: boolean }
+  | { op: "write"; fd: number; buffer: Uint8Array; offset: number; length: number; position: number | null }
+  /** Always on the thread pool: it waits for the disk. */
+  | { op: "fsync"; fd: number }
+  | { op: "link"; from: string; to: string }
+  | { op: "rename"; from: string; to: string }
+  | { op: "unlink"; path: string }
+  | { op: "readlink"; path: string }
+  /** Anything else, awaited (the slower paths a rare case takes: a symbolic link). */
+  | { op: "await"; run: () => Promise<unknown> };
+
+/** A read: yields the calls it needs, gets each result back (or the error thrown into it). */
+export type IoTask<T> = Generator<IoOp, T, unknown>;
+
+/** Work done synchronously before the event loop is let through. */
+const SLICE_MS = 4;
+/**
+ * A synchronous call that took this long is slow; `SLOW_STREAK` slow ones in a row send the
+ * following calls to the thread pool. (One alone is more often the process losing its core to
+ * another for a moment than a slow disk.)
+ */
+const SLOW_CALL_MS = 2;
+const SLOW_STREAK = 3;
+/** For this long after a slow call, the driver stays on the thread pool. */
+const COOL_DOWN_MS = 5_000;
+/** `lstat`s in flight at once on the thread pool (its 4 threads stay busy). */
+const ASYNC_BATCH = 64;
+
+const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function sync(fs: RawFs, op: IoOp): unknown {
+  switch (op.op) {
+    case "open":
+      return fs.openSync(op.path, op.flags, 0o666);
+    case "close":
+      return fs.closeSync(op.fd);
+    case "fstat":
+      return fs.fstatSync(op.fd);
+    case "read":
+      return fs.readSync(op.fd, op.buffer, op.offset, op.length, op.position);
+    case "lstat":
+      return fs.lstatSync(op.path);
+    case "lstatMany":
+      throw new Error("lstatMany runs element by element"); // see IoDriver.lstatMany
+    case "readdir":
+      return fs.readdirSync(op.path, { withFileTypes: true });
+    case "write":
+      return fs.writeSync(op.fd, op.buffer, op.offset, op.length, op.position);
+    case "link":
+      return fs.linkSync(op.from, op.to);
+    case "rename":
+      return fs.renameSync(op.from, op.to);
+    case "unlink":
+      return fs.unlinkSync(op.path);
+    case "readlink":
+      return fs.readlinkSync(op.path);
+    case "fsync":
+    case "await":
+      throw new Error(`${op.op} is not run synchronously`);
+  }
+}
+
+function callback<T>(start: (done: (error: NodeJS.ErrnoException | null, value?: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => start((error, value) => (error ? reject(error) : resolve(value as T))));
+}
+
+async function later(fs: RawFs, op: IoOp): Promise<unknown> {
+  switch (op.op) {
+    case "open":
+      return callback<number>((done) => fs.open(op.path, op.flags, 0o666, done));
+    case "close":
+      return callback<void>((done) => fs.close(op.fd, done));
+    case "fstat":
+      return callback<Stats>((done) => fs.fstat(op.fd, done));
+    case "read":
+      return callback<number>((done) => fs.read(op.fd, op.buffer, op.offset, op.length, op.position, done));
+    case "lstat":
+      return callback<Stats>((done) => fs.lstat(op.path, done));
+    case "lstatMany": {
+      const out: (Stats | Error)[] = new Array(op.paths.length);
+      for (let i = 0; i < op.paths.length; i += ASYNC_BATCH) {
+        await Promise.all(
+          op.paths.slice(i, i + ASYNC_BATCH).map((path, j) =>
+            callback<Stats>((done) => fs.lstat(path, done)).then(
+              (st) => void (out[i + j] = st),
+              (error: Error) => void (out[i + j] = error),
+            ),
+          ),
+        );
+      }
+      return out;
+    }
+    case "readdir":
+      return callback<Dirent[]>((done) => fs.readdir(op.path, { withFileTypes: true }, done));
+    case "write":
+      return callback<number>((done) => fs.write(op.fd, op.buffer, op.offset, op.length, op.position, done));
+    case "fsync":
+      return callback<void>((done) => fs.fsync(op.fd, done));
+    case "link":
+      return callback<void>((done) => fs.link(op.from, op.to, done));
+    case "rename":
+      return callback<void>((done) => fs.rename(op.from, op.to, done));
+    case "unlink":
+      return callback<void>((done) => fs.unlink(op.path, done));
+    case "readlink":
+      return callback<string>((done) => fs.readlink(op.path, done));
+    case "await":
+      return op.run();
+  }
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: Error };
+
+/** Runs reads: synchronously in short slices while calls are fast, on the thread pool when they are not. */
+export class IoDriver {
+  /** Until then, every call goes to the thread pool. */
+  private asyncUntil = 0;
+  private sliceStart = 0;
+  private slowStreak = 0;
+  /** Times the event loop was let through (tests check that a long read yields). */
+  yields = 0;
+
+  constructor(
+    readonly fs: RawFs,
+    /** `"auto"` (the default), or always one way (tests, and the benchmark's comparisons). */
+    readonly mode: "auto" | "sync" | "async" = "auto",
+  ) {}
+
+  /** Whether calls run synchronously now. */
+  get synchronous(): boolean {
+    return this.mode === "sync" || (this.mode === "auto" && performance.now() >= this.asyncUntil);
+  }
+
+  /** Whether this slice has run long enough to let the event loop through. */
+  private get due(): boolean {
+    return performance.now() - this.sliceStart >= SLICE_MS;
+  }
+
+  private async breathe(): Promise<void> {
+    this.yields++;
+    await immediate();
+    this.sliceStart = performance.now();
+  }
+
+  /** One synchronous call, timed: a slow one sends the next calls to the thread pool. */
+  private timed(call: () => unknown): Outcome {
+    const started = performance.now();
+    let outcome: Outcome;
+    try {
+      outcome = { ok: true, value: call() };
+    } catch (error) {
+      outcome = { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+    }
+    const ended = performance.now();
+    this.note(ended - started, ended);
+    return outcome;
+  }
+
+  private async lstatMany(paths: string[]): Promise<(Stats | Error)[]> {
+    const out: (Stats | Error)[] = new Array(paths.length);
+    for (let i = 0; i < paths.length; i++) {
+      if (!this.synchronous) {
+        const rest = (await later(this.fs, { op: "lstatMany", paths: paths.slice(i) })) as (Stats | Error)[];
+        for (let j = 0; j < rest.length; j++) out[i + j] = rest[j]!;
+        break;
+      }
+      const outcome = this.timed(() => this.fs.lstatSync(paths[i]!));
+      out[i] = outcome.ok ? (outcome.value as Stats) : outcome.error;
+      if (this.due) await this.breathe();
+    }
+    return out;
+  }
+
+  private async later(op: IoOp): Promise<Outcome> {
+    try {
+      return { ok: true, value: op.op === "lstatMany" && this.synchronous ? await this.lstatMany(op.paths) : await later(this.fs, op) };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+    }
+  }
+
+  /** Runs one read to its end. */
+  async run<T>(task: IoTask<T>): Promise<T> {
+    let now = performance.now();
+    // a slice starts with the first call after the event loop had its turn
+    if (now - this.sliceStart > SLICE_MS * 4) this.sliceStart = now;
+    let next = task.next();
+    while (!next.done) {
+      const op = next.value;
+      if (op.op === "await" || op.op === "lstatMany" || op.op === "fsync" || (op.op === "readdir" && op.big) || !(this.mode === "sync" || (this.mode === "auto" && now >= this.asyncUntil))) {
+        const outcome = await this.later(op);
+        now = performance.now();
+        next = outcome.ok ? task.next(outcome.value) : task.throw(outcome.error);
+        continue;
+      }
+      // the hot path: one synchronous call, timed, without allocating
+      let value: unknown;
+      let error: unknown = null;
+      const started = now;
+      try {
+        value = sync(this.fs, op);
+      } catch (e) {
+        error = e ?? new Error("failed");
+      }
+      now = performance.now();
+      this.note(now - started, now);
+      if (now - this.sliceStart >= SLICE_MS) {
+        await this.breathe();
+        now = performance.now();
+      }
+      next = error === null ? task.next(value) : task.throw(error);
+    }
+    return next.value;
+  }
+
+  /** Counts slow calls; `SLOW_STREAK` in a row send the next calls to the thread pool. */
+  private note(tookMs: number, nowMs: number): void {
+    if (tookMs <= SLOW_CALL_MS) this.slowStreak = 0;
+    else if (++this.slowStreak >= SLOW_STREAK && this.mode === "auto") {
+      this.asyncUntil = nowMs + COOL_DOWN_MS;
+      this.slowStreak = 0;
+    }
+  }
+
+  /**
+   * Runs reads, each to its end: one after the other while synchronous, `concurrency` at once on
+   * the thread pool. A read that throws gives its error in its place.
+   */
+  async runAll<T>(tasks: (() => IoTask<T>)[], concurrency = 16): Promise<(T | Error)[]> {
+    const out: (T | Error)[] = new Array(tasks.length);
+    let next = 0;
+    const one = async (i: number) => {
+      try {
+        out[i] = await this.run(tasks[i]!());
+      } catch (error) {
+        out[i] = error instanceof Error ? error : new Error(String(error));
+      }
+    };
+    while (next < tasks.length && this.synchronous) await one(next++);
+    const worker = async () => {
+      while (next < tasks.length) await one(next++);
+    };
+    await Promise.all(Array.from({ length: Math.max(0, Math.min(concurrency, tasks.length - next)) }, worker));
+    return out;
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The scan's crossing into the core in one piece: a listing and its heads packed into a few
+ * flat buffers, and the packed result unpacked into the `ScanResult` the unpacked calls give.
+ * Nothing is decided here: which files to read, in which order, and what they hold is the
+ * core's (`planScanPacked`, `scanPacked`); this file only moves bytes.
+ */
+import { planScan, planScanPacked, scanMemories, scanPacked } from "./core.js";
+import type { FileHead, Limits, Memory, PackedListing, ScanResult } from "./core.js";
+import type { HostEntry } from "./host.js";
+
+const KIND = { file: 0, directory: 1, other: 2 } as const;
+const HAS_PROBLEM = 4;
+
+/** `true` when a path cannot be packed (a NUL in it: only a broken host lists one); the unpacked calls take it. */
+function unpackable(entries: HostEntry[]): boolean {
+  return entries.some((e) => e.path.includes("\0"));
+}
+
+/** The listing packed; `heads` by entry position. */
+export function packListing(entries: HostEntry[], heads?: Map<number, Uint8Array>): PackedListing {
+  const n = entries.length;
+  const mtimes = new Float64Array(n);
+  const kinds = new Uint8Array(n);
+  let paths = "";
+  let problems = "";
+  for (let i = 0; i < n; i++) {
+    const e = entries[i]!;
+    paths += e.path + "\0";
+    mtimes[i] = e.mtimeMs;
+    let kind: number = KIND[e.kind] ?? KIND.other;
+    if (e.problem) {
+      kind |= HAS_PROBLEM;
+      problems += e.problem + "\0";
+    }
+    kinds[i] = kind;
+  }
+  const order = heads ? [...heads.keys()].sort((a, b) => a - b) : [];
+  let total = 0;
+  for (const i of order) total += heads!.get(i)!.length;
+  const packedHeads = new Uint8Array(total);
+  const headEntries = new Uint32Array(order.length);
+  const headEnds = new Uint32Array(order.length);
+  let at = 0;
+  order.forEach((i, k) => {
+    const bytes = heads!.get(i)!;
+    packedHeads.set(bytes, at);
+    at += bytes.length;
+    headEntries[k] = i;
+    headEnds[k] = at;
+  });
+  return { paths, mtimes, kinds, problems, heads: packedHeads, headEntries, headEnds };
+}
+
+function fileHeads(entries: HostEntry[], heads?: Map<number, Uint8Array>): FileHead[] {
+  return entries.map((e, i) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem ?? null, ...(heads?.has(i) ? { head: heads.get(i)! } : {}) }));
+}
+
+/** The positions of the topic files to read, newest first (the core's `planScan`). */
+export function scanOrder(entries: HostEntry[]): number[] {
+  if (unpackable(entries)) {
+    const at = new Map(entries.map((e, i) => [e.path, i] as const));
+    return planScan(fileHeads(entries)).read.map((p) => at.get(p)!);
+  }
+  return Array.from(planScanPacked(packListing(entries)));
+}
+
+/** The core's `scanMemories` over the listing and the heads read (by entry position). */
+export function scanListing(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>): ScanResult {
+  if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
+  const out = scanPacked(packListing(entries, heads), limits);
+  const parsed = JSON.parse(out.json) as { memories: Memory[]; diagnostics: ScanResult["diagnostics"]; droppedFull: [number, Memory][] };
+  const dropped: Memory[] = new Array(out.droppedEntries.length);
+  for (let k = 0; k < dropped.length; k++) {
+    const t = out.droppedMtimes[k]!;
+    dropped[k] = { path: entries[out.droppedEntries[k]!]!.path, mtimeMs: t, timeMs: t };
+  }
+  for (const [position, memory] of parsed.droppedFull) dropped[position] = memory;
+  return { memories: parsed.memories, dropped, diagnostics: parsed.diagnostics };
+}
+

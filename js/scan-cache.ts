@@ -1,0 +1,423 @@
+/**
+ * What an opened memory keeps between turns: the last listing, the heads it read, and the
+ * last scan. A turn re-reads only what changed, and calls the core only when something did.
+ *
+ * A change is seen by its key: kind, size, mtime, and where the host has them ctime and inode
+ * (an edit that keeps size and mtime changes ctime; a file replaced by another has a new
+ * inode). A head read within a moment of its file's last change is "racy" (a second edit in
+ * the same clock tick would keep every key) and is read again next turn, as git does.
+ *
+ * Without a watcher, every turn lists the directory (one `lstat` an entry) and compares keys.
+ * With one (one watch a folder, where the host offers it), a turn checks only the folders
+ * (an added, removed or renamed file changes its folder), the heads it holds (the newest
+ * files, whose edits change the answer), and the names the watcher reported; a full listing
+ * still runs in the background at least every `fullCheckMs`, so an edit the watcher missed
+ * is seen by then. Writes through memdir tell the cache at once, without waiting for an event.
+ */
+import type { Limits, ScanResult } from "./core.js";
+import type { HostEntry, HostError, HostHead, HostWatcher, MemoryHost } from "./host.js";
+import { ioHost } from "./io.js";
+import { scanListing, scanOrder } from "./packed.js";
+
+/** How an opened memory keeps its scan between turns. */
+export interface ScanCacheOptions {
+  /** Keep the last scan and re-read only what changed. Default `true`. */
+  enabled?: boolean;
+  /** Watch the folders where the host can. Default `true`. */
+  watch?: boolean;
+  /** With watchers, list everything (in the background) at least this often, ms. Default 10,000. */
+  fullCheckMs?: number;
+}
+
+/** A scan and the heads it read (the offline selector compares their bodies too). */
+export interface Scanned {
+  result: ScanResult;
+  heads: Record<string, Uint8Array | string>;
+}
+
+interface Held {
+  bytes: Uint8Array;
+  /** The file as it was when the head was read. */
+  key: HostEntry;
+  /** Read within a clock tick of its file's last change: read again next turn. */
+  racy: boolean;
+}
+
+/** A change this close to a read may share its timestamps with a later one (file systems with fine timestamps). */
+const RACY_FINE_MS = 100;
+/** The same for file systems that keep whole seconds (FAT keeps two). */
+const RACY_COARSE_MS = 2_000;
+
+/** Whether two looks at a file saw it unchanged: kind, size, mtime, ctime, inode, problem. */
+export function sameFile(a: HostEntry, b: HostEntry): boolean {
+  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.kind === b.kind && a.problem === b.problem;
+}
+
+function racy(e: HostEntry, nowMs: number): boolean {
+  const changed = Math.max(e.mtimeMs, e.ctimeMs ?? e.mtimeMs);
+  const window = changed % 1000 === 0 ? RACY_COARSE_MS : RACY_FINE_MS;
+  return nowMs - changed < window;
+}
+
+/** A listing this long is planned and scanned with the event loop let through between the steps. */
+const LARGE_LISTING = 2_000;
+
+const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function isError(value: unknown): value is HostError {
+  return value instanceof Error;
+}
+
+function errorCode(error: unknown): string {
+  return (error as { code?: string })?.code ?? "";
+}
+
+export class ScanCache {
+  private entries: HostEntry[] | null = null;
+  private readonly position = new Map<string, number>();
+  private readonly held = new Map<string, Held>();
+  /** The plan for `entries` (positions, newest first), or `null` once they changed. */
+  private order: number[] | null = null;
+  private last: Scanned | null = null;
+  /** What the last scan used: position → head bytes, and the problems reads met. */
+  private used = new Map<number, Uint8Array>();
+  private usedProblems = "";
+  /** When the last full listing started (wall clock). */
+  private listedAt = Number.NEGATIVE_INFINITY;
+  /** Names the watcher or a write reported since the last scan. */
+  private readonly dirty = new Set<string>();
+  /** Something changed that no name says (a watcher without a name, or its error): list everything. */
+  private unknown = true;
+  private readonly watchers = new Map<string, HostWatcher>();
+  /** Every folder of the listing is watched. */
+  private watching = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private background: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
+  /** Counts, for tests and the benchmark: full listings, checks, heads read, core scans. */
+  readonly stats = { listings: 0, checks: 0, headsRead: 0, scans: 0, backgroundListings: 0 };
+
+  constructor(
+    private readonly host: MemoryHost,
+    private readonly limits: Limits,
+    private readonly options: ScanCacheOptions = {},
+  ) {}
+
+  /** One scan at a time: a second waits for the first, then sees what it left. */
+  scan(concurrency: number): Promise<Scanned> {
+    const run = this.queue.then(() => this.scanNow(concurrency));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Tells the cache that memdir wrote, removed or renamed `paths` (seen at the next scan, without waiting for a watcher). */
+  touched(...paths: string[]): void {
+    for (const p of paths) {
+      this.dirty.add(p);
+      const slash = p.lastIndexOf("/");
+      if (slash > 0) this.dirty.add(p.slice(0, slash));
+    }
+    // a write changes its folder: the next scan lists it
+    this.unknown = true;
+  }
+
+  /**
+   * The head held for a file that is as `entry` says (same key, not racy), read with at least
+   * `maxLines` lines; `undefined` when the cache has none to trust.
+   */
+  headFor(entry: HostEntry, maxLines: number): Uint8Array | undefined {
+    if (maxLines > this.limits.maxHeaderLines) return undefined;
+    const held = this.held.get(entry.path);
+    return held && !held.racy && sameFile(held.key, entry) ? held.bytes : undefined;
+  }
+
+  /** Stops the watchers and the background check. */
+  close(): void {
+    this.closed = true;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+    this.watching = false;
+    if (this.background) clearTimeout(this.background);
+    this.background = null;
+  }
+
+  private async scanNow(concurrency: number): Promise<Scanned> {
+    const io = ioHost(this.host);
+    if (this.watching && this.entries) await immediate(); // let events already queued arrive
+    let listingChanged = false;
+    if (!(await this.check())) {
+      listingChanged = this.takeListing(await io.list(), Date.now());
+      if (this.watching) this.rootKey = await this.rootNow();
+    } else listingChanged = this.order === null;
+    const entries = this.entries!;
+    // nothing changed, nothing held is racy, no read failed last time: the last scan stands
+    if (!listingChanged && this.order !== null && this.last && this.usedProblems === "" && !this.anyRacy()) {
+      this.afterScan();
+      return this.last;
+    }
+    // a large folder's phases are each a long call: the event loop goes between them
+    const large = entries.length >= LARGE_LISTING;
+    if (large) await immediate();
+    if (listingChanged || this.order === null) this.order = scanOrder(entries);
+    const order = this.order;
+    if (large) await immediate();
+
+    // the newest heads, held or read; a file that cannot be read gives its place to the next
+    const maxFiles = this.limits.maxFiles;
+    const heads = new Map<number, Uint8Array>();
+    const problems = new Map<number, string>();
+    let cursor = 0;
+    while (heads.size < maxFiles && cursor < order.length) {
+      const batch = order.slice(cursor, cursor + (maxFiles - heads.size));
+      cursor += batch.length;
+      const toRead: number[] = [];
+      for (const i of batch) {
+        const e = entries[i]!;
+        const held = this.held.get(e.path);
+        if (held && !held.racy && sameFile(held.key, e)) heads.set(i, held.bytes);
+        else toRead.push(i);
+      }
+      if (toRead.length === 0) continue;
+      const nowMs = Date.now();
+      const read = await this.readHeads(toRead.map((i) => entries[i]!.path), concurrency);
+      this.stats.headsRead += toRead.length;
+      toRead.forEach((i, k) => {
+        const e = entries[i]!;
+        const got = read[k]!;
+        if (isError(got)) {
+          problems.set(i, errorCode(got) || "unreadable"); // the core names it (ENOENT → vanished, …)
+          this.held.delete(e.path);
+          return;
+        }
+        const seen = got.entry ?? e;
+        const before = this.held.get(e.path);
+        // the same bytes as held: keep the held array, so the scan is known unchanged
+        const bytes = before && equalBytes(before.bytes, got.bytes) ? before.bytes : got.bytes;
+        this.held.set(e.path, { bytes, key: seen, racy: racy(seen, nowMs) });
+        heads.set(i, bytes);
+      });
+    }
+    // heads of files that fell out of the newest are not kept
+    if (this.held.size > heads.size) {
+      const keep = new Set([...heads.keys()].map((i) => entries[i]!.path));
+      for (const p of this.held.keys()) if (!keep.has(p)) this.held.delete(p);
+    }
+
+    const problemKey = [...problems].map(([i, c]) => `${i}:${c}`).join(",");
+    if (!listingChanged && this.last && problemKey === this.usedProblems && sameHeads(heads, this.used)) {
+      this.afterScan();
+      return this.last;
+    }
+    if (large) await immediate();
+    const scanned = problems.size ? entries.map((e, i) => (problems.has(i) ? { ...e, problem: problems.get(i)! } : e)) : entries;
+    this.stats.scans++;
+    const result = scanListing(scanned, heads, this.limits);
+    const record: Record<string, Uint8Array> = {};
+    for (const [i, bytes] of heads) record[entries[i]!.path] = bytes;
+    this.used = heads;
+    this.usedProblems = problemKey;
+    const scannedNow: Scanned = { result, heads: record };
+    this.last = scannedNow;
+    if (this.options.enabled === false) this.forget();
+    this.afterScan();
+    return scannedNow;
+  }
+
+  /**
+   * With watchers, checks what the last listing could have missed: the folders, the heads
+   * held, the names reported. `true` when it still stands (the entries updated in place);
+   * `false` when a full listing is needed.
+   */
+  private async check(): Promise<boolean> {
+    if (this.options.enabled === false || this.entries === null || this.unknown || !this.watching || !this.host.statMany) return false;
+    const entries = this.entries;
+    const paths = [""];
+    for (const e of entries) if (e.kind === "directory" && !e.problem) paths.push(e.path);
+    const folders = paths.length;
+    for (const p of this.held.keys()) paths.push(p);
+    for (const p of this.dirty) if (!this.held.has(p)) paths.push(p);
+    this.dirty.clear();
+    this.stats.checks++;
+    let stats: (HostEntry | null | HostError)[];
+    try {
+      stats = await this.host.statMany(paths);
+    } catch {
+      return false;
+    }
+    // a folder's own key changes with its entries: one that changed (or is gone) is listed again
+    for (let k = 0; k < folders; k++) {
+      const now = stats[k];
+      if (now == null || isError(now) || now.kind !== "directory") return false;
+      const was = k === 0 ? this.rootKey : folderKey(entries[this.position.get(paths[k]!)!]!);
+      if (was !== folderKey(now)) return false;
+    }
+    let changed = false;
+    for (let k = folders; k < paths.length; k++) {
+      const now = stats[k];
+      if (now === undefined || isError(now)) return false;
+      const at = this.position.get(paths[k]!);
+      if (at === undefined) {
+        if (now !== null) return false; // new: its folder changed too, list it
+        continue;
+      }
+      const was = entries[at]!;
+      if (now === null || now.kind !== was.kind || now.problem) return false;
+      if (!sameFile(now, was)) {
+        entries[at] = { ...was, ...now, path: was.path };
+        changed = true;
+      }
+    }
+    if (changed) this.order = null;
+    return true;
+  }
+
+  /** The root folder's key, taken once it is watched. */
+  private rootKey: string | null = null;
+
+  private async rootNow(): Promise<string | null> {
+    try {
+      const [root] = await this.host.statMany!([""]);
+      return root && !isError(root) && root.kind === "directory" ? folderKey(root) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Takes a full listing; `true` when it differs from the last one. */
+  private takeListing(listed: HostEntry[], startedMs: number): boolean {
+    this.stats.listings++;
+    this.listedAt = startedMs;
+    this.unknown = false;
+    this.dirty.clear();
+    const before = this.entries;
+    let changed = before === null || before.length !== listed.length;
+    if (!changed) {
+      for (let i = 0; i < listed.length; i++) {
+        const a = before![i]!;
+        const b = listed[i]!;
+        if (a.path !== b.path || !sameFile(a, b)) {
+          changed = true;
+          break;
+        }
+      }
+    }
+    if (changed) {
+      this.entries = listed;
+      this.position.clear();
+      listed.forEach((e, i) => this.position.set(e.path, i));
+      this.order = null;
+    }
+    this.watchFolders();
+    return changed;
+  }
+
+  /** One watcher a folder of the listing; every folder watched, or the cache does not rely on them. */
+  private watchFolders(): void {
+    if (this.closed || this.options.enabled === false || this.options.watch === false || !this.host.watch || !this.host.statMany) return;
+    const folders = new Set([""]);
+    for (const e of this.entries!) if (e.kind === "directory" && !e.problem) folders.add(e.path);
+    for (const [dir, w] of this.watchers) {
+      if (!folders.has(dir)) {
+        w.close();
+        this.watchers.delete(dir);
+      }
+    }
+    let all = true;
+    for (const dir of folders) {
+      if (this.watchers.has(dir)) continue;
+      const w = this.host.watch(dir, (name) => {
+        if (name === null) this.unknown = true;
+        else this.dirty.add(dir ? `${dir}/${name}` : name);
+      });
+      if (w) this.watchers.set(dir, w);
+      else all = false;
+    }
+    if (!all) {
+      for (const w of this.watchers.values()) w.close();
+      this.watchers.clear();
+    }
+    this.watching = all;
+  }
+
+  /** Schedules the background full listing when the last one is older than `fullCheckMs`. */
+  private afterScan(): void {
+    if (!this.watching || this.closed || this.background) return;
+    const every = this.options.fullCheckMs ?? 10_000;
+    const due = Math.max(0, this.listedAt + every - Date.now());
+    this.background = setTimeout(() => {
+      this.background = null;
+      void this.backgroundListing();
+    }, due);
+    (this.background as { unref?: () => void }).unref?.();
+  }
+
+  /** Lists everything between turns; what changed is flagged for the next scan. */
+  private async backgroundListing(): Promise<void> {
+    if (this.closed || !this.entries) return;
+    const startedMs = Date.now();
+    let listed: HostEntry[];
+    try {
+      listed = await this.host.list();
+    } catch {
+      this.unknown = true;
+      return;
+    }
+    this.stats.backgroundListings++;
+    const before = this.entries;
+    const same = before.length === listed.length && listed.every((e, i) => e.path === before[i]!.path && sameFile(e, before[i]!));
+    if (same) this.listedAt = startedMs;
+    else this.unknown = true;
+    this.afterScan();
+  }
+
+  private async readHeads(paths: string[], concurrency: number): Promise<(HostHead | HostError)[]> {
+    if (this.host.readHeads) return this.host.readHeads(paths, this.limits.maxHeaderLines);
+    const out: (HostHead | HostError)[] = new Array(paths.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < paths.length) {
+        const k = next++;
+        try {
+          out[k] = { bytes: await this.host.readHead(paths[k]!, this.limits.maxHeaderLines) };
+        } catch (error) {
+          out[k] = error as HostError;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), paths.length) }, worker));
+    return out;
+  }
+
+  private anyRacy(): boolean {
+    for (const h of this.held.values()) if (h.racy) return true;
+    return false;
+  }
+
+  /** Keeps nothing (the cache turned off): every scan starts over. */
+  private forget(): void {
+    this.entries = null;
+    this.position.clear();
+    this.held.clear();
+    this.order = null;
+    this.last = null;
+    this.used = new Map();
+    this.unknown = true;
+  }
+}
+
+function folderKey(e: HostEntry): string {
+  return `${e.mtimeMs}|${e.ctimeMs ?? ""}|${e.ino ?? ""}`;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameHeads(a: Map<number, Uint8Array>, b: Map<number, Uint8Array>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [i, bytes] of a) if (b.get(i) !== bytes) return false;
+  return true;
+}

@@ -1,0 +1,434 @@
+//! The scan's crossing in one piece. A host's listing arrives as a few flat buffers — every
+//! path in one string, the times in one array, one byte of kind an entry, every head in one
+//! buffer — instead of one object per file, and the result leaves the same way: the kept
+//! memories and the diagnostics as one JSON text, the dropped ones (thousands in a large
+//! folder, each only a path and a time) as positions and times. Decoding 20,000 objects one
+//! property at a time costs far more than the rules themselves; this costs a copy.
+//!
+//! The rules are [`crate::scan`]'s, unchanged: these functions only unpack, call them, and pack.
+
+use serde::Serialize;
+
+use crate::codes::EntryKind;
+use crate::scan::{plan_scan_order, scan_indexed, Diagnostic, FileHead, Head, Memory};
+use crate::{Error, Limits};
+
+/// `kinds` byte: a regular file.
+pub const KIND_FILE: u8 = 0;
+/// `kinds` byte: a directory.
+pub const KIND_DIRECTORY: u8 = 1;
+/// `kinds` byte: anything else (a device, a FIFO, a link that is not followed).
+pub const KIND_OTHER: u8 = 2;
+/// Added to a `kinds` byte when the entry has a problem: the next one in `problems`.
+pub const KIND_HAS_PROBLEM: u8 = 4;
+
+/// A listing packed by the host.
+#[derive(Debug, Clone, Copy)]
+pub struct PackedListing<'a> {
+    /// Every path, each ended by NUL (which no listed path holds).
+    pub paths: &'a str,
+    /// Modification times, ms since the epoch, one an entry.
+    pub mtimes: &'a [f64],
+    /// One byte an entry: `KIND_*`, plus [`KIND_HAS_PROBLEM`].
+    pub kinds: &'a [u8],
+    /// The problems of the entries that have one, in order, each ended by NUL.
+    pub problems: &'a str,
+    /// Every head read, one after the other.
+    pub heads: &'a [u8],
+    /// The entries whose heads are in `heads`, in the order they are there.
+    pub head_entries: &'a [u32],
+    /// Where each of those heads ends in `heads` (so head `i` is `head_ends[i-1]..head_ends[i]`).
+    pub head_ends: &'a [u32],
+}
+
+/// The result of [`scan_packed`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackedScan {
+    /// `{"memories":[…],"diagnostics":[…],"droppedFull":[[position, memory], …]}`: the
+    /// [`crate::scan::ScanResult`] without the dropped memories that are only a path and a
+    /// time; `droppedFull` holds the others (a head was given for them) with their position.
+    pub json: String,
+    /// Every dropped memory's entry in the listing, in order.
+    pub dropped_entries: Vec<u32>,
+    /// Every dropped memory's time (`mtimeMs`, and `timeMs` when it is not in `droppedFull`).
+    pub dropped_mtimes: Vec<f64>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PackedJson<'a> {
+    memories: &'a [Memory],
+    diagnostics: &'a [Diagnostic],
+    dropped_full: Vec<(usize, &'a Memory)>,
+}
+
+fn mismatch(what: &str, got: usize, entries: usize) -> Error {
+    Error::invalid(format!(
+        "packed listing: {what} has {got} items for {entries} entries"
+    ))
+}
+
+/// The listing as the scan's [`FileHead`]s. Lengths that do not agree are `INVALID_ARGUMENT`.
+pub fn unpack(listing: &PackedListing<'_>) -> Result<Vec<FileHead>, Error> {
+    let paths: Vec<&str> = listing.paths.split_terminator('\0').collect();
+    let n = paths.len();
+    if listing.mtimes.len() != n {
+        return Err(mismatch("mtimes", listing.mtimes.len(), n));
+    }
+    if listing.kinds.len() != n {
+        return Err(mismatch("kinds", listing.kinds.len(), n));
+    }
+    if listing.head_entries.len() != listing.head_ends.len() {
+        return Err(Error::invalid(format!(
+            "packed listing: {} head entries but {} head ends",
+            listing.head_entries.len(),
+            listing.head_ends.len()
+        )));
+    }
+    let mut problems = listing.problems.split_terminator('\0');
+    let mut files = Vec::with_capacity(n);
+    for ((path, &mtime_ms), &kind) in paths.iter().zip(listing.mtimes).zip(listing.kinds) {
+        let problem = if kind & KIND_HAS_PROBLEM != 0 {
+            let Some(problem) = problems.next() else {
+                return Err(Error::invalid(
+                    "packed listing: fewer problems than entries marked with one",
+                ));
+            };
+            Some(problem.to_owned())
+        } else {
+            None
+        };
+        let kind = match kind & !KIND_HAS_PROBLEM {
+            KIND_FILE => EntryKind::File,
+            KIND_DIRECTORY => EntryKind::Directory,
+            KIND_OTHER => EntryKind::Other,
+            other => {
+                return Err(Error::invalid(format!(
+                    "packed listing: unknown kind {other}"
+                )))
+            }
+        };
+        files.push(FileHead {
+            path: (*path).to_owned(),
+            mtime_ms,
+            head: None,
+            kind: Some(kind),
+            problem,
+        });
+    }
+    if problems.next().is_some() {
+        return Err(Error::invalid(
+            "packed listing: more problems than entries marked with one",
+        ));
+    }
+    let mut start = 0usize;
+    for (&entry, &end) in listing.head_entries.iter().zip(listing.head_ends) {
+        let end = usize::try_from(end).unwrap_or(usize::MAX);
+        let bytes = listing.heads.get(start..end).ok_or_else(|| {
+            Error::invalid(format!(
+                "packed listing: head {start}..{end} is outside the {} bytes given",
+                listing.heads.len()
+            ))
+        })?;
+        let file = usize::try_from(entry)
+            .ok()
+            .and_then(|i| files.get_mut(i))
+            .ok_or_else(|| {
+                Error::invalid(format!("packed listing: head for entry {entry} of {n}"))
+            })?;
+        file.head = Some(Head::Bytes(bytes.to_vec()));
+        start = end;
+    }
+    Ok(files)
+}
+
+/// [`crate::scan::plan_scan`] on a packed listing: the entries to read, newest first.
+pub fn plan_packed(listing: &PackedListing<'_>) -> Result<Vec<u32>, Error> {
+    let files = unpack(listing)?;
+    Ok(plan_scan_order(&files)
+        .into_iter()
+        .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+        .collect())
+}
+
+/// [`crate::scan::scan_memories`] on a packed listing, packed.
+pub fn scan_packed(listing: &PackedListing<'_>, limits: &Limits) -> Result<PackedScan, Error> {
+    let files = unpack(listing)?;
+    let (result, dropped_at) = scan_indexed(&files, limits);
+    let mut dropped_full = Vec::new();
+    let mut dropped_mtimes = Vec::with_capacity(result.dropped.len());
+    for (position, memory) in result.dropped.iter().enumerate() {
+        dropped_mtimes.push(memory.mtime_ms);
+        if !bare(memory) {
+            dropped_full.push((position, memory));
+        }
+    }
+    let json = serde_json::to_string(&PackedJson {
+        memories: &result.memories,
+        diagnostics: &result.diagnostics,
+        dropped_full,
+    })
+    .map_err(|e| Error::invalid(format!("could not encode the scan: {e}")))?;
+    Ok(PackedScan {
+        json,
+        dropped_entries: dropped_at
+            .into_iter()
+            .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+            .collect(),
+        dropped_mtimes,
+    })
+}
+
+/// A memory that is only its path and its time (`{path, mtimeMs, timeMs}` with equal times).
+fn bare(memory: &Memory) -> bool {
+    memory.modified_ms.is_none()
+        && memory.time_ms == Some(memory.mtime_ms)
+        && memory.name.is_none()
+        && memory.description.is_none()
+        && memory.memory_type.is_none()
+        && memory.metadata.is_none()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::scan::{plan_scan, scan_memories, ScanResult};
+
+    /// Packs `files` as a host would.
+    struct Packed {
+        paths: String,
+        mtimes: Vec<f64>,
+        kinds: Vec<u8>,
+        problems: String,
+        heads: Vec<u8>,
+        head_entries: Vec<u32>,
+        head_ends: Vec<u32>,
+    }
+
+    impl Packed {
+        fn of(files: &[FileHead]) -> Self {
+            let mut p = Packed {
+                paths: String::new(),
+                mtimes: vec![],
+                kinds: vec![],
+                problems: String::new(),
+                heads: vec![],
+                head_entries: vec![],
+                head_ends: vec![],
+            };
+            for (i, f) in files.iter().enumerate() {
+                p.paths.push_str(&f.path);
+                p.paths.push('\0');
+                p.mtimes.push(f.mtime_ms);
+                let mut kind = match f.kind {
+                    None | Some(EntryKind::File) => KIND_FILE,
+                    Some(EntryKind::Directory) => KIND_DIRECTORY,
+                    Some(EntryKind::Other) => KIND_OTHER,
+                };
+                if let Some(problem) = &f.problem {
+                    kind |= KIND_HAS_PROBLEM;
+                    p.problems.push_str(problem);
+                    p.problems.push('\0');
+                }
+                p.kinds.push(kind);
+                if let Some(head) = &f.head {
+                    p.heads.extend_from_slice(match head {
+                        Head::Text(t) => t.as_bytes(),
+                        Head::Bytes(b) => b,
+                    });
+                    p.head_entries.push(i as u32);
+                    p.head_ends.push(p.heads.len() as u32);
+                }
+            }
+            p
+        }
+
+        fn listing(&self) -> PackedListing<'_> {
+            PackedListing {
+                paths: &self.paths,
+                mtimes: &self.mtimes,
+                kinds: &self.kinds,
+                problems: &self.problems,
+                heads: &self.heads,
+                head_entries: &self.head_entries,
+                head_ends: &self.head_ends,
+            }
+        }
+    }
+
+    /// The packed result unpacked as the JS side does it.
+    fn rebuild(files: &[FileHead], packed: &PackedScan) -> ScanResult {
+        let value: serde_json::Value = serde_json::from_str(&packed.json).unwrap();
+        let memories: Vec<Memory> = serde_json::from_value(value["memories"].clone()).unwrap();
+        let diagnostics: Vec<Diagnostic> =
+            serde_json::from_value(value["diagnostics"].clone()).unwrap();
+        let full: Vec<(usize, Memory)> =
+            serde_json::from_value(value["droppedFull"].clone()).unwrap();
+        let mut dropped: Vec<Memory> = packed
+            .dropped_entries
+            .iter()
+            .zip(&packed.dropped_mtimes)
+            .map(|(&i, &t)| Memory {
+                path: files[i as usize].path.clone(),
+                mtime_ms: t,
+                modified_ms: None,
+                time_ms: Some(t),
+                name: None,
+                description: None,
+                memory_type: None,
+                metadata: None,
+            })
+            .collect();
+        for (position, memory) in full {
+            dropped[position] = memory;
+        }
+        ScanResult {
+            memories,
+            dropped,
+            diagnostics,
+        }
+    }
+
+    fn file(path: &str, mtime_ms: f64, head: Option<&str>) -> FileHead {
+        FileHead {
+            path: path.to_owned(),
+            mtime_ms,
+            head: head.map(|h| Head::Bytes(h.as_bytes().to_vec())),
+            kind: None,
+            problem: None,
+        }
+    }
+
+    fn sample() -> Vec<FileHead> {
+        let mut files = vec![
+            file("MEMORY.md", 9.0, None),
+            file(
+                "a.md",
+                5.0,
+                Some("---\nname: A\ndescription: first\ntype: user\n---\nbody\n"),
+            ),
+            file("notes.txt", 4.0, None),
+            file("b.md", 7.0, Some("no frontmatter\n")),
+            file(
+                "team/c.md",
+                6.0,
+                Some("---\nname: C\nmetadata:\n  modified: 1970-01-01T00:00:00.003Z\n---\n"),
+            ),
+            file("old.md", 1.0, None),
+            file("older.md", f64::NAN, None),
+            file("a.md", 3.0, None),
+            file("bad\u{ff0f}x.md", 2.0, None),
+            file(
+                "d.md",
+                2.5,
+                Some("---\nname: D\ndescription: dropped but read\n---\n"),
+            ),
+        ];
+        files.push(FileHead {
+            kind: Some(EntryKind::Directory),
+            ..file("dir.md", 8.0, None)
+        });
+        files.push(FileHead {
+            problem: Some("EACCES".to_owned()),
+            ..file("locked.md", 8.5, None)
+        });
+        files.push(FileHead {
+            kind: Some(EntryKind::Other),
+            problem: Some("symlink_escape".to_owned()),
+            ..file("out.md", 8.5, None)
+        });
+        files
+    }
+
+    #[test]
+    fn the_same_plan_and_scan_as_the_unpacked_calls() {
+        let files = sample();
+        let packed = Packed::of(&files);
+        for max_files in [0, 1, 2, 3, 200] {
+            let limits = Limits {
+                max_files,
+                ..Limits::default()
+            };
+            let order = plan_packed(&packed.listing()).unwrap();
+            let paths: Vec<String> = order
+                .iter()
+                .map(|&i| files[i as usize].path.clone())
+                .collect();
+            assert_eq!(paths, plan_scan(&files, &limits).read);
+            let out = scan_packed(&packed.listing(), &limits).unwrap();
+            assert_eq!(
+                rebuild(&files, &out),
+                scan_memories(&files, &limits),
+                "maxFiles {max_files}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_dropped_memory_with_fields_travels_whole() {
+        let files = sample();
+        let limits = Limits {
+            max_files: 2,
+            ..Limits::default()
+        };
+        let out = scan_packed(&Packed::of(&files).listing(), &limits).unwrap();
+        assert!(out.json.contains("dropped but read"), "{}", out.json);
+    }
+
+    #[test]
+    fn lengths_that_do_not_agree_are_refused() {
+        let files = sample();
+        let packed = Packed::of(&files);
+        let short = &packed.mtimes[1..];
+        let bad = [
+            PackedListing {
+                mtimes: short,
+                ..packed.listing()
+            },
+            PackedListing {
+                kinds: &packed.kinds[1..],
+                ..packed.listing()
+            },
+            PackedListing {
+                problems: "",
+                ..packed.listing()
+            },
+            PackedListing {
+                problems: "EACCES\0x\0y\0",
+                ..packed.listing()
+            },
+            PackedListing {
+                head_ends: &[],
+                ..packed.listing()
+            },
+            PackedListing {
+                head_entries: &[0, 1, 99, 3],
+                ..packed.listing()
+            },
+            PackedListing {
+                head_ends: &[5, 3, 4000, 2],
+                ..packed.listing()
+            },
+            PackedListing {
+                kinds: &[9; 13],
+                ..packed.listing()
+            },
+        ];
+        for listing in bad {
+            let error = scan_packed(&listing, &Limits::default()).unwrap_err();
+            assert_eq!(error.code().as_str(), "INVALID_ARGUMENT", "{error}");
+        }
+    }
+
+    #[test]
+    fn an_empty_listing() {
+        let packed = Packed::of(&[]);
+        assert!(plan_packed(&packed.listing()).unwrap().is_empty());
+        let out = scan_packed(&packed.listing(), &Limits::default()).unwrap();
+        assert_eq!(
+            out.json,
+            r#"{"memories":[],"diagnostics":[],"droppedFull":[]}"#
+        );
+    }
+}

@@ -1,0 +1,183 @@
+// What an opened memory keeps between turns (js/scan-cache.ts): any change is seen — an edit
+// that keeps size and mtime (ctime, inode), files added and removed, edits a watcher never
+// reported, writes through memdir — and an unchanged turn reads nothing and calls no core scan.
+// A scan of thousands of files lets the event loop through while it lists.
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { NodeHost, openMemory } from "memdir";
+
+const temps = [];
+after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
+function temp() {
+  const d = mkdtempSync(join(tmpdir(), "memdir-cache-"));
+  temps.push(d);
+  return d;
+}
+const fm = (name, description) => `---\nname: ${name}\ndescription: ${description}\ntype: project\n---\n\nbody\n`;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Files `a0.md`… with mtimes a minute apart, the newest last. */
+function fill(dir, n) {
+  for (let i = 0; i < n; i++) {
+    const p = join(dir, `a${i}.md`);
+    writeFileSync(p, fm(`A${i}`, `memory number ${i}`));
+    const t = new Date(Date.now() - (n - i) * 60_000);
+    utimesSync(p, t, t);
+  }
+}
+/** A NodeHost that counts heads read, and whose watcher is real, silent (misses every event), or absent. */
+function counted(dir, watcher = "real") {
+  const host = new NodeHost(dir);
+  const counts = { heads: 0, lists: 0 };
+  const readHeads = host.readHeads.bind(host);
+  const list = host.list.bind(host);
+  host.readHeads = async (paths, lines) => {
+    counts.heads += paths.length;
+    return readHeads(paths, lines);
+  };
+  host.list = async () => {
+    counts.lists++;
+    return list();
+  };
+  if (watcher === "silent") host.watch = () => ({ close() {} });
+  if (watcher === "none") host.watch = undefined;
+  return { host, counts };
+}
+const descriptions = (scan) => Object.fromEntries(scan.memories.map((m) => [m.path, m.description]));
+/** Waits until the scan's result passes `check` (a watcher's event arrives within milliseconds). */
+async function eventually(memory, check, ms = 2_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const scan = await memory.scan();
+    if (check(scan) || Date.now() > until) return scan;
+    await sleep(20);
+  }
+}
+
+for (const watcher of ["real", "silent", "none"]) {
+  describe(`the cache sees every change (watcher: ${watcher})`, () => {
+    test("an unchanged turn reads no head and lists nothing it need not", async () => {
+      const dir = temp();
+      fill(dir, 5);
+      await sleep(150); // past the racy window of the files just written
+      const { host, counts } = counted(dir, watcher);
+      const memory = await openMemory({ host, selector: { provider: "lexical" } });
+      const first = await memory.scan();
+      assert.equal(counts.heads, 5);
+      const second = await memory.scan();
+      assert.deepEqual(second, first);
+      assert.equal(counts.heads, 5, "nothing read again");
+      if (watcher !== "none") assert.equal(counts.lists, 1, "a watched folder is checked, not listed");
+      memory.close();
+    });
+
+    test("an edit that keeps size and mtime is seen (ctime), and so is a file replaced by another (inode)", async () => {
+      const dir = temp();
+      fill(dir, 3);
+      await sleep(150);
+      const memory = await openMemory({ host: counted(dir, watcher).host, selector: { provider: "lexical" } });
+      assert.equal(descriptions(await memory.scan())["a1.md"], "memory number 1");
+      const p = join(dir, "a1.md");
+      const { mtime, size } = statSync(p);
+      writeFileSync(p, fm("A1", "memory NUMBER 1")); // same length
+      utimesSync(p, mtime, mtime);
+      assert.equal(statSync(p).size, size);
+      assert.equal(descriptions(await memory.scan())["a1.md"], "memory NUMBER 1");
+      // replaced by a file of the same size and mtime, written elsewhere and renamed over it
+      writeFileSync(join(dir, "..a1.new"), fm("A1", "memory Number 1"));
+      utimesSync(join(dir, "..a1.new"), mtime, mtime);
+      renameSync(join(dir, "..a1.new"), p);
+      assert.equal(descriptions(await memory.scan())["a1.md"], "memory Number 1");
+      memory.close();
+    });
+
+    test("files added, removed and renamed are seen", async () => {
+      const dir = temp();
+      fill(dir, 3);
+      mkdirSync(join(dir, "team"));
+      const memory = await openMemory({ host: counted(dir, watcher).host, selector: { provider: "lexical" } });
+      await memory.scan();
+      writeFileSync(join(dir, "team", "new.md"), fm("New", "a new memory in a folder"));
+      assert.ok((await memory.scan()).memories.some((m) => m.path === "team/new.md"));
+      rmSync(join(dir, "a0.md"));
+      assert.ok(!(await memory.scan()).memories.some((m) => m.path === "a0.md"));
+      renameSync(join(dir, "a2.md"), join(dir, "team", "moved.md"));
+      const paths = (await memory.scan()).memories.map((m) => m.path).sort();
+      assert.deepEqual(paths, ["a1.md", "team/moved.md", "team/new.md"]);
+      memory.close();
+    });
+
+    test("writes through memdir are seen by the next scan at once", async () => {
+      const dir = temp();
+      fill(dir, 2);
+      const memory = await openMemory({ host: counted(dir, watcher).host, selector: { provider: "lexical" } });
+      await memory.scan();
+      const done = await memory.remember({ type: "project", name: "Fresh", description: "remembered between two scans", body: "b" });
+      assert.ok((await memory.scan()).memories.some((m) => m.path === done.file));
+      const tool = memory.tool();
+      await tool.str_replace({ command: "str_replace", path: "/memories/a0.md", old_str: "memory number 0", new_str: "memory number zero" });
+      assert.equal(descriptions(await memory.scan())["a0.md"], "memory number zero");
+      await memory.forget(done.file);
+      assert.ok(!(await memory.scan()).memories.some((m) => m.path === done.file));
+      memory.close();
+    });
+  });
+}
+
+test("an in-place edit of a file older than the newest maxFiles: a watcher reports it; one that misses it, the background check finds it", async () => {
+  for (const watcher of ["real", "silent"]) {
+    const dir = temp();
+    fill(dir, 6);
+    await sleep(150);
+    const memory = await openMemory({ host: counted(dir, watcher).host, selector: { provider: "lexical" }, limits: { maxFiles: 2 }, cache: { fullCheckMs: 50 } });
+    assert.deepEqual((await memory.scan()).memories.map((m) => m.path), ["a5.md", "a4.md"]);
+    // a0 (the oldest, not held) edited in place: its folder's entries do not change
+    writeFileSync(join(dir, "a0.md"), fm("A0", "edited in place, now the newest"), { flag: "r+" });
+    const scan = await eventually(memory, (s) => s.memories[0]?.path === "a0.md");
+    assert.equal(scan.memories[0].path, "a0.md", `${watcher}: the edit was seen`);
+    assert.equal(scan.memories[0].description, "edited in place, now the newest");
+    memory.close();
+  }
+});
+
+test("cache: false starts every scan over", async () => {
+  const dir = temp();
+  fill(dir, 3);
+  const { host, counts } = counted(dir);
+  const memory = await openMemory({ host, selector: { provider: "lexical" }, cache: false });
+  await memory.scan();
+  await memory.scan();
+  assert.equal(counts.heads, 6);
+  assert.equal(counts.lists, 2);
+});
+
+test("the scan's result is the caller's own: changing it changes nothing the cache keeps", async () => {
+  const dir = temp();
+  fill(dir, 3);
+  const memory = await openMemory({ dir, selector: { provider: "lexical" } });
+  const first = await memory.scan();
+  first.memories.length = 0;
+  assert.equal((await memory.scan()).memories.length, 3);
+  memory.close();
+});
+
+test("a scan of 5,000 files lets the event loop through while it lists (synchronous calls in short slices)", async () => {
+  const dir = temp();
+  for (let i = 0; i < 5000; i++) writeFileSync(join(dir, `m${i}.md`), fm(`M${i}`, `memory ${i}`));
+  const host = new NodeHost(dir, { io: "sync" });
+  const memory = await openMemory({ host, selector: { provider: "lexical" }, cache: false });
+  let turns = 0;
+  let scanning = true;
+  const tick = () => {
+    turns++;
+    if (scanning) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const scan = await memory.scan();
+  scanning = false;
+  assert.equal(scan.memories.length, 200);
+  assert.ok(host.yields > 0, "the listing yielded");
+  assert.ok(turns > 1, `other work ran during the scan (${turns} turns of the event loop)`);
+});

@@ -1,0 +1,74 @@
+// The scan's packed crossing (js/packed.ts, src/packed.rs) gives what the unpacked calls give:
+// every scan fixture replayed through it, and listings made at random (duplicates, folders,
+// problems, odd times, heads beyond the cap, bytes that are not UTF-8).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { defaultLimits, planScan, scanMemories } from "memdir";
+import { scanListing, scanOrder } from "../../pkg/packed.js";
+import { expand, fixtureFiles } from "./fixture-runner.mjs";
+import { same } from "../fixtures/check.mjs";
+
+const encoder = new TextEncoder();
+
+/** FileHeads as a host's entries and the heads it read (by position). */
+function split(files) {
+  const entries = files.map((f) => ({ path: f.path, kind: f.kind ?? "file", mtimeMs: f.mtimeMs, size: 0, ...(f.problem ? { problem: f.problem } : {}) }));
+  const heads = new Map();
+  files.forEach((f, i) => {
+    if (f.head != null) heads.set(i, typeof f.head === "string" ? encoder.encode(f.head) : f.head);
+  });
+  return { entries, heads };
+}
+
+const asBytes = (files) => files.map((f) => (typeof f.head === "string" ? { ...f, head: encoder.encode(f.head) } : f));
+
+test("every scan fixture gives the same plan and scan through the packed crossing", () => {
+  const scan = fixtureFiles().find((f) => f.file === "scan.json");
+  let checked = 0;
+  for (const c of scan.cases) {
+    const [files, limits] = expand(c.args);
+    if (!Array.isArray(files) || files.some((f) => typeof f.mtimeMs !== "number")) continue;
+    const { entries, heads } = split(files);
+    const full = { ...defaultLimits(), ...limits };
+    let unpacked;
+    try {
+      unpacked = scanMemories(asBytes(files), full);
+    } catch {
+      continue; // a listing the core refuses (an unknown kind): a host's entries cannot be one
+    }
+    // the same listing through the unpacked calls, heads as bytes (as a host reads them)
+    assert.deepEqual(scanOrder(entries).map((i) => entries[i].path), planScan(asBytes(files), full).read, c.name);
+    assert.ok(same(scanListing(entries, heads, full), unpacked), c.name);
+    checked++;
+  }
+  assert.ok(checked >= 30, `${checked} cases`);
+});
+
+test("random listings give the same plan and scan through the packed crossing", () => {
+  let seed = 7;
+  const rand = (n) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+  const names = ["a.md", "b.md", "MEMORY.md", "x.txt", "team/c.md", "team/MEMORY.md", "d.md", "e\u00e9.md", "..md", "bad\uff0fx.md", "<t>.md", "f.md"];
+  const heads = ["---\nname: N\ndescription: d\ntype: user\n---\n", "no frontmatter\n", "---\ndescription: [a, b]\n---\n", "---\nunclosed\n", "---\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n  type: project\n---\n"];
+  for (let round = 0; round < 300; round++) {
+    const files = Array.from({ length: rand(14) }, () => {
+      const f = { path: names[rand(names.length)], mtimeMs: [1e12, 2e12, 1.7e12 + rand(5) * 1000, -5, 9e15][rand(5)] };
+      const k = rand(10);
+      if (k === 0) f.kind = "directory";
+      if (k === 1) f.kind = "other";
+      if (k === 2) f.problem = ["EACCES", "ENOENT", "symlink_escape", "not_a_file"][rand(4)];
+      if (rand(3) > 0) f.head = rand(8) === 0 ? Uint8Array.of(0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0x0a) : heads[rand(heads.length)];
+      return f;
+    });
+    const limits = { ...defaultLimits(), maxFiles: rand(4) };
+    const { entries, heads: read } = split(files);
+    assert.deepEqual(scanOrder(entries).map((i) => entries[i].path), planScan(asBytes(files), limits).read, `round ${round}`);
+    assert.ok(same(scanListing(entries, read, limits), scanMemories(asBytes(files), limits)), `round ${round}: ${JSON.stringify(files)}`);
+  }
+});
+
+test("a path with NUL in it (only a broken host lists one) takes the unpacked calls", () => {
+  const entries = [{ path: "a\0b.md", kind: "file", mtimeMs: 1, size: 0 }, { path: "c.md", kind: "file", mtimeMs: 2, size: 0 }];
+  const result = scanListing(entries, new Map([[1, encoder.encode("---\nname: C\n---\n")]]), defaultLimits());
+  assert.deepEqual(result.memories.map((m) => m.path), ["c.md"]);
+  assert.ok(result.diagnostics.some((d) => d.code === "unsafe_path"));
+});
