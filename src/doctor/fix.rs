@@ -12,9 +12,9 @@ use crate::codes::FindingCode;
 use crate::diff::unified_diff;
 use crate::limits::{to_usize, Limits};
 use crate::scan::INDEX_FILE_NAME;
-use crate::text::normalize_text;
+use crate::text::{normalize_text, utf16_len};
 use crate::write::entry::format_entry;
-use crate::write::entry::{classify, Line};
+use crate::write::entry::{classify, Line, MAX_ENTRY_UTF16};
 use crate::write::guard::index_size;
 use crate::write::snapshot::StoredText;
 use crate::write::{Effect, Snapshot};
@@ -104,6 +104,16 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     }
 }
 
+/// `line` with its hook shortened when the entry is over [`MAX_ENTRY_UTF16`] (its `\r` kept).
+fn fit_entry(line: String) -> String {
+    let body = line.strip_suffix('\r').unwrap_or(&line);
+    if utf16_len(body) <= MAX_ENTRY_UTF16 {
+        return line;
+    }
+    let cr = if body.len() < line.len() { "\r" } else { "" };
+    shorter_entry(body).map_or(line.clone(), |short| format!("{short}{cr}"))
+}
+
 /// The index fixes: dead and duplicate lines removed, long entries shortened, missing entries
 /// appended while the index has room. Returns how many findings they repair and the new text.
 fn fix_index(
@@ -139,7 +149,8 @@ fn fix_index(
                     _ => None,
                 });
                 match moved.and_then(|to| slot.as_deref().and_then(|l| retarget_line(l, &to))) {
-                    Some(line) => *slot = Some(line),
+                    // a longer folder may take the line past its limit: shorten its hook too
+                    Some(line) => *slot = Some(fit_entry(line)),
                     None => {
                         slot.take();
                     }
@@ -148,10 +159,10 @@ fn fix_index(
             }
             FindingCode::DuplicateEntry => fixed += u32::from(slot.take().is_some()),
             FindingCode::EntryTooLong => {
-                let cr = slot.as_deref().is_some_and(|l| l.ends_with('\r'));
-                if let Some(short) = slot.as_deref().and_then(shorter_entry) {
-                    *slot = Some(if cr { format!("{short}\r") } else { short });
-                    fixed += 1;
+                if let Some(line) = slot.take() {
+                    let short = fit_entry(line);
+                    fixed += u32::from(utf16_len(short.trim_end_matches('\r')) <= MAX_ENTRY_UTF16);
+                    *slot = Some(short);
                 }
             }
             _ => {}
