@@ -2,6 +2,8 @@
 //! added, long entries shortened, multi-line descriptions folded onto one line. Planned as
 //! effects plus a unified diff; `after` is doctor's report on the fixed directory.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use super::repair::{
@@ -129,6 +131,23 @@ fn fix_index(
         .split('\n')
         .map(|l| Some(l.to_owned()))
         .collect();
+    // the files the index keeps links to (duplicates go): a dead link retargeted to one of them
+    // would be a duplicate, so it goes instead
+    let duplicates: HashSet<u32> = before
+        .findings
+        .iter()
+        .filter(|f| f.file == INDEX_FILE_NAME && f.code == FindingCode::DuplicateEntry)
+        .filter_map(|f| f.line)
+        .collect();
+    let mut linked: HashSet<String> = lines
+        .iter()
+        .zip(1u32..)
+        .filter(|(_, n)| !duplicates.contains(n))
+        .filter_map(|(l, _)| match classify(l.as_deref()?) {
+            Line::Entry(e) => e.file(),
+            _ => None,
+        })
+        .collect();
     for f in before
         .findings
         .iter()
@@ -148,6 +167,7 @@ fn fix_index(
                     Line::Entry(e) => e.file().and_then(|t| moved_target(snapshot, &t)),
                     _ => None,
                 });
+                let moved = moved.filter(|to| linked.insert(to.clone()));
                 match moved.and_then(|to| slot.as_deref().and_then(|l| retarget_line(l, &to))) {
                     // a longer folder may take the line past its limit: shorten its hook too
                     Some(line) => *slot = Some(fit_entry(line)),
