@@ -5,7 +5,6 @@
  * is missing, pass the module yourself (`init(url)`, `initSync(bytes)`).
  */
 import { MemdirError } from "./errors.js";
-import { wasmDeflatedBase64 } from "./wasm/inline.js";
 
 function fromBase64(text: string): Uint8Array {
   const native = (Uint8Array as unknown as { fromBase64?: (text: string) => Uint8Array }).fromBase64;
@@ -16,11 +15,16 @@ function fromBase64(text: string): Uint8Array {
   return bytes;
 }
 
-/** The carried module as a streaming `Response` with the `application/wasm` type. */
-export function inflateInlineWasm(): Response {
+/**
+ * The carried module as a streaming `Response` with the `application/wasm` type. The copy is
+ * imported when asked for, so a bundler that splits code puts it in a chunk of its own, loaded
+ * by `init()` (vite warns about a chunk over 500 KB; the module alone is under).
+ */
+export async function inflateInlineWasm(): Promise<Response> {
   if (typeof DecompressionStream !== "function") {
     throw new MemdirError("INVALID_ARGUMENT", "this platform has no DecompressionStream to unpack the module memdir carries: pass it yourself, `init(url)` or `initSync(bytes)` with memdir/memdir.wasm");
   }
+  const { wasmDeflatedBase64 } = await import("./wasm/inline.js");
   const deflated = new Blob([fromBase64(wasmDeflatedBase64) as Uint8Array<ArrayBuffer>]);
   return new Response(deflated.stream().pipeThrough(new DecompressionStream("deflate-raw")), { headers: { "content-type": "application/wasm" } });
 }

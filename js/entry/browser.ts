@@ -19,5 +19,5 @@ export { browserHost, IndexedDbHost, OpfsHost, type IndexedDbHostOptions } from 
  */
 export async function init(source?: WasmSource): Promise<void> {
   if (isReady()) return;
-  await load(source ?? inflateInlineWasm());
+  await load(source ?? (await inflateInlineWasm()));
 }

@@ -301,6 +301,8 @@ for (const backend of ["OpfsHost", "IndexedDbHost"]) {
         await memory.remember({ type: "project", name: "Deploy", description: "The staging deploy checklist and who signs off", body: "Run the smoke tests first." });
         await memory.remember({ type: "user", name: "Role", description: "The user is a Go engineer new to React", body: "Explain UI in backend terms." });
         const created = await memory.tool().create({ command: "create", path: "/memories/reference_dashboards.md", file_text: "---\nname: Dashboards\ndescription: Where the Grafana dashboards of the billing service live\ntype: reference\n---\n\nSee grafana/billing.\n" });
+        // a file written behind memdir's back (another tool, a sync): not indexed until doctor --fix
+        await host.writeFile("reference_oncall.md", new TextEncoder().encode("---\nname: On-call\ndescription: Who is on call for billing and how to page them\ntype: reference\n---\n\nSee the rota.\n"));
         const before = (await memory.doctor()).findings.map((f) => f.code);
         const fixed = await memory.applyFixes(await memory.planFixes());
         const recalled = await memory.recall("how do we deploy to staging?");
@@ -320,14 +322,14 @@ for (const backend of ["OpfsHost", "IndexedDbHost"]) {
       },
       backend,
     );
-    assert.equal(result.created, "File created successfully at: /memories/reference_dashboards.md");
+    assert.equal(result.created, "File created successfully at: /memories/reference_dashboards.md\nAlso added its entry to /memories/MEMORY.md: - [Dashboards](reference_dashboards.md) — Where the Grafana dashboards of the billing service live");
     assert.deepEqual(result.before, ["not_indexed"]);
     assert.equal(result.after, 0);
     assert.deepEqual(result.recalled, ["project_deploy.md"]);
     assert.equal(result.forgotten, "forgotten");
-    assert.equal(result.index, "- [Deploy](project_deploy.md) — The staging deploy checklist and who signs off\n- [Dashboards](reference_dashboards.md) — Where the Grafana dashboards of the billing service live\n");
+    assert.equal(result.index, "- [Deploy](project_deploy.md) — The staging deploy checklist and who signs off\n- [Dashboards](reference_dashboards.md) — Where the Grafana dashboards of the billing service live\n- [On-call](reference_oncall.md) — Who is on call for billing and how to page them\n");
     assert.equal(result.prompt, true);
-    assert.deepEqual(result.files, ["MEMORY.md", "project_deploy.md", "reference_dashboards.md"]);
+    assert.deepEqual(result.files, ["MEMORY.md", "project_deploy.md", "reference_dashboards.md", "reference_oncall.md"]);
     assert.deepEqual(errors, []);
     await page.close();
   });

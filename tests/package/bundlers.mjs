@@ -75,7 +75,9 @@ const rollupBuild = (target) => async (project, outDir) => {
     plugins: [nodeResolve(target === "node" ? { exportConditions: ["node"] } : {})],
     onwarn: (warning) => warnings.push(warning.message),
   });
-  await bundle.write({ file: join(outDir, "app.mjs"), format: "es" });
+  // a browser app's config writes a folder: the module memdir carries is a chunk of its own,
+  // loaded by init() (with `file:` instead, rollup asks for `inlineDynamicImports: true`)
+  await bundle.write(target === "node" ? { file: join(outDir, "app.mjs"), format: "es" } : { dir: outDir, entryFileNames: "app.mjs", format: "es" });
   await bundle.close();
   if (target === "browser") page(outDir, "app.mjs", 'type="module" ');
   return { run: target === "node" ? "app.mjs" : undefined, warnings };
