@@ -1,6 +1,7 @@
 //! Shared by the checks and the fixes: the safe edits doctor knows how to make, and the scan
 //! over every file. Checks report what these can repair; fixes apply them.
 
+use crate::codes::EntryKind;
 use crate::frontmatter::{parse_header, Header};
 use crate::limits::{to_usize, Limits};
 use crate::scan::{scan_memories, FileHead, ScanResult};
@@ -122,7 +123,8 @@ pub(super) fn moved_target(snapshot: &Snapshot, target: &str) -> Option<String> 
     let name = target.rsplit('/').next()?;
     let mut same = snapshot
         .topic_files()
-        .filter(|e| e.path.rsplit('/').next() == Some(name));
+        // only a regular file: a link to anything else is dead too
+        .filter(|e| e.kind == EntryKind::File && e.path.rsplit('/').next() == Some(name));
     let first = same.next()?;
     same.next().is_none().then(|| first.path.clone())
 }
