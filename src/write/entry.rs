@@ -43,6 +43,9 @@ pub struct EntryLine<'a> {
     pub title: &'a str,
     /// The link target as written, minus `<…>` and a leading `./`.
     pub target: &'a str,
+    /// The target was written after `./`: relative, whatever it looks like (`./ab:c.md` is a
+    /// file, not a URL with the scheme `ab`; `./~x.md` is not in a home folder).
+    pub dotted: bool,
     /// What follows the link, separator removed (may be empty).
     pub hook: &'a str,
 }
@@ -51,12 +54,13 @@ impl EntryLine<'_> {
     /// Where the link leads (see [`Target`]).
     pub fn destination(&self) -> Target {
         let raw = self.target;
-        let is_url = raw.split_once(':').is_some_and(|(scheme, _)| {
-            scheme.len() > 1
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
-        });
+        let is_url = !self.dotted
+            && raw.split_once(':').is_some_and(|(scheme, _)| {
+                scheme.len() > 1
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+            });
         if raw.is_empty() || raw.starts_with('#') || is_url {
             return Target::Other;
         }
@@ -67,8 +71,9 @@ impl EntryLine<'_> {
         let decoded = percent_decode(path);
         let bytes = decoded.as_bytes();
         let absolute = decoded.starts_with(['/', '\\'])
-            || matches!(bytes, [d, b':', ..] if d.is_ascii_alphabetic())
-            || decoded.starts_with('~');
+            || (!self.dotted
+                && (matches!(bytes, [d, b':', ..] if d.is_ascii_alphabetic())
+                    || decoded.starts_with('~')));
         if absolute {
             return Target::Outside(decoded.into_owned());
         }
@@ -228,10 +233,11 @@ fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
             (after.get(..end)?.trim(), after.get(end + 1..)?)
         }
     };
-    let target = target
+    let undotted = target
         .strip_prefix("./")
-        .or_else(|| target.strip_prefix(".\\"))
-        .unwrap_or(target);
+        .or_else(|| target.strip_prefix(".\\"));
+    let dotted = undotted.is_some();
+    let target = undotted.unwrap_or(target);
     if (!lead.is_empty() || listed.is_none()) && !target.split(['#', '?']).next()?.ends_with(".md")
     {
         return None; // a bare or prose line counts only for a link to a topic file
@@ -245,6 +251,7 @@ fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
     Some(EntryLine {
         title,
         target,
+        dotted,
         hook,
     })
 }
@@ -413,9 +420,18 @@ fn retarget_line_under(line: &str, from: &str, to: &str) -> Option<String> {
 /// A relative path as a link target: `%`, `#` and `?` percent-encoded, so the link reads back as
 /// this file (not an anchor or a query).
 fn encode_target(path: &str) -> String {
-    path.replace('%', "%25")
+    let encoded = path
+        .replace('%', "%25")
         .replace('#', "%23")
-        .replace('?', "%3F")
+        .replace('?', "%3F");
+    // `ab:c.md` would read as a URL (scheme `ab`), `a:b.md` as a drive and `~x.md` as a home
+    // folder: `./` keeps each a relative path
+    let first = encoded.split('/').next().unwrap_or("");
+    if first.contains(':') || encoded.starts_with('~') {
+        format!("./{encoded}")
+    } else {
+        encoded
+    }
 }
 
 /// Entries pointing under a folder: removing `dir` removes these.
