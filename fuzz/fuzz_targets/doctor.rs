@@ -45,6 +45,11 @@ fn check(input: &DoctorInput) {
     if !input.contents.keys().all(listed) {
         return;
     }
+    // and a listing names each path once (a directory cannot list a name twice)
+    let mut names = std::collections::HashSet::new();
+    if !input.entries.iter().all(|e| names.insert(e.path.as_str())) {
+        return;
+    }
     let mut fixed = input.clone();
     for effect in &plan.effects {
         if let Effect::Write { path, text, .. } = effect {
