@@ -36,13 +36,16 @@ export function memoryPath(uri: string): string | null {
   }
 }
 
-export const INDEX_RESOURCE: McpResource = {
-  uri: INDEX_URI,
-  name: "MEMORY.md",
-  title: "Memory index",
-  description: "MEMORY.md as the model sees it: cut to 200 lines and 25,000 UTF-16 units, with a warning when cut. Empty when there is no index yet.",
-  mimeType: "text/markdown",
-};
+/** The index as a resource, described with the limits in force. */
+export function indexResource(limits: Limits): McpResource {
+  return {
+    uri: INDEX_URI,
+    name: "MEMORY.md",
+    title: "Memory index",
+    description: `MEMORY.md as the model sees it: cut to ${limits.maxIndexLines.toLocaleString("en")} lines and ${limits.maxIndexUtf16.toLocaleString("en")} UTF-16 units, with a warning when cut. Empty when there is no index yet.`,
+    mimeType: "text/markdown",
+  };
+}
 
 function topicResource(m: Memory): McpResource {
   return {
@@ -55,9 +58,9 @@ function topicResource(m: Memory): McpResource {
 }
 
 /** The index, then the topic files the scan keeps, newest first. */
-export async function listResources(memory: OpenedMemory): Promise<McpResource[]> {
+export async function listResources(memory: OpenedMemory, limits: Partial<Limits>): Promise<McpResource[]> {
   const scan = await memory.scan();
-  return [INDEX_RESOURCE, ...scan.memories.map(topicResource)];
+  return [indexResource({ ...defaultLimits(), ...limits }), ...scan.memories.map(topicResource)];
 }
 
 /** The text of a resource, or `null` when the URI names none. */

@@ -5,9 +5,10 @@
  */
 import type { Limits } from "../core.js";
 import type { OpenedMemory, SelectorConfig } from "../index.js";
-import { INDEX_RESOURCE, listResources, MEMORY_TEMPLATE, readResource } from "./resources.js";
+import { defaultLimits } from "../core.js";
+import { INDEX_URI, listResources, MEMORY_TEMPLATE, readResource } from "./resources.js";
 import type { McpSdk } from "./sdk.js";
-import { callTool, mcpTools } from "./tools.js";
+import { callTool, injectCut, mcpTools } from "./tools.js";
 
 export interface MemdirMcpOptions {
   memory: OpenedMemory;
@@ -23,11 +24,14 @@ export interface MemdirMcpOptions {
   now?: () => number;
 }
 
+/** The limits in force: the core's defaults with the memory's own. */
+const limitsOf = (o: MemdirMcpOptions): Limits => ({ ...defaultLimits(), ...o.limits });
+
 /** What the client's model is told about this server (MCP's `instructions`). */
 async function instructions(o: MemdirMcpOptions): Promise<string> {
   const lines = [
     `memdir: a long-term memory made of Markdown files in ${o.memory.host.root}, kept across conversations.`,
-    "- At the start of a task, call `recall` with a few words about it; it returns the memories that help, at most 5.",
+    `- At the start of a task, call \`recall\` with a few words about it; it returns the memories that help, at most ${limitsOf(o).maxSelected}.`,
   ];
   if (!o.readOnly) {
     lines.push(
@@ -38,7 +42,7 @@ async function instructions(o: MemdirMcpOptions): Promise<string> {
   }
   lines.push(
     "- A memory is a claim about the moment it was written: before relying on a file, function or flag it names, check that it still exists.",
-    `- The index is the resource ${INDEX_RESOURCE.uri}; each memory is a resource too.`,
+    `- The index is the resource ${INDEX_URI}; each memory is a resource too.`,
   );
   if (o.indexInInstructions !== false) {
     const index = await o.memory.index().catch(() => null);
@@ -56,7 +60,7 @@ export async function createMemdirMcpServer(sdk: McpSdk, o: MemdirMcpOptions) {
     { name: "memdir", title: "memdir memory", version: o.version },
     { capabilities: { tools: {}, resources: { listChanged: true } }, instructions: await instructions(o) },
   );
-  const tools = mcpTools({ memory: o.memory, selector: o.selector, readOnly: o.readOnly ?? false });
+  const tools = mcpTools({ memory: o.memory, selector: o.selector, readOnly: o.readOnly ?? false, limits: limitsOf(o) });
   const byName = new Map(tools.map((t) => [t.name, t]));
 
   server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
@@ -72,10 +76,10 @@ export async function createMemdirMcpServer(sdk: McpSdk, o: MemdirMcpOptions) {
     return { content: [{ type: "text" as const, text: reply.text }], isError: reply.isError };
   });
 
-  server.setRequestHandler(types.ListResourcesRequestSchema, async () => ({ resources: await listResources(o.memory) }));
+  server.setRequestHandler(types.ListResourcesRequestSchema, async () => ({ resources: await listResources(o.memory, o.limits) }));
 
   server.setRequestHandler(types.ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [{ uriTemplate: MEMORY_TEMPLATE, name: "memory", title: "A memory", description: "A topic file, as recall would inject it: its freshness header, then the file cut to 200 lines and 4 KB.", mimeType: "text/markdown" }],
+    resourceTemplates: [{ uriTemplate: MEMORY_TEMPLATE, name: "memory", title: "A memory", description: `A topic file, as recall would inject it: its freshness header, then the file cut to ${injectCut(limitsOf(o))}.`, mimeType: "text/markdown" }],
   }));
 
   server.setRequestHandler(types.ReadResourceRequestSchema, async (request) => {

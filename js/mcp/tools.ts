@@ -12,7 +12,7 @@
  * allow `memory_view` without asking and confirm `memory_delete`.
  */
 import { memoryToolInputSchema } from "../core.js";
-import type { DoctorReport, MemoryToolInputSchema } from "../core.js";
+import type { DoctorReport, Limits, MemoryToolInputSchema } from "../core.js";
 import type { OpenedMemory, RecallResult, SelectorConfig } from "../index.js";
 import { argsProblem, type ObjectSchema } from "./args.js";
 
@@ -45,6 +45,8 @@ export interface McpTool {
 /** What the tools work on. */
 export interface ToolContext {
   memory: OpenedMemory;
+  /** The limits in force (the core's defaults with the memory's own): the descriptions name them. */
+  limits: Limits;
   selector: SelectorConfig;
   /** Only the tools that cannot write: `recall`, `memory_view`, `doctor` without `fix`. */
   readOnly: boolean;
@@ -96,12 +98,18 @@ function findingsText(report: DoctorReport): string {
 
 const TYPES = ["user", "feedback", "project", "reference"];
 
-function recallTool({ memory, selector }: ToolContext): McpTool {
+/** "200 lines and 4 KB": how an injected memory is cut, from the limits in force. */
+export function injectCut(limits: Limits): string {
+  const bytes = limits.maxInjectBytes % 1024 === 0 ? `${limits.maxInjectBytes / 1024} KB` : `${limits.maxInjectBytes.toLocaleString("en")} bytes`;
+  return `${limits.maxInjectLines.toLocaleString("en")} lines and ${bytes}`;
+}
+
+function recallTool({ memory, selector, limits }: ToolContext): McpTool {
   return {
     name: "recall",
     title: "Recall memories",
     description:
-      "Finds the memories that help with a task and returns them as an agent would inject them: at most 5, each a <system-reminder> block cut to 200 lines and 4 KB, with a warning when the memory is old enough to verify. " +
+      `Finds the memories that help with a task and returns them as an agent would inject them: at most ${limits.maxSelected}, each a <system-reminder> block cut to ${injectCut(limits)}, with a warning when the memory is old enough to verify. ` +
       `${selectorWords(selector)} Call it at the start of a task, and when the user refers to earlier work. Describe the task in a few words: a one-word query is skipped.`,
     inputSchema: {
       type: "object",
@@ -179,7 +187,7 @@ function forgetTool({ memory }: ToolContext): McpTool {
   };
 }
 
-function doctorTool({ memory, readOnly }: ToolContext): McpTool {
+function doctorTool({ memory, readOnly, limits }: ToolContext): McpTool {
   const properties: ObjectSchema["properties"] = {
     stale_days: { type: "integer", minimum: 0, description: "User and feedback memories older than this many days are reported. Default 90." },
   };
@@ -188,7 +196,7 @@ function doctorTool({ memory, readOnly }: ToolContext): McpTool {
     name: "doctor",
     title: "Check the memory",
     description:
-      "Checks the memory folder against its rules: content in MEMORY.md instead of one-line entries, links to missing files, files missing from the index, files past the 200-file cap, an index over its limits, missing or malformed frontmatter, vague descriptions, duplicated topics, stale core memories, credentials. Each finding names a file, a line and, where one is safe, a fix." +
+      `Checks the memory folder against its rules: content in MEMORY.md instead of one-line entries, links to missing files, files missing from the index, files past the ${limits.maxFiles.toLocaleString("en")}-file cap, an index over its limits, missing or malformed frontmatter, vague descriptions, duplicated topics, stale core memories, credentials. Each finding names a file, a line and, where one is safe, a fix.` +
       (readOnly ? "" : " With fix: true, applies the safe fixes and returns their diff and what remains."),
     inputSchema: { type: "object", properties, additionalProperties: false },
     annotations: { title: "Check the memory", readOnlyHint: readOnly, destructiveHint: false, openWorldHint: false },

@@ -93,6 +93,19 @@ test("recall prefers the lexical selector, and says so; with a key in the env it
   }
 });
 
+test("the tools and resources describe the limits in force, not fixed numbers (--max-files 7)", async () => {
+  const s = await connect(["--dir", seeded(), "--provider", "lexical", "--max-files", "7"]);
+  try {
+    const { tools } = await s.client.listTools();
+    assert.match(tools.find((t) => t.name === "doctor").description, /files past the 7-file cap/);
+    assert.match(tools.find((t) => t.name === "recall").description, /at most 5, each a <system-reminder> block cut to 200 lines and 4 KB/);
+    const { resources } = await s.client.listResources();
+    assert.match(resources.find((r) => r.uri === "memdir://index").description, /cut to 200 lines and 25,000 UTF-16 units/);
+  } finally {
+    await s.close();
+  }
+});
+
 test("a model call that fails falls back to the lexical selector (a closed port on 127.0.0.1)", async () => {
   const env = baseEnv({ OPENAI_API_KEY: "sk-test-not-a-key" });
   const s = await connect(["--dir", seeded(), "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--timeout", "3000"], { env });
