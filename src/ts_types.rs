@@ -124,18 +124,44 @@ pub(crate) fn declarations() -> String {
     out
 }
 
+/// The defaults, as values, for text that must name them without loading the module (the
+/// CLI's help): `js/generated/defaults.ts`, checked against the core like the types.
+pub(crate) fn defaults() -> String {
+    let mut out = String::from(HEADER);
+    out.push_str("import type { Limits, SelectorDefaults } from \"./types.js\";\n");
+    // the defaults, as values, for text that must name them without loading the module (the
+    // CLI's help): checked against the core like the types
+    let value = |v: serde_json::Value| serde_json::to_string(&v).expect("JSON");
+    let limits = serde_json::to_value(Limits::default()).expect("limits");
+    let selector = serde_json::to_value(crate::provider::SELECTOR_DEFAULTS).expect("defaults");
+    let _ = writeln!(
+        out,
+        "\n/** The core's default limits (`defaultLimits()` without loading the module). */\nexport const DEFAULT_LIMITS: Readonly<Limits> = {};",
+        value(limits)
+    );
+    let _ = writeln!(
+        out,
+        "\n/** The side query's defaults (`selectorDefaults()` without loading the module). */\nexport const SELECTOR_DEFAULTS: Readonly<SelectorDefaults> = {};",
+        value(selector)
+    );
+    out
+}
+
 #[test]
 fn ts_types_match_the_rust_types() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("js/generated/types.ts");
-    let generated = declarations();
-    if std::env::var_os("MEMDIR_UPDATE_TYPES").is_some() {
-        std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
-        std::fs::write(&path, &generated).expect("write js/generated/types.ts");
-        return;
+    for (file, generated) in [("types.ts", declarations()), ("defaults.ts", defaults())] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("js/generated")
+            .join(file);
+        if std::env::var_os("MEMDIR_UPDATE_TYPES").is_some() {
+            std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+            std::fs::write(&path, &generated).expect("write js/generated/");
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "js/generated/{file} does not match the core: run `MEMDIR_UPDATE_TYPES=1 cargo test --lib ts_types` and commit it"
+        );
     }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "js/generated/types.ts does not match the Rust types: run `MEMDIR_UPDATE_TYPES=1 cargo test --lib ts_types` and commit it"
-    );
 }

@@ -6,6 +6,8 @@
  * refused by its check with a sentence, not a parser riddle).
  */
 
+import { DEFAULT_LIMITS, SELECTOR_DEFAULTS } from "../generated/defaults.js";
+
 /** A problem with the command line: exit status 2, the message on stderr. */
 export class UsageError extends Error {
   override name = "UsageError";
@@ -31,9 +33,9 @@ export const OPTIONS = {
   provider: { value: "name", help: "anthropic | openai | ollama | lexical (default: anthropic when ANTHROPIC_API_KEY is set, openai when only OPENAI_API_KEY is, else lexical)" },
   model: { value: "id", help: "the side-query model (default: claude-sonnet-5-5, gpt-4o-mini, qwen3:8b)" },
   "base-url": { value: "url", help: "the provider's base URL (OpenAI-compatible servers, Ollama, a proxy)" },
-  timeout: { value: "ms", help: "deadline of the side query, retries included (default 10000)" },
+  timeout: { value: "ms", help: `deadline of the side query, retries included (default ${SELECTOR_DEFAULTS.timeoutMs})` },
   fallback: { help: "when the model cannot be used (it fails, or its key is not set), choose with the lexical selector" },
-  "max-files": { value: "n", help: "topic files considered, newest first (default 200)" },
+  "max-files": { value: "n", help: `topic files considered, newest first (default ${DEFAULT_LIMITS.maxFiles})` },
   "stale-days": { value: "n", help: "user/feedback memories older than this are reported (default 90)" },
   type: { value: "t", help: "user | feedback | project | reference" },
   name: { value: "n", help: "the memory's name (its file name is derived from it)" },

@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { defaultSelector, openMemory, type SelectorConfig } from "../entry/node.js";
 import { loadSdk, SDK_INSTALL, SDK_PACKAGE, SdkUnavailable, type Importer } from "./sdk.js";
 import { createMemdirMcpServer } from "./server.js";
+import { DEFAULT_LIMITS, SELECTOR_DEFAULTS } from "../generated/defaults.js";
 
 /** The exit status when the SDK cannot be loaded. */
 export const EXIT_NO_SDK = 4;
@@ -34,10 +35,10 @@ Options:
                       is, else lexical: no model call)
   --model <id>        the side-query model
   --base-url <url>    the provider's base URL (OpenAI-compatible servers, Ollama, a proxy)
-  --timeout <ms>      deadline of the side query (default 10000)
+  --timeout <ms>      deadline of the side query (default ${SELECTOR_DEFAULTS.timeoutMs})
   --no-fallback       when the model call fails, choose nothing (default: the lexical
                       selector chooses instead)
-  --max-files <n>     topic files considered (default 200)
+  --max-files <n>     topic files considered (default ${DEFAULT_LIMITS.maxFiles})
   --read-only         serve only recall, memory_view and doctor (without fixes)
   --no-index          leave MEMORY.md out of the server's instructions (for a client that
                       loads it already, as Claude Code's auto memory does)
