@@ -42,6 +42,8 @@ function rows(app: App): Row[] {
   return out.sort((a, b) => order(a) - order(b) || (a.path < b.path ? -1 : 1));
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
 /** Redraws the list (filtered by the search box). */
 export function renderFiles(app: App): void {
   const list = byId<HTMLUListElement>("file-list");
@@ -50,7 +52,7 @@ export function renderFiles(app: App): void {
   const shown = filter ? all.filter((r) => r.path.toLowerCase().includes(filter) || (r.memory?.description ?? "").toLowerCase().includes(filter)) : all;
   const { scan, doctor } = app.snap;
   byId("files-summary").textContent =
-    `${num(scan.memories.length)} memories` + (scan.dropped.length ? `, ${num(scan.dropped.length)} dropped` : "") + ` · doctor: ${doctor.errors} errors, ${doctor.warnings} warnings` + (filter ? ` · ${shown.length} shown` : "");
+    `${num(scan.memories.length)} memories` + (scan.dropped.length ? `, ${num(scan.dropped.length)} dropped` : "") + ` · doctor: ${plural(doctor.errors, "error")}, ${plural(doctor.warnings, "warning")}` + (filter ? ` · ${shown.length} shown` : "");
   const items = shown.map((r) => {
     const m = r.memory;
     const time = m ? (m.timeMs ?? m.mtimeMs) : null;

@@ -32,6 +32,7 @@ async function start(): Promise<void> {
   let saveTimer: ReturnType<typeof setTimeout> | undefined;
   let refreshing: Promise<void> | null = null;
   let again = false;
+  let selecting = 0;
 
   const editor = createEditor(
     byId("editor"),
@@ -103,7 +104,9 @@ async function start(): Promise<void> {
       return refreshing;
     },
     async select(path) {
+      const turn = ++selecting; // a later click wins over a read still under way
       await flush();
+      if (turn !== selecting) return;
       app.current = path;
       const forget = byId<HTMLButtonElement>("forget-file");
       forget.disabled = !path || path === "MEMORY.md";
@@ -112,8 +115,11 @@ async function start(): Promise<void> {
       if (path === null) editor.open("", true);
       else {
         try {
-          editor.open(decode(await host.readFile(path)));
+          const text = decode(await host.readFile(path));
+          if (turn !== selecting) return;
+          editor.open(text);
         } catch (error) {
+          if (turn !== selecting) return;
           editor.open("", true);
           say(`${path}: ${errorText(error)}`, "error");
         }
@@ -132,7 +138,8 @@ async function start(): Promise<void> {
 
   const loadMs = performance.now() - started;
   document.body.dataset.ready = "true";
-  document.body.dataset.loadMs = loadMs.toFixed(1);
+  document.body.dataset.loadMs = loadMs.toFixed(1); // from this script's start
+  document.body.dataset.readyMs = performance.now().toFixed(1); // from the navigation's start
   say(`${seeded ? "Seeded with the example memory. " : ""}${app.snap.scan.memories.length + app.snap.scan.dropped.length} memories loaded in ${loadMs.toFixed(0)} ms.`);
 }
 

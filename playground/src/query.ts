@@ -5,6 +5,7 @@
  * the raw answer, rejected names with reasons, the chosen files, the blocks to inject, tokens,
  * cost and outcome; and the session: what was surfaced, and its budget.
  */
+import { memoryAge } from "memdir/browser";
 import type { FetchFunction, MemorySession, RecallResult } from "memdir/browser";
 import type { App } from "./app.js";
 import { byId, fill, errorText, h, num } from "./dom.js";
@@ -124,7 +125,7 @@ export function setupRecall(app: App): void {
       result.error ? h("div", { class: result.outcome === "failed" ? "error-box" : "warning", id: "recall-error" }, result.error) : null,
       h("h2", {}, `Chosen (${result.memories.length})`),
       result.memories.length
-        ? h("ul", { id: "recall-chosen" }, result.memories.map((m) => h("li", {}, h("a", { href: "#", onclick: (e: Event) => (e.preventDefault(), void app.select(m.path)) }, h("code", {}, m.path)), ` — ${m.ageDays} day${m.ageDays === 1 ? "" : "s"} old, ${num(m.utf16Count)} units${m.truncated ? `, cut (${m.truncated})` : ""}`)))
+        ? h("ul", { id: "recall-chosen" }, result.memories.map((m) => h("li", {}, h("a", { href: "#", onclick: (e: Event) => (e.preventDefault(), void app.select(m.path)) }, h("code", {}, m.path)), ` — saved ${memoryAge(m.timeMs, Date.now())}, ${num(m.utf16Count)} units${m.truncated ? `, cut (${m.truncated})` : ""}`)))
         : h("p", { class: "muted" }, "Nothing chosen."),
       result.rejected.length
         ? h("div", {}, h("h2", {}, `Rejected (${result.rejected.length})`), h("table", { id: "recall-rejected" }, h("tbody", {}, result.rejected.map((r) => h("tr", {}, h("td", {}, h("code", {}, JSON.stringify(r.value))), h("td", {}, r.reason))))))

@@ -32,10 +32,21 @@ export function isUserFile(entry: HostEntry): boolean {
   return !name.startsWith(".") && parseTempFile(name) === null;
 }
 
-/** Every file of the folder, path → bytes. */
-export async function readAll(host: MemoryHost): Promise<Map<string, Uint8Array>> {
-  const out = new Map<string, Uint8Array>();
-  for (const entry of (await host.list()).filter(isUserFile).sort((a, b) => (a.path < b.path ? -1 : 1))) out.set(entry.path, await host.readFile(entry.path));
+/** A file read whole, with its modification time. */
+export interface StoredFile {
+  bytes: Uint8Array;
+  mtimeMs: number;
+}
+
+/**
+ * Every file of the folder, oldest first (ties by path). The browser's storage cannot set a
+ * file's time, so an import writes files in the order it gets them: keeping the oldest first
+ * keeps which files are newest, what the 200-file cap goes by.
+ */
+export async function readAll(host: MemoryHost): Promise<Map<string, StoredFile>> {
+  const out = new Map<string, StoredFile>();
+  const entries = (await host.list()).filter(isUserFile).sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : 1));
+  for (const entry of entries) out.set(entry.path, { bytes: await host.readFile(entry.path), mtimeMs: entry.mtimeMs });
   return out;
 }
 
@@ -84,7 +95,7 @@ export function incoming(raw: [string, Uint8Array][], stripCommonTop = false): I
   return { files, skipped };
 }
 
-/** Replaces the whole folder with `files`, holding memdir's write lock (no other tab writes meanwhile). */
+/** Replaces the whole folder with `files`, written in their order (oldest first), holding memdir's write lock (no other tab writes meanwhile). */
 export async function replaceAll(host: MemoryHost, files: Map<string, Uint8Array>): Promise<void> {
   await withLock(host, async () => {
     const tops = new Set((await host.list()).filter((e) => e.path !== ".memdir.lock" && !e.path.startsWith(".memdir.lock")).map((e) => e.path.split("/")[0]!));
