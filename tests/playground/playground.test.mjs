@@ -7,7 +7,7 @@
 // writes docs/playground.png (the page after a recall, laptop width).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -357,7 +357,7 @@ test("200 files: load time, recall time and the longest frame while typing (repo
   await openFile("project_invoices_194.md");
   await page.evaluate(() => {
     const w = window;
-    w.__frames = { longTasks: [], maxGapMs: 0 };
+    w.__frames = { longTasks: [], maxGapMs: 0, observed: PerformanceObserver.supportedEntryTypes.includes("longtask") };
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) w.__frames.longTasks.push(e.duration);
     }).observe({ type: "longtask" });
@@ -371,13 +371,69 @@ test("200 files: load time, recall time and the longest frame while typing (repo
   });
   await page.click("#editor .cm-content");
   await page.keyboard.press("Control+End");
-  await page.keyboard.type("\nTyping into one of two hundred memories while the page re-reads the folder after each pause.", { delay: 25 });
+  // three bursts with pauses past the save delay: saves and re-reads of the folder run between them
+  for (const burst of ["\nTyping into one of two hundred memories", " while the page saves and re-reads", " the folder after each pause."]) {
+    await page.keyboard.type(burst, { delay: 25 });
+    await page.waitForTimeout(450);
+  }
   await saved();
   await page.waitForTimeout(1500);
   const frames = await page.evaluate(() => ((window.__frames.stop = true), window.__frames));
   const worstLongTask = frames.longTasks.length ? Math.max(...frames.longTasks) : 0;
-  const figures = `200 files: load ${load.navigationMs.toFixed(0)} ms from navigation (${load.scriptMs.toFixed(0)} ms from the script's start); lexical recall shown ${recallShown}; while typing: ${frames.longTasks.length} long tasks, the longest ${worstLongTask.toFixed(0)} ms, the longest gap between frames ${frames.maxGapMs.toFixed(0)} ms`;
+  const figures = `200 files: load ${load.navigationMs.toFixed(0)} ms from navigation (${load.scriptMs.toFixed(0)} ms from the script's start); lexical recall shown ${recallShown}; while typing: ${frames.observed ? "" : "(long tasks not observable here) "}${frames.longTasks.length} long tasks, the longest ${worstLongTask.toFixed(0)} ms, the longest gap between frames ${frames.maxGapMs.toFixed(0)} ms`;
   console.log(`# ${figures}`);
   t.diagnostic(figures);
   assert.deepEqual(pageErrors, []);
+});
+
+test("open a folder from disk: the File System Access picker, and the folder upload where there is none", async () => {
+  // the picker, answered with a real directory handle (made in OPFS: the native dialog cannot be driven)
+  const picked = await context.newPage();
+  picked.on("dialog", (d) => void d.accept());
+  await picked.addInitScript(() => {
+    window.showDirectoryPicker = async () => {
+      const root = await navigator.storage.getDirectory();
+      await root.removeEntry("picked", { recursive: true }).catch(() => {});
+      const dir = await root.getDirectoryHandle("picked", { create: true });
+      const put = async (at, name, text) => {
+        const w = await (await at.getFileHandle(name, { create: true })).createWritable();
+        await w.write(text);
+        await w.close();
+      };
+      await put(dir, "MEMORY.md", "- [A](project_a.md) — the a project\n");
+      await put(dir, "project_a.md", "---\nname: A\ndescription: the a project\ntype: project\n---\n\nA.\n");
+      await put(dir, "notes.txt", "not a memory");
+      await put(await dir.getDirectoryHandle(".git", { create: true }), "config", "[core]");
+      await put(await dir.getDirectoryHandle("sub", { create: true }), "reference_b.md", "---\nname: B\ndescription: the b reference\ntype: reference\n---\n\nB.\n");
+      return dir;
+    };
+  });
+  await picked.goto(server.url);
+  await picked.waitForSelector("body[data-ready=true]");
+  await picked.click("#open-folder");
+  await picked.waitForFunction(() => document.querySelector("#status").textContent.startsWith("the folder picked:"), null, { timeout: 15_000 });
+  assert.match(await picked.textContent("#status"), /^the folder picked: 3 files\. Skipped 1: notes\.txt: not a Markdown file$/);
+  assert.deepEqual((await picked.$$eval("#file-list li", (lis) => lis.map((li) => li.dataset.path))).sort(), ["MEMORY.md", "project_a.md", "sub/reference_b.md"]);
+  await picked.close();
+
+  // no picker: the folder upload (<input type=file webkitdirectory>)
+  const dir = mkdtempSync(join(tmpdir(), "memdir-folder-"));
+  try {
+    mkdirSync(join(dir, "memory/team"), { recursive: true });
+    writeFileSync(join(dir, "memory/MEMORY.md"), "- [C](user_c.md) — the c user\n");
+    writeFileSync(join(dir, "memory/user_c.md"), "---\nname: C\ndescription: the c user\ntype: user\n---\n\nC.\n");
+    writeFileSync(join(dir, "memory/team/feedback_d.md"), "---\nname: D\ndescription: the d feedback\ntype: feedback\n---\n\nD.\n");
+    const upload = await context.newPage();
+    upload.on("dialog", (d) => void d.accept());
+    await upload.addInitScript(() => delete window.showDirectoryPicker);
+    await upload.goto(server.url);
+    await upload.waitForSelector("body[data-ready=true]");
+    const [chooser] = await Promise.all([upload.waitForEvent("filechooser"), upload.click("#open-folder")]);
+    await chooser.setFiles(join(dir, "memory"));
+    await upload.waitForFunction(() => document.querySelector("#status").textContent.startsWith("the folder:"), null, { timeout: 15_000 });
+    assert.deepEqual((await upload.$$eval("#file-list li", (lis) => lis.map((li) => li.dataset.path))).sort(), ["MEMORY.md", "team/feedback_d.md", "user_c.md"]);
+    await upload.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
