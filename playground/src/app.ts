@@ -9,6 +9,8 @@ export interface Snapshot {
   /** MEMORY.md as stored ("" when missing). */
   indexText: string;
   doctor: DoctorReport;
+  /** `false` until doctor has run (the first load shows the folder first): `doctor` is then empty. */
+  doctorDone: boolean;
   nowMs: number;
 }
 

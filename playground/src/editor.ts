@@ -2,10 +2,13 @@
 import { markdown } from "@codemirror/lang-markdown";
 import { yamlFrontmatter } from "@codemirror/lang-yaml";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
-import { EditorState, type Extension } from "@codemirror/state";
+import { Annotation, EditorState, Transaction, type Extension } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { tags as t } from "@lezer/highlight";
 import { basicSetup } from "codemirror";
+
+/** Marks a transaction that puts in the file as it is on disk (not an edit to save). */
+const fromDisk = Annotation.define<boolean>();
 
 const highlight = HighlightStyle.define([
   { tag: t.heading, fontWeight: "700", color: "var(--accent)" },
@@ -34,6 +37,8 @@ const theme = EditorView.theme({
 export interface Editor {
   /** Shows a file (a fresh undo history); `readOnly` for none. */
   open(text: string, readOnly?: boolean): void;
+  /** Puts in the file's text as it now is on disk (changed by a write from elsewhere), keeping the cursor where it can; not an edit. */
+  reload(text: string): void;
   text(): string;
   focus(): void;
   readonly view: EditorView;
@@ -50,7 +55,8 @@ export function createEditor(parent: HTMLElement, onChange: (text: string) => vo
     EditorState.readOnly.of(readOnly),
     keymap.of([{ key: "Mod-s", preventDefault: true, run: () => (onSave(), true) }]),
     EditorView.updateListener.of((update) => {
-      if (update.docChanged) onChange(update.state.doc.toString()); // setState (open) is not an update
+      // setState (open) is not an update; a reload is not the user's edit
+      if (update.docChanged && !update.transactions.some((tr) => tr.annotation(fromDisk))) onChange(update.state.doc.toString());
     }),
   ];
   const view = new EditorView({ parent, state: EditorState.create({ doc: "", extensions: extensions(true) }) });
@@ -59,6 +65,11 @@ export function createEditor(parent: HTMLElement, onChange: (text: string) => vo
     view,
     open(text, readOnly = false) {
       view.setState(EditorState.create({ doc: text, extensions: extensions(readOnly) }));
+    },
+    reload(text) {
+      const doc = view.state.doc;
+      const head = Math.min(view.state.selection.main.head, text.length);
+      view.dispatch({ changes: { from: 0, to: doc.length, insert: text }, selection: { anchor: head }, annotations: [fromDisk.of(true), Transaction.addToHistory.of(false)] });
     },
     text: () => view.state.doc.toString(),
     focus: () => view.focus(),

@@ -25,18 +25,14 @@ function rows(app: App): Row[] {
   const byPath = new Map<string, { memory: Memory; dropped: boolean }>();
   scan.memories.forEach((m, i) => (rank.set(m.path, i), byPath.set(m.path, { memory: m, dropped: false })));
   scan.dropped.forEach((m, i) => (rank.set(m.path, 100_000 + i), byPath.set(m.path, { memory: m, dropped: true })));
+  const counts = new Map<string, { error: number; warning: number; info: number; diagnostics: number }>();
+  const count = (path: string) => counts.get(path) ?? counts.set(path, { error: 0, warning: 0, info: 0, diagnostics: 0 }).get(path)!;
+  for (const f of doctor.findings) count(f.file)[f.severity]++;
+  for (const d of scan.diagnostics) count(d.path).diagnostics++;
   const out = entries.filter(isUserFile).map((e): Row => {
     const known = byPath.get(e.path);
-    const findings = doctor.findings.filter((f) => f.file === e.path);
-    return {
-      path: e.path,
-      memory: known?.memory ?? null,
-      dropped: known?.dropped ?? false,
-      errors: findings.filter((f) => f.severity === "error").length,
-      warnings: findings.filter((f) => f.severity === "warning").length,
-      infos: findings.filter((f) => f.severity === "info").length,
-      diagnostics: scan.diagnostics.filter((d) => d.path === e.path).length,
-    };
+    const c = counts.get(e.path);
+    return { path: e.path, memory: known?.memory ?? null, dropped: known?.dropped ?? false, errors: c?.error ?? 0, warnings: c?.warning ?? 0, infos: c?.info ?? 0, diagnostics: c?.diagnostics ?? 0 };
   });
   const order = (r: Row) => (r.path === "MEMORY.md" ? -1 : (rank.get(r.path) ?? 200_000));
   return out.sort((a, b) => order(a) - order(b) || (a.path < b.path ? -1 : 1));
@@ -52,15 +48,15 @@ export function renderFiles(app: App): void {
   const shown = filter ? all.filter((r) => r.path.toLowerCase().includes(filter) || (r.memory?.description ?? "").toLowerCase().includes(filter)) : all;
   const { scan, doctor } = app.snap;
   byId("files-summary").textContent =
-    `${num(scan.memories.length)} memories` + (scan.dropped.length ? `, ${num(scan.dropped.length)} dropped` : "") + ` · doctor: ${plural(doctor.errors, "error")}, ${plural(doctor.warnings, "warning")}` + (filter ? ` · ${shown.length} shown` : "");
+    `${num(scan.memories.length)} memories` + (scan.dropped.length ? `, ${num(scan.dropped.length)} dropped` : "") + (app.snap.doctorDone ? ` · doctor: ${plural(doctor.errors, "error")}, ${plural(doctor.warnings, "warning")}` : " · doctor: running…") + (filter ? ` · ${shown.length} shown` : "");
   const items = shown.map((r) => {
     const m = r.memory;
     const time = m ? (m.timeMs ?? m.mtimeMs) : null;
-    const stale = time !== null && memoryFreshnessText(time, app.snap.nowMs) !== "";
+    const freshness = time === null ? "" : memoryFreshnessText(time, app.snap.nowMs); // "" while fresh
     const meta = [
       r.path === "MEMORY.md" ? h("span", { class: "tag" }, "index") : m?.type ? h("span", { class: "tag" }, m.type) : m ? h("span", { class: "tag warn" }, "no type") : null,
       time !== null ? h("span", {}, memoryAge(time, app.snap.nowMs)) : null,
-      stale ? h("span", { class: "tag stale", title: memoryFreshnessText(time, app.snap.nowMs) }, "stale") : null,
+      freshness ? h("span", { class: "tag stale", title: freshness }, "stale") : null,
       r.dropped ? h("span", { class: "tag dropped", title: "Past the 200-file cap: the selector never sees it" }, "dropped") : null,
       r.errors ? h("span", { class: "tag err", title: "doctor errors" }, `${r.errors} error${r.errors > 1 ? "s" : ""}`) : null,
       r.warnings ? h("span", { class: "tag warn", title: "doctor warnings" }, `${r.warnings} warning${r.warnings > 1 ? "s" : ""}`) : null,

@@ -70,6 +70,7 @@ let plan: FixPlan | null = null;
 
 export function renderDoctor(app: App): void {
   const { doctor } = app.snap;
+  if (!app.snap.doctorDone) return fill(byId("tab-doctor"), h("h2", {}, "Doctor"), h("p", { class: "muted" }, "Running…"));
   const order = { error: 0, warning: 1, info: 2 } as const;
   const findings = [...doctor.findings].sort((a, b) => order[a.severity] - order[b.severity] || (a.file < b.file ? -1 : 1));
   const planBox = h("div", { id: "fix-plan" });

@@ -4,7 +4,7 @@
  * manifest, doctor, recall with its session, and writes through the library's rules.
  */
 import { defaultLimits, init, openMemory } from "memdir/browser";
-import type { SelectorConfig } from "memdir/browser";
+import type { DoctorReport, SelectorConfig } from "memdir/browser";
 import type { App, Snapshot } from "./app.js";
 import { byId, decode, errorText, h, say } from "./dom.js";
 import { createEditor } from "./editor.js";
@@ -17,13 +17,19 @@ import { download, fromDirectoryHandle, fromFileList, fromZip, toZip } from "./t
 import { forgetCurrent, setupWrite } from "./write.js";
 
 const SAVE_DELAY_MS = 300;
+const NO_REPORT: DoctorReport = { findings: [], errors: 0, warnings: 0, infos: 0, fixable: 0 };
 const TABS = ["index", "manifest", "doctor", "recall", "write", "tool"];
 
 async function start(): Promise<void> {
   const started = performance.now();
+  const steps: Record<string, number> = {};
+  let last = started;
+  const step = (name: string) => ((steps[name] = Math.round(performance.now() - last)), (last = performance.now()));
   await init();
+  step("init");
   const host = await openStore();
   const seeded = await seedIfEmpty(host);
+  step("storage");
   const selector: SelectorConfig = { provider: "lexical" };
   const memory = await openMemory({ host, selector });
   const limits = defaultLimits();
@@ -33,6 +39,8 @@ async function start(): Promise<void> {
   let refreshing: Promise<void> | null = null;
   let again = false;
   let selecting = 0;
+  /** The open file's text as last read or written: what the editor started from. */
+  let onDisk: string | null = null;
 
   const editor = createEditor(
     byId("editor"),
@@ -55,6 +63,7 @@ async function start(): Promise<void> {
     try {
       byId("save-state").textContent = "saving…";
       await saveFile(host, job.path, job.text);
+      if (job.path === app.current) onDisk = job.text;
       byId("save-state").textContent = "saved";
       await app.refresh();
     } catch (error) {
@@ -63,22 +72,48 @@ async function start(): Promise<void> {
     }
   };
 
-  const read = async (): Promise<Snapshot> => {
+  /** The folder read again; `withDoctor: false` leaves doctor for later (the first load: the list comes sooner). */
+  const read = async (withDoctor = true): Promise<Snapshot> => {
     const [entries, scan, index, doctor, indexText] = await Promise.all([
       host.list(),
       memory.scan(),
       memory.index(),
-      memory.doctor(),
+      withDoctor ? memory.doctor() : null,
       host.readFile("MEMORY.md").then(decode, () => ""),
     ]);
-    return { entries, scan, index, doctor, indexText, nowMs: Date.now() };
+    return { entries, scan, index, doctor: doctor ?? NO_REPORT, doctorDone: doctor !== null, indexText, nowMs: Date.now() };
   };
 
+  /** The list, and the view on screen (the others are drawn when shown). */
   const draw = () => {
     renderFiles(app);
-    renderIndex(app);
-    renderManifest(app);
-    renderDoctor(app);
+    drawView(app);
+  };
+
+  /**
+   * The open file changed on disk (remember, the memory tool, doctor's fixes, another tab):
+   * the editor shows the new text when it holds no edit of its own; else it keeps the edit,
+   * which the next save writes over the change, and says so.
+   */
+  const syncEditor = async () => {
+    const path = app.current;
+    if (path === null || onDisk === null || pending) return;
+    if (!app.snap.entries.some((e) => e.path === path && e.kind === "file")) {
+      byId("save-state").textContent = "removed from the folder";
+      return;
+    }
+    let text: string;
+    try {
+      text = decode(await host.readFile(path));
+    } catch {
+      return;
+    }
+    if (path !== app.current || pending || text === onDisk) return;
+    if (editor.text() === onDisk) {
+      editor.reload(text);
+      byId("save-state").textContent = "reloaded: changed on disk";
+    } else byId("save-state").textContent = "changed on disk; your edit will replace it";
+    onDisk = text;
   };
 
   const app: App = {
@@ -86,7 +121,7 @@ async function start(): Promise<void> {
     memory,
     selector,
     limits,
-    snap: await read(),
+    snap: await read(false).finally(() => step("read")),
     current: null,
     // one reading at a time; a change during one asks for one more
     refresh() {
@@ -99,6 +134,7 @@ async function start(): Promise<void> {
           again = false;
           app.snap = await read();
           draw();
+          await syncEditor();
         } while (again);
       })().finally(() => (refreshing = null));
       return refreshing;
@@ -112,12 +148,14 @@ async function start(): Promise<void> {
       forget.disabled = !path || path === "MEMORY.md";
       byId("file-name").textContent = path ?? "—";
       byId("save-state").textContent = "";
+      onDisk = null;
       if (path === null) editor.open("", true);
       else {
         try {
           const text = decode(await host.readFile(path));
           if (turn !== selecting) return;
           editor.open(text);
+          onDisk = text;
         } catch (error) {
           if (turn !== selecting) return;
           editor.open("", true);
@@ -136,11 +174,15 @@ async function start(): Promise<void> {
   await app.select(app.snap.entries.some((e) => e.path === "MEMORY.md") ? "MEMORY.md" : null);
   wire(app, flush);
 
+  step("draw");
   const loadMs = performance.now() - started;
+  document.body.dataset.steps = JSON.stringify(steps); // where the load time went, ms
   document.body.dataset.ready = "true";
   document.body.dataset.loadMs = loadMs.toFixed(1); // from this script's start
   document.body.dataset.readyMs = performance.now().toFixed(1); // from the navigation's start
   say(`${seeded ? "Seeded with the example memory. " : ""}${app.snap.scan.memories.length + app.snap.scan.dropped.length} memories loaded in ${loadMs.toFixed(0)} ms.`);
+  await app.refresh(); // now with doctor
+  document.body.dataset.doctorMs = (performance.now() - started).toFixed(1);
 }
 
 /** Buttons, file inputs, tabs and keys. */
@@ -203,6 +245,8 @@ function wire(app: App, flush: () => Promise<void>): void {
 
   const tabs = Array.from(document.querySelectorAll<HTMLButtonElement>("[role=tab]"));
   const show = (name: string, focus = false) => {
+    shown = name;
+    drawView(app);
     for (const tab of tabs) {
       const on = tab.dataset.tab === name;
       tab.setAttribute("aria-selected", String(on));
@@ -235,6 +279,16 @@ function wire(app: App, flush: () => Promise<void>): void {
     }
   });
   addEventListener("beforeunload", () => void flush());
+}
+
+/** The view on screen. */
+let shown = "index";
+
+/** Draws the view on screen from the last reading, if it is one drawn from it. */
+function drawView(app: App): void {
+  if (shown === "index") renderIndex(app);
+  else if (shown === "manifest") renderManifest(app);
+  else if (shown === "doctor") renderDoctor(app);
 }
 
 function showFatal(error: unknown): void {

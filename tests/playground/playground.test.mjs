@@ -8,7 +8,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
 import { strToU8, unzipSync, zipSync } from "fflate";
@@ -119,7 +119,9 @@ test("the page loads, seeded with the example memory, kept in the browser's stor
   assert.match(await page.textContent("#index-lines"), /^45 \/ 200 lines$/);
   assert.match(await page.textContent("#index-state"), /loaded whole/);
   assert.match(await page.textContent("#file-list li[data-path='user_role.md'] .meta"), /user/);
+  await tab("manifest");
   assert.match(await page.textContent("#manifest"), /^- \[\w+\] \S+\.md \(/);
+  await tab("index");
   await shot("01-loaded-laptop");
   await shot("01-loaded-phone", PHONE);
   assert.deepEqual(pageErrors, []);
@@ -252,6 +254,17 @@ test("remember, a refusal, the memory tool and forget, through the library's rul
   await page.click("#tool-run");
   await page.waitForSelector("#tool-output");
   assert.match(await page.textContent("#tool-output"), /\/memories\/project_release_freeze\.md/);
+  // str_replace on the file open in the editor: the editor shows the change
+  await openFile("project_flaky_eta_test.md");
+  await tab("tool");
+  await page.selectOption("#tool-command", "str_replace");
+  assert.equal(await page.inputValue("[data-key=path]"), "/memories/project_flaky_eta_test.md");
+  await page.fill("[data-key=old_str]", "\nname: ");
+  await page.fill("[data-key=new_str]", "\nname: (tool) ");
+  await page.click("#tool-run");
+  await page.waitForFunction(() => /^The memory file has been edited/.test(document.querySelector("#tool-output")?.textContent ?? ""), null, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector("#editor .cm-content").textContent.includes("name: (tool) "), null, { timeout: 15_000 });
+  assert.equal(await page.textContent("#save-state"), "reloaded: changed on disk");
   await page.selectOption("#tool-command", "create");
   await page.fill("[data-key=path]", "/memories/../escape.md");
   await page.click("#tool-run");
@@ -336,7 +349,8 @@ test("200 files: load time, recall time and the longest frame while typing (repo
   await importZip(bigFolder(), "big.zip");
   await page.reload();
   await waitReady();
-  const load = await page.evaluate(() => ({ scriptMs: Number(document.body.dataset.loadMs), navigationMs: Number(document.body.dataset.readyMs) }));
+  await page.waitForSelector("body[data-doctor-ms]");
+  const load = await page.evaluate(() => ({ scriptMs: Number(document.body.dataset.loadMs), navigationMs: Number(document.body.dataset.readyMs), doctorMs: Number(document.body.dataset.doctorMs), steps: document.body.dataset.steps }));
   assert.equal((await page.$$("#file-list li")).length, 206);
   assert.equal(await page.$$eval("#file-list .tag.dropped", (t) => t.length), 5);
   assert.ok((await page.$$eval("#file-list .tag.stale", (t) => t.length)) > 100);
@@ -380,7 +394,7 @@ test("200 files: load time, recall time and the longest frame while typing (repo
   await page.waitForTimeout(1500);
   const frames = await page.evaluate(() => ((window.__frames.stop = true), window.__frames));
   const worstLongTask = frames.longTasks.length ? Math.max(...frames.longTasks) : 0;
-  const figures = `200 files: load ${load.navigationMs.toFixed(0)} ms from navigation (${load.scriptMs.toFixed(0)} ms from the script's start); lexical recall shown ${recallShown}; while typing: ${frames.observed ? "" : "(long tasks not observable here) "}${frames.longTasks.length} long tasks, the longest ${worstLongTask.toFixed(0)} ms, the longest gap between frames ${frames.maxGapMs.toFixed(0)} ms`;
+  const figures = `load average ${loadavg().map((x) => x.toFixed(2)).join(" / ")}; 200 files: load ${load.navigationMs.toFixed(0)} ms from navigation (${load.scriptMs.toFixed(0)} ms from the script's start: ${load.steps}), doctor's findings ${load.doctorMs.toFixed(0)} ms from the script's start; lexical recall shown ${recallShown}; while typing: ${frames.observed ? "" : "(long tasks not observable here) "}${frames.longTasks.length} long tasks, the longest ${worstLongTask.toFixed(0)} ms, the longest gap between frames ${frames.maxGapMs.toFixed(0)} ms`;
   console.log(`# ${figures}`);
   t.diagnostic(figures);
   assert.deepEqual(pageErrors, []);
