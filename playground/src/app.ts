@@ -26,8 +26,8 @@ export interface App {
   snap: Snapshot;
   /** The file in the editor, or null. */
   current: string | null;
-  /** Reads the folder again and redraws every view. */
-  refresh(): Promise<void>;
+  /** Reads the folder again and redraws; `doctor: false` keeps the last doctor report (while an edit is typed). */
+  refresh(options?: { doctor?: boolean }): Promise<void>;
   /** Opens a file in the editor. */
   select(path: string | null): Promise<void>;
 }

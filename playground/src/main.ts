@@ -17,6 +17,8 @@ import { download, fromDirectoryHandle, fromFileList, fromZip, toZip } from "./t
 import { forgetCurrent, setupWrite } from "./write.js";
 
 const SAVE_DELAY_MS = 300;
+/** Doctor runs again this long after the last save of an edit. */
+const DOCTOR_DELAY_MS = 1500;
 const NO_REPORT: DoctorReport = { findings: [], errors: 0, warnings: 0, infos: 0, fixable: 0 };
 const TABS = ["index", "manifest", "doctor", "recall", "write", "tool"];
 
@@ -38,6 +40,8 @@ async function start(): Promise<void> {
   let saveTimer: ReturnType<typeof setTimeout> | undefined;
   let refreshing: Promise<void> | null = null;
   let again = false;
+  let wantDoctor = false;
+  let doctorTimer: ReturnType<typeof setTimeout> | undefined;
   let selecting = 0;
   /** The open file's text as last read or written: what the editor started from. */
   let onDisk: string | null = null;
@@ -65,7 +69,10 @@ async function start(): Promise<void> {
       await saveFile(host, job.path, job.text);
       if (job.path === app.current) onDisk = job.text;
       byId("save-state").textContent = "saved";
-      await app.refresh();
+      // doctor reads every file whole: while the user types it waits for a pause
+      await app.refresh({ doctor: false });
+      clearTimeout(doctorTimer);
+      doctorTimer = setTimeout(() => void app.refresh(), DOCTOR_DELAY_MS);
     } catch (error) {
       byId("save-state").textContent = "not saved";
       say(`${job.path}: ${errorText(error)}`, "error");
@@ -124,7 +131,9 @@ async function start(): Promise<void> {
     snap: await read(false).finally(() => step("read")),
     current: null,
     // one reading at a time; a change during one asks for one more
-    refresh() {
+    refresh({ doctor = true } = {}) {
+      wantDoctor ||= doctor;
+      if (doctor) clearTimeout(doctorTimer);
       if (refreshing) {
         again = true;
         return refreshing;
@@ -132,7 +141,11 @@ async function start(): Promise<void> {
       refreshing = (async () => {
         do {
           again = false;
-          app.snap = await read();
+          const withDoctor = wantDoctor;
+          wantDoctor = false;
+          const next = await read(withDoctor);
+          // without doctor (an edit being typed): the last report stays until doctor runs again
+          app.snap = withDoctor ? next : { ...next, doctor: app.snap.doctor, doctorDone: app.snap.doctorDone };
           draw();
           await syncEditor();
         } while (again);
