@@ -314,7 +314,16 @@ test("doctor's safe fix is shown as a diff and applied", async () => {
   await page.waitForFunction(() => !/dead_link/.test(document.querySelector("#tab-doctor").textContent), null, { timeout: 15_000 });
 });
 
+/** The manifest's paths, newest first (the order the 200-file cap goes by). */
+async function manifestOrder() {
+  await tab("manifest");
+  return (await page.textContent("#manifest")).split("\n").map((line) => /^- \[\w+\] (\S+) \(/.exec(line)?.[1]);
+}
+
 test("export as a zip, import it back, and find the same folder; it persists across a reload", async () => {
+  const order = await manifestOrder();
+  // files edited by the tests above are the newest: the order is not the order of the paths
+  assert.notDeepEqual(order, [...order].sort().reverse());
   const first = await exportZip();
   const files = zipTexts(first);
   assert.deepEqual(Object.keys(files).sort(), exampleFiles());
@@ -327,6 +336,8 @@ test("export as a zip, import it back, and find the same folder; it persists acr
   await importZip(first, "exported.zip");
   const again = zipTexts(await exportZip());
   assert.deepEqual(again, files);
+  // written oldest first: the newest files are still the newest
+  assert.deepEqual(await manifestOrder(), order);
   await page.reload();
   await waitReady();
   await tab("manifest");
