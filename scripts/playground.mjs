@@ -12,19 +12,22 @@ import { pathToFileURL } from "node:url";
 const root = resolve(import.meta.dirname, "..");
 const source = join(root, "playground");
 
-/** Every file under `dir`, as `{path: text}` with `/`-separated relative paths, sorted. */
-function readTree(dir) {
+/** Every file under `dir`, as `{path: bytes}`. */
+function readTreeBytes(dir) {
   const out = {};
   const walk = (at) => {
     for (const name of readdirSync(at).sort()) {
       const full = join(at, name);
       if (statSync(full).isDirectory()) walk(full);
-      else out[relative(dir, full).split(sep).join("/")] = readFileSync(full, "utf8");
+      else out[relative(dir, full).split(sep).join("/")] = readFileSync(full);
     }
   };
   walk(dir);
   return out;
 }
+
+/** Every file under `dir`, as `{path: text}`. */
+const readTree = (dir) => Object.fromEntries(Object.entries(readTreeBytes(dir)).map(([path, bytes]) => [path, bytes.toString("utf8")]));
 
 /** esbuild: `virtual:seed` is the example memory, `memdir/browser` the built package's browser entry. */
 const playgroundPlugin = {
@@ -41,9 +44,9 @@ const playgroundPlugin = {
 };
 
 /**
- * Builds the playground into `outDir`: app.js (the page, CodeMirror and memdir, minified),
- * app.css, index.html and sw.js (the service worker, which caches those four by a content
- * hash so the page works offline). Returns the files' sizes.
+ * Builds the playground into `outDir`: app.js (the page, CodeMirror and memdir, minified; chunks/
+ * for what it imports on demand), app.css, index.html and sw.js (the service worker, which
+ * caches the rest by a content hash so the page works offline). Returns the files' sizes.
  */
 export async function buildPlayground({ outDir = join(root, "dist/playground") } = {}) {
   const { build: esbuild } = await import("esbuild");
@@ -51,27 +54,29 @@ export async function buildPlayground({ outDir = join(root, "dist/playground") }
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   await esbuild({
-    entryPoints: [join(source, "src/main.ts")],
+    entryPoints: { app: join(source, "src/main.ts") },
     bundle: true,
     format: "esm",
+    splitting: true, // what the page imports on demand (memdir's inlined module, where its entry does) is a chunk of its own
+    chunkNames: "chunks/[name]-[hash]",
     platform: "browser",
     target: "es2022",
     minify: true,
     legalComments: "none",
-    outfile: join(outDir, "app.js"),
+    outdir: outDir,
     plugins: [playgroundPlugin],
     logLevel: "warning",
   });
   writeFileSync(join(outDir, "app.css"), readFileSync(join(source, "style.css")));
   writeFileSync(join(outDir, "index.html"), readFileSync(join(source, "index.html")));
-  const assets = ["./", "./index.html", "./app.js", "./app.css"];
+  const files = Object.keys(readTreeBytes(outDir));
   const hash = createHash("sha256");
-  for (const name of ["index.html", "app.js", "app.css"]) hash.update(readFileSync(join(outDir, name)));
+  for (const name of files) hash.update(name).update(readFileSync(join(outDir, name)));
   const version = hash.digest("hex").slice(0, 12);
+  const assets = ["./", ...files.map((name) => `./${name}`)];
   const worker = readFileSync(join(source, "sw.js"), "utf8").replace("__VERSION__", version).replace('"__ASSETS__"', JSON.stringify(assets));
   writeFileSync(join(outDir, "sw.js"), worker);
-  const sizes = {};
-  for (const name of readdirSync(outDir)) sizes[name] = statSync(join(outDir, name)).size;
+  const sizes = Object.fromEntries(Object.entries(readTreeBytes(outDir)).map(([name, bytes]) => [name, bytes.length]));
   return { outDir, version, sizes };
 }
 

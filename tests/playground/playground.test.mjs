@@ -91,8 +91,8 @@ before(async () => {
   mkdirSync(artifacts, { recursive: true });
   out = mkdtempSync(join(tmpdir(), "memdir-playground-"));
   const built = await buildPlayground({ outDir: out });
-  const js = readFileSync(join(out, "app.js"));
-  console.log(`# playground bundle: ${Object.entries(built.sizes).map(([n, s]) => `${n} ${s} B`).join(", ")}; app.js ${gzipSync(js, { level: 9 }).length} B gzip -9; screenshots in ${artifacts}`);
+  const js = Buffer.concat(Object.keys(built.sizes).filter((n) => n.endsWith(".js") && n !== "sw.js").map((n) => readFileSync(join(out, n))));
+  console.log(`# playground bundle: ${Object.entries(built.sizes).map(([n, s]) => `${n} ${s} B`).join(", ")}; the page's JavaScript ${js.length} B, ${gzipSync(js, { level: 9 }).length} B gzip -9; screenshots in ${artifacts}`);
   server = await servePlayground(out);
   mock = await startMockProviders();
   browser = await launchChromium();
