@@ -38,6 +38,8 @@ function rows(app: App): Row[] {
   return out.sort((a, b) => order(a) - order(b) || (a.path < b.path ? -1 : 1));
 }
 
+let lastKey = "";
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** Redraws the list (filtered by the search box). */
@@ -47,6 +49,13 @@ export function renderFiles(app: App): void {
   const all = rows(app);
   const shown = filter ? all.filter((r) => r.path.toLowerCase().includes(filter) || (r.memory?.description ?? "").toLowerCase().includes(filter)) : all;
   const { scan, doctor } = app.snap;
+  // nothing to draw when nothing shown changed (the common case while typing)
+  const key = JSON.stringify([filter, app.snap.doctorDone, shown.map((r) => [r.path, r.memory?.type, r.memory?.timeMs ?? r.memory?.mtimeMs, r.memory?.description, r.dropped, r.errors, r.warnings, r.infos, r.diagnostics]), new Date(app.snap.nowMs).toDateString()]);
+  if (key === lastKey && list.childElementCount === shown.length) {
+    for (const li of Array.from(list.children) as HTMLElement[]) li.setAttribute("aria-selected", String(li.dataset.path === app.current));
+    return;
+  }
+  lastKey = key;
   byId("files-summary").textContent =
     `${num(scan.memories.length)} memories` + (scan.dropped.length ? `, ${num(scan.dropped.length)} dropped` : "") + (app.snap.doctorDone ? ` · doctor: ${plural(doctor.errors, "error")}, ${plural(doctor.warnings, "warning")}` : " · doctor: running…") + (filter ? ` · ${shown.length} shown` : "");
   const items = shown.map((r) => {

@@ -10,8 +10,14 @@ import { byId, fill, diffView, errorText, h, num, say } from "./dom.js";
 
 const WARNING = "\n\n> WARNING:";
 
+/** What each view was last drawn from: it is drawn again only when that changed. */
+const drawn = { index: "", manifest: "", doctor: "" };
+
 export function renderIndex(app: App): void {
   const { index, indexText } = app.snap;
+  const key = JSON.stringify([index, indexText]);
+  if (key === drawn.index) return;
+  drawn.index = key;
   const { maxIndexLines, maxIndexUtf16 } = app.limits;
   const cut = index.wasLineTruncated || index.wasSizeTruncated;
   const at = index.content.lastIndexOf(WARNING);
@@ -51,6 +57,9 @@ export function renderIndex(app: App): void {
 export function renderManifest(app: App): void {
   const { scan } = app.snap;
   const manifest = formatManifest(scan.memories);
+  const key = JSON.stringify([manifest, scan.dropped, scan.diagnostics]);
+  if (key === drawn.manifest) return;
+  drawn.manifest = key;
   fill(byId("tab-manifest"), 
     h("h2", {}, "The manifest the selector reads"),
     h("p", { class: "hint" }, `${num(scan.memories.length)} of at most ${num(app.limits.maxFiles)} files, newest first: type, path, time and description of each.`),
@@ -70,6 +79,9 @@ let plan: FixPlan | null = null;
 
 export function renderDoctor(app: App): void {
   const { doctor } = app.snap;
+  const key = app.snap.doctorDone ? JSON.stringify(doctor) : "running";
+  if (key === drawn.doctor) return; // a diff on screen stays while nothing changed
+  drawn.doctor = key;
   if (!app.snap.doctorDone) return fill(byId("tab-doctor"), h("h2", {}, "Doctor"), h("p", { class: "muted" }, "Running…"));
   const order = { error: 0, warning: 1, info: 2 } as const;
   const findings = [...doctor.findings].sort((a, b) => order[a.severity] - order[b.severity] || (a.file < b.file ? -1 : 1));
