@@ -225,6 +225,13 @@ test("recall through the mock Anthropic API: preflight, the browser header, the 
   const second = mock.requests().filter((r) => r.method === "POST" && r.path === "/v1/messages")[1];
   const userText = JSON.stringify(second.body.messages);
   for (const path of chosen) assert.ok(!new RegExp(`\\] ${path.replace(/\./g, "\\.")} \\(`).test(userText), `${path} is not offered again`);
+  // a name the model made up is rejected, with the reason
+  mock.script({ kind: "text", selected: ["no_such_file.md", "feedback_logging_pii.md"] });
+  await page.fill("#query", "what may go into the logs?");
+  await page.press("#query", "Enter");
+  await page.waitForFunction(() => document.querySelectorAll("#session tbody tr").length === 3, null, { timeout: 20_000 });
+  assert.match(await page.textContent("#recall-rejected"), /^"no_such_file\.md"unknown$/);
+  assert.deepEqual(await page.$$eval("#recall-chosen code", (cs) => cs.map((c) => c.textContent)), ["feedback_logging_pii.md"]);
 });
 
 test("recall through an OpenAI-compatible server (the mock's Ollama /v1), without a key", async () => {
@@ -236,7 +243,7 @@ test("recall through an OpenAI-compatible server (the mock's Ollama /v1), withou
   await page.fill("#base-url", `${mock.url}/ollama/v1`);
   await page.fill("#query", "what is the policy on logging personal data?");
   await page.press("#query", "Enter");
-  await page.waitForFunction(() => document.querySelectorAll("#session tbody tr").length === 3, null, { timeout: 20_000 });
+  await page.waitForFunction(() => document.querySelectorAll("#session tbody tr").length === 4, null, { timeout: 20_000 });
   const outcome = await page.textContent("#recall-outcome");
   assert.ok(["selected", "none_selected"].includes(outcome), await page.textContent("#recall-result"));
   const posts = mock.requests().filter((r) => r.method === "POST");
