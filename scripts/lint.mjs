@@ -1,5 +1,5 @@
 // `npm run lint`: the gates CI holds — rustfmt, clippy with -D warnings natively and for
-// wasm32, and the TypeScript type check of js/ against the generated bindings.
+// wasm32, and the TypeScript type check of js/ against the generated bindings (and of playground/).
 import { build } from "./build.mjs";
 import { root, run, step } from "./toolchain.mjs";
 import { join } from "node:path";
@@ -14,6 +14,8 @@ try {
   );
   build();
   step("tsc --noEmit", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "tsconfig.json", "--noEmit"]));
+  // the playground (playground/src/, bundled by esbuild) against the built declarations
+  step("tsc playground", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "playground/tsconfig.json"]));
   // the published declarations against the SDK's memory-tool types, as a user's code sees them
   step("tsc tests/types", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "tests/types/tsconfig.json"]));
 } catch (error) {

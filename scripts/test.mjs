@@ -1,7 +1,7 @@
 // `npm test`: everything, from a fresh clone. Installs what is missing (npm packages, the
 // wasm32 target, the wasm-bindgen CLI, Chromium), runs the native Rust tests, rebuilds pkg/
 // when its sources changed, then runs the Node tests of the built package, the mock-provider
-// and CLI tests, the MCP server's tests, the headless-Chromium test, and the packed package in
+// and CLI tests, the MCP server's tests, the headless-Chromium tests, the playground in Chromium, and the packed package in
 // every bundler and type checker (tests/package/) under Node's test runner.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +13,7 @@ try {
   step("cargo test", () => run("cargo", ["test", "--quiet"]));
   build();
   ensureChromium();
-  const dirs = ["tests/js", "tests/mock", "tests/cli", "tests/mcp", "tests/adapters", "tests/browser", "tests/package"].filter((d) => existsSync(join(root, d)));
+  const dirs = ["tests/js", "tests/mock", "tests/cli", "tests/mcp", "tests/adapters", "tests/browser", "tests/playground", "tests/package"].filter((d) => existsSync(join(root, d)));
   const files = dirs.flatMap((d) => readdirSync(join(root, d)).filter((f) => f.endsWith(".test.mjs")).map((f) => join(d, f)));
   // spec for people, TAP to a file for the closing count
   const tapDir = mkdtempSync(join(tmpdir(), "memdir-tap-"));
