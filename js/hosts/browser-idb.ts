@@ -30,6 +30,8 @@ import { ChangeFeed, folderIno } from "./browser-watch.js";
 export const idbDatabaseName = (name: string) => `memdir:${name}`;
 /** The one object store: path → {@link StoredFile}. */
 export const IDB_STORE = "files";
+/** `statMany` asks for more records than this, and at least a quarter of the store: it reads the store at once. */
+const MANY_GETS = 32;
 
 /** A file as stored. */
 export interface StoredFile {
@@ -142,7 +144,14 @@ export class IndexedDbHost implements MemoryHost {
         const keys = (await request(store.getAllKeys())).map(String);
         const files = new Set(keys);
         const folders = folderInos(keys);
-        const rows = await Promise.all(paths.map((p) => (files.has(p) ? (request(store.get(p)) as Promise<StoredFile | undefined>) : undefined)));
+        const asked = paths.filter((p) => files.has(p)).length;
+        let rows: (StoredFile | undefined)[];
+        if (asked > MANY_GETS && asked * 4 > keys.length) {
+          // most of the store: one getAll is cheaper than a get each
+          const all = (await request(store.getAll())) as StoredFile[];
+          const at = new Map(keys.map((k, i) => [k, all[i]]));
+          rows = paths.map((p) => at.get(p));
+        } else rows = await Promise.all(paths.map((p) => (files.has(p) ? (request(store.get(p)) as Promise<StoredFile | undefined>) : undefined)));
         return paths.map((path, i): HostEntry | null => {
           const row = rows[i];
           if (row !== undefined) return { path, kind: "file", mtimeMs: row.mtimeMs, size: row.size };
