@@ -118,9 +118,8 @@ export class IndexedDbHost implements MemoryHost {
     return withWebLock(this.writeLockName, fn, timeoutMs);
   }
 
-  /** Closes the database connection (a later call opens it again) and stops watching. */
+  /** Closes the database connection (a later call opens it again; watches go on). */
   close(): void {
-    this.feed.close();
     const db = this.db;
     this.db = null;
     void db?.then((d) => d.close(), () => {});

@@ -104,25 +104,12 @@ export class ChangeFeed {
     };
   }
 
-  /** Whether changes behind memdir's back are heard (an observer runs). */
-  get observing(): boolean {
-    return this.observer !== null;
-  }
-
   /**
    * Sets the observer up again if it stopped (its folder was removed) or could not start (the
    * folder did not exist yet); the hosts call it from `statMany`, once a turn.
    */
   refresh(): void {
     if (this.watches.size > 0) this.observe();
-  }
-
-  /** Stops hearing and telling (the host is closed). */
-  close(): void {
-    this.watches.clear();
-    this.stopObserving();
-    this.channel?.close();
-    this.channel = null;
   }
 
   private open(): BroadcastChannel | null {
