@@ -30,7 +30,7 @@ import { ChangeFeed, folderIno } from "./browser-watch.js";
 export const idbDatabaseName = (name: string) => `memdir:${name}`;
 /** The one object store: path → {@link StoredFile}. */
 export const IDB_STORE = "files";
-/** `statMany` asks for more records than this, and at least a quarter of the store: it reads the store at once. */
+/** `statMany` asks for more paths than this, and more than a quarter of the store: it reads the store at once. */
 const MANY_GETS = 32;
 
 /** A file as stored. */
@@ -71,6 +71,8 @@ export class IndexedDbHost implements MemoryHost {
   private db: Promise<IDBDatabase> | null = null;
   /** What changed, told to other tabs and heard from them (`watch`). */
   private readonly feed: ChangeFeed;
+  /** How many files the store held at the last look (`statMany` picks its reads by it). */
+  private storeSize = 0;
 
   private constructor(name: string, options: IndexedDbHostOptions) {
     this.name = name;
@@ -127,6 +129,7 @@ export class IndexedDbHost implements MemoryHost {
 
   async list(): Promise<HostEntry[]> {
     const [keys, rows] = await this.run("readonly", "", (store) => Promise.all([request(store.getAllKeys()), request(store.getAll() as IDBRequest<StoredFile[]>)]));
+    this.storeSize = keys.length;
     const entries: HostEntry[] = keys.map((key, i) => ({ path: String(key), kind: "file", mtimeMs: rows[i]!.mtimeMs, size: rows[i]!.size }));
     for (const [path, ino] of folderInos(keys.map(String))) if (path !== "") entries.push({ path, kind: "directory", mtimeMs: 0, size: 0, ino });
     return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -140,17 +143,21 @@ export class IndexedDbHost implements MemoryHost {
   async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
     try {
       return await this.run("readonly", "", async (store) => {
-        const keys = (await request(store.getAllKeys())).map(String);
-        const files = new Set(keys);
+        // most of the store (as the last look found it): one getAll is cheaper than a get each;
+        // either way sent with getAllKeys, not after it
+        const whole = paths.length > MANY_GETS && paths.length * 4 > this.storeSize;
+        const [rawKeys, got] = await Promise.all([
+          request(store.getAllKeys()),
+          whole ? (request(store.getAll()) as Promise<StoredFile[]>) : Promise.all(paths.map((p) => (request(store.get(p)) as Promise<StoredFile | undefined>))),
+        ]);
+        const keys = rawKeys.map(String);
+        this.storeSize = keys.length;
         const folders = folderInos(keys);
-        const asked = paths.filter((p) => files.has(p)).length;
-        let rows: (StoredFile | undefined)[];
-        if (asked > MANY_GETS && asked * 4 > keys.length) {
-          // most of the store: one getAll is cheaper than a get each
-          const all = (await request(store.getAll())) as StoredFile[];
-          const at = new Map(keys.map((k, i) => [k, all[i]]));
+        let rows: (StoredFile | undefined)[] = got;
+        if (whole) {
+          const at = new Map(keys.map((k, i) => [k, got[i]]));
           rows = paths.map((p) => at.get(p));
-        } else rows = await Promise.all(paths.map((p) => (files.has(p) ? (request(store.get(p)) as Promise<StoredFile | undefined>) : undefined)));
+        }
         return paths.map((path, i): HostEntry | null => {
           const row = rows[i];
           if (row !== undefined) return { path, kind: "file", mtimeMs: row.mtimeMs, size: row.size };
