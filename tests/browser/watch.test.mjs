@@ -100,7 +100,8 @@ for (const backend of ["OpfsHost", "IndexedDbHost"]) {
             channels.push(n);
           }
         };
-        const { host, counts } = await countedHost(backend, name);
+        // no FileSystemObserver in tab B: what it hears of tab A comes by the channel
+        const { host, counts } = await countedHost(backend, name, { observer: false });
         globalThis.tabB = { counts, channels, memory: await memdir.openMemory({ host, selector: { provider: "lexical" }, limits: { maxFiles: 2 }, cache: { fullCheckMs: 60_000 } }) };
         await new Promise((r) => setTimeout(r, 150)); // past the racy window of the heads read
         const scans = [await globalThis.tabB.memory.scan(), await globalThis.tabB.memory.scan()];
