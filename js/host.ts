@@ -13,7 +13,11 @@ export interface HostEntry {
   size: number;
   /** Change time (inode), ms since the epoch, where the host has it: with `size`, `mtimeMs` and `ino` it tells any change. */
   ctimeMs?: number;
-  /** Inode number, where the host has it (a file replaced by another has a new one). */
+  /**
+   * Inode number, where the host has it (a file replaced by another has a new one). Hosts whose
+   * folders have no modification time give a folder one that changes with its entries' names
+   * (the browser hosts), so that a file added, removed or renamed in it changes its key.
+   */
   ino?: number;
   /**
    * Set when the entry cannot be used: `not_a_file` (a directory or device named `*.md`),

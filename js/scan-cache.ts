@@ -9,7 +9,8 @@
  *
  * Without a watcher, every turn lists the directory (one `lstat` an entry) and compares keys.
  * With one (one watch a folder, where the host offers it), a turn checks only the folders
- * (an added, removed or renamed file changes its folder), the heads it holds (the newest
+ * (an added, removed or renamed file changes its folder's key: its mtime, or where a folder has
+ * none, as in the browser hosts, an `ino` made of its names), the heads it holds (the newest
  * files, whose edits change the answer), and the names the watcher reported; a full listing
  * still runs in the background at least every `fullCheckMs`, so an edit the watcher missed
  * is seen by then. Writes through memdir tell the cache at once, without waiting for an event.
@@ -62,7 +63,22 @@ function racy(e: HostEntry, nowMs: number): boolean {
 /** A listing this long is planned and scanned with the event loop let through between the steps. */
 const LARGE_LISTING = 2_000;
 
-const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * After the events already queued: `setImmediate` in Node; in browsers, which have none, a
+ * message to itself (a task, without the 4 ms a nested `setTimeout(0)` waits).
+ */
+const immediate = (): Promise<void> =>
+  new Promise<void>((resolve) => {
+    const setImmediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+    if (typeof setImmediate === "function") return void setImmediate(resolve);
+    if (typeof MessageChannel !== "function") return void setTimeout(resolve, 0);
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
 
 function isError(value: unknown): value is HostError {
   return value instanceof Error;

@@ -10,7 +10,10 @@
  * `{ data: Blob, size, mtimeMs }`. The content is a `Blob`, so `readHead` and
  * `readFile(path, maxBytes)` read only the bytes they need (`Blob.slice`), and `list` reads no
  * content at all. Folders are not stored: a folder exists while a file is below it (an empty
- * folder vanishes), and has no modification time (`mtimeMs: 0`).
+ * folder vanishes), and has no modification time (`mtimeMs: 0`), but an `ino` made of its
+ * entries' names (see browser-watch.ts). `watch` hears every change made through an
+ * `IndexedDbHost` of this memory in any tab or worker (a `BroadcastChannel`); a record put into
+ * the store by other code is found by the folder keys (a new file) or the next full listing.
  *
  * Every change is one `readwrite` transaction (with `durability: "strict"`), which IndexedDB
  * runs alone against any other that touches the store, in any tab: a write replaces the whole
@@ -18,14 +21,17 @@
  * IndexedDB works outside secure contexts too; there, without Web Locks, writers take turns
  * through the lock file alone (see browser-locks.ts).
  */
-import { hostError, type HostEntry, type LockOwner, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type HostError, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
 import { checkMemoryName, domName, toHostError, unsupported } from "./browser-errors.js";
 import { browserLockOwner, browserOwnerAlive, withWebLock } from "./browser-locks.js";
+import { ChangeFeed, folderIno } from "./browser-watch.js";
 
 /** The database of the memory `name`. */
 export const idbDatabaseName = (name: string) => `memdir:${name}`;
 /** The one object store: path → {@link StoredFile}. */
 export const IDB_STORE = "files";
+/** `statMany` asks for more paths than this, and more than a quarter of the store: it reads the store at once. */
+const MANY_GETS = 32;
 
 /** A file as stored. */
 export interface StoredFile {
@@ -63,12 +69,17 @@ export class IndexedDbHost implements MemoryHost {
   private readonly now: () => number;
   private readonly writeLockName: string;
   private db: Promise<IDBDatabase> | null = null;
+  /** What changed, told to other tabs and heard from them (`watch`). */
+  private readonly feed: ChangeFeed;
+  /** How many files the store held at the last look (`statMany` picks its reads by it). */
+  private storeSize = 0;
 
   private constructor(name: string, options: IndexedDbHostOptions) {
     this.name = name;
     this.root = `indexeddb:/${idbDatabaseName(name)}`;
     this.now = options.now ?? Date.now;
     this.writeLockName = `memdir-write:indexeddb:${name}`;
+    this.feed = new ChangeFeed(`memdir:indexeddb:${name}`);
   }
 
   /**
@@ -109,7 +120,7 @@ export class IndexedDbHost implements MemoryHost {
     return withWebLock(this.writeLockName, fn, timeoutMs);
   }
 
-  /** Closes the database connection (a later call opens it again). */
+  /** Closes the database connection (a later call opens it again; watches go on). */
   close(): void {
     const db = this.db;
     this.db = null;
@@ -118,22 +129,60 @@ export class IndexedDbHost implements MemoryHost {
 
   async list(): Promise<HostEntry[]> {
     const [keys, rows] = await this.run("readonly", "", (store) => Promise.all([request(store.getAllKeys()), request(store.getAll() as IDBRequest<StoredFile[]>)]));
-    const folders = new Set<string>();
-    const entries: HostEntry[] = [];
-    keys.forEach((key, i) => {
-      const path = String(key);
-      for (const folder of ancestors(path)) folders.add(folder);
-      entries.push({ path, kind: "file", mtimeMs: rows[i]!.mtimeMs, size: rows[i]!.size });
-    });
-    for (const path of folders) entries.push({ path, kind: "directory", mtimeMs: 0, size: 0 });
+    this.storeSize = keys.length;
+    const entries: HostEntry[] = keys.map((key, i) => ({ path: String(key), kind: "file", mtimeMs: rows[i]!.mtimeMs, size: rows[i]!.size }));
+    for (const [path, ino] of folderInos(keys.map(String))) if (path !== "") entries.push({ path, kind: "directory", mtimeMs: 0, size: 0, ino });
     return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /**
+   * Many paths at once, in one read-only transaction: in order, each the entry (`stat`'s),
+   * `null`, or the error met. The keys are read once (they give every folder and its `ino`);
+   * only the records asked for are read.
+   */
+  async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
+    try {
+      return await this.run("readonly", "", async (store) => {
+        // most of the store (as the last look found it): one getAll is cheaper than a get each;
+        // either way sent with getAllKeys, not after it
+        const whole = paths.length > MANY_GETS && paths.length * 4 > this.storeSize;
+        const [rawKeys, got] = await Promise.all([
+          request(store.getAllKeys()),
+          whole ? (request(store.getAll()) as Promise<StoredFile[]>) : Promise.all(paths.map((p) => (request(store.get(p)) as Promise<StoredFile | undefined>))),
+        ]);
+        const keys = rawKeys.map(String);
+        this.storeSize = keys.length;
+        const folders = folderInos(keys);
+        let rows: (StoredFile | undefined)[] = got;
+        if (whole) {
+          const at = new Map(keys.map((k, i) => [k, got[i]]));
+          rows = paths.map((p) => at.get(p));
+        }
+        return paths.map((path, i): HostEntry | null => {
+          const row = rows[i];
+          if (row !== undefined) return { path, kind: "file", mtimeMs: row.mtimeMs, size: row.size };
+          const ino = folders.get(path);
+          return ino === undefined ? null : { path, kind: "directory", mtimeMs: 0, size: 0, ino };
+        });
+      });
+    } catch (error) {
+      const failed = toHostError(error, "");
+      return paths.map(() => failed);
+    }
+  }
+
+  /** Watches the folder `dir`: told every change made through an `IndexedDbHost` of this memory, in any tab or worker. */
+  watch(dir: string, onChange: (name: string | null) => void): HostWatcher | null {
+    return this.feed.watch(dir, onChange);
   }
 
   async stat(path: string): Promise<HostEntry | null> {
     return this.run("readonly", path, async (store) => {
       const row = (await request(store.get(path))) as StoredFile | undefined;
       if (row !== undefined) return { path, kind: "file", mtimeMs: row.mtimeMs, size: row.size };
-      return (await isFolder(store, path)) ? { path, kind: "directory", mtimeMs: 0, size: 0 } : null;
+      const range = below(path);
+      const inside = (await request(range === null ? store.getAllKeys() : store.getAllKeys(range))).map((k) => String(k).slice(path === "" ? 0 : path.length + 1));
+      return inside.length > 0 ? { path, kind: "directory", mtimeMs: 0, size: 0, ino: folderInos(inside).get("")! } : null;
     });
   }
 
@@ -173,7 +222,7 @@ export class IndexedDbHost implements MemoryHost {
     if (path === "") throw hostError("EISDIR", "the memory directory is a directory");
     // made before the transaction, which would end while a Blob is built; it copies `data`
     const row: StoredFile = { data: new Blob([data.slice()]), size: data.length, mtimeMs: this.now() };
-    await this.run("readwrite", path, async (store) => {
+    await this.changing([path], "readwrite", path, async (store) => {
       await noFileAbove(store, path);
       if (await isFolder(store, path)) throw hostError("EISDIR", `${path} is a directory`);
       if (options.exclusive && (await request(store.getKey(path))) !== undefined) throw hostError("EEXIST", `${path} already exists`);
@@ -182,7 +231,7 @@ export class IndexedDbHost implements MemoryHost {
   }
 
   async remove(path: string): Promise<void> {
-    await this.run("readwrite", path, async (store) => {
+    await this.changing([path], "readwrite", path, async (store) => {
       if ((await request(store.getKey(path))) !== undefined) return void (await request(store.delete(path)));
       const range = below(path);
       if (range === null || !(await isFolder(store, path))) throw hostError("ENOENT", `${path} does not exist`);
@@ -192,7 +241,7 @@ export class IndexedDbHost implements MemoryHost {
 
   /** One transaction: a file, or every file below a folder, under its new path; the modification times kept. */
   async rename(from: string, to: string): Promise<void> {
-    await this.run("readwrite", from, async (store) => {
+    await this.changing([from, to], "readwrite", from, async (store) => {
       const file = (await request(store.get(from))) as StoredFile | undefined;
       const range = below(from);
       const inside = file === undefined && range !== null ? await Promise.all([request(store.getAllKeys(range)), request(store.getAll(range) as IDBRequest<StoredFile[]>)]) : null;
@@ -246,6 +295,15 @@ export class IndexedDbHost implements MemoryHost {
     return this.db;
   }
 
+  /** `run`, then `paths` told to the watchers of this memory in every tab (also after a failure: it may have half happened). */
+  private async changing<T>(paths: string[], mode: IDBTransactionMode, path: string, body: (store: IDBObjectStore) => Promise<T>): Promise<T> {
+    try {
+      return await this.run(mode, path, body);
+    } finally {
+      this.feed.changed(paths);
+    }
+  }
+
   /**
    * Runs `body` in one transaction over the store and waits for it to commit; a failure
    * aborts it (nothing is changed) and is rethrown as a `HostError`. `body` must wait only on
@@ -281,6 +339,27 @@ export class IndexedDbHost implements MemoryHost {
     }
     return result;
   }
+}
+
+/**
+ * Every folder of `keys` (the root as `""`) and its `ino`, from the names and kinds of the
+ * entries directly in it (see browser-watch.ts): `a/b.md` gives `""` ← `a` (a folder) and `a` ← `b.md`.
+ */
+function folderInos(keys: string[]): Map<string, number> {
+  const children = new Map<string, Map<string, "file" | "directory">>();
+  for (const key of keys) {
+    const parts = key.split("/");
+    let folder = "";
+    parts.forEach((part, i) => {
+      let inside = children.get(folder);
+      if (inside === undefined) children.set(folder, (inside = new Map()));
+      inside.set(part, i === parts.length - 1 ? "file" : "directory");
+      folder = folder === "" ? part : `${folder}/${part}`;
+    });
+  }
+  const inos = new Map<string, number>();
+  for (const [folder, inside] of children) inos.set(folder, folderIno(inside));
+  return inos;
 }
 
 /** Whether a file is stored below `path` (so `path` is a folder). */

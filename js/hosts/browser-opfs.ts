@@ -24,13 +24,17 @@
  *   under the lock, but a reader can see both for a moment.
  *
  * There are no links: every path is where it says (`resolve` is the identity). Folders have no
- * modification time (`mtimeMs: 0`); files have `File.lastModified`.
+ * modification time (`mtimeMs: 0`), but an `ino` made of their entries' names (see
+ * browser-watch.ts); files have `File.lastModified`. `watch` hears every change made through an
+ * `OpfsHost` of this memory in any tab or worker (a `BroadcastChannel`), and, where the browser
+ * has `FileSystemObserver`, any other change of its files.
  */
 import { tempFileName } from "../core.js";
 import { bounded } from "../bounded.js";
-import { hostError, type HostEntry, type LockOwner, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type HostError, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
 import { checkMemoryName, domName, randomHex, toHostError, unsupported } from "./browser-errors.js";
 import { browserLockOwner, browserOwnerAlive, IO_LOCK_TIMEOUT_MS, webLocks, withWebLock } from "./browser-locks.js";
+import { ChangeFeed, folderIno } from "./browser-watch.js";
 
 /** The folder of the OPFS root that holds every named memory. */
 export const OPFS_FOLDER = "memdir";
@@ -76,6 +80,8 @@ export class OpfsHost implements MemoryHost {
   private readonly writeLockName: string;
   /** The memory's folder, once found (see `folder`). */
   private top: FileSystemDirectoryHandle | null = null;
+  /** What changed, told to other tabs and heard from them (`watch`). */
+  private readonly feed: ChangeFeed;
 
   private constructor(name: string, storage: FileSystemDirectoryHandle) {
     this.name = name;
@@ -83,6 +89,7 @@ export class OpfsHost implements MemoryHost {
     this.root = `opfs:/${OPFS_FOLDER}/${name}`;
     this.ioLock = `memdir-io:opfs:${name}`;
     this.writeLockName = `memdir-write:opfs:${name}`;
+    this.feed = new ChangeFeed(`memdir:opfs:${name}`, () => this.folder([], false, ""));
   }
 
   /**
@@ -128,17 +135,17 @@ export class OpfsHost implements MemoryHost {
     const top = await this.folder([], false, "");
     if (top === null) return [];
     const entries: HostEntry[] = [];
-    const walk = async (dir: DirectoryHandle, prefix: string, isRoot: boolean): Promise<void> => {
+    const walk = async (dir: DirectoryHandle, prefix: string, self: HostEntry | null): Promise<void> => {
       const children: [string, FileSystemDirectoryHandle | FileSystemFileHandle][] = [];
       try {
         for await (const child of dir.entries()) children.push(child);
       } catch (error) {
         if (domName(error) === "NotFoundError") return; // removed while listing
-        if (isRoot) throw toHostError(error, "");
-        const self = entries.find((e) => e.path === prefix.slice(0, -1));
-        if (self) self.problem = "unreadable";
+        if (self === null) throw toHostError(error, "");
+        self.problem = "unreadable";
         return;
       }
+      if (self !== null) self.ino = inoOf(children);
       children.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       const found = await bounded(children, LIST_CONCURRENCY, async ([name, handle]): Promise<HostEntry | null> => {
         const path = prefix + name;
@@ -155,10 +162,10 @@ export class OpfsHost implements MemoryHost {
       for (const [i, entry] of found.entries()) {
         if (entry === null) continue;
         entries.push(entry);
-        if (entry.kind === "directory") await walk(children[i]![1] as DirectoryHandle, `${entry.path}/`, false);
+        if (entry.kind === "directory") await walk(children[i]![1] as DirectoryHandle, `${entry.path}/`, entry);
       }
     };
-    await walk(top as DirectoryHandle, "", true);
+    await walk(top as DirectoryHandle, "", null);
     return entries;
   }
 
@@ -173,7 +180,7 @@ export class OpfsHost implements MemoryHost {
       throw error;
     }
     if (dir === null) return null;
-    if (name === undefined) return { path, kind: "directory", mtimeMs: 0, size: 0 };
+    if (name === undefined) return this.directoryEntry(path, dir);
     if (isSwap(name)) return null;
     try {
       const file = await (await dir.getFileHandle(name)).getFile();
@@ -183,13 +190,94 @@ export class OpfsHost implements MemoryHost {
       if (kind === "NotFoundError") return null;
       if (kind !== "TypeMismatchError") throw toHostError(error, path);
     }
+    let folder: FileSystemDirectoryHandle;
     try {
-      await dir.getDirectoryHandle(name);
-      return { path, kind: "directory", mtimeMs: 0, size: 0 };
+      folder = await dir.getDirectoryHandle(name);
     } catch (error) {
       if (domName(error) === "NotFoundError") return null;
       throw toHostError(error, path);
     }
+    return this.directoryEntry(path, folder);
+  }
+
+  /**
+   * Many paths at once: in order, each the entry (`stat`'s), `null`, or the error met. Each
+   * folder on the way is read once (its names give the handles, and its own `ino`), and only
+   * the files asked for are opened (`getFile()`).
+   */
+  async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
+    this.feed.refresh();
+    const folders = new Map<string, Promise<Folder | null>>();
+    const folderAt = (path: string): Promise<Folder | null> => {
+      let got = folders.get(path);
+      if (got === undefined) {
+        got = (async () => {
+          let handle: FileSystemDirectoryHandle | null;
+          if (path === "") handle = await this.folder([], false, "");
+          else {
+            const slash = path.lastIndexOf("/");
+            const parent = await folderAt(slash < 0 ? "" : path.slice(0, slash));
+            const child = parent?.children.get(path.slice(slash + 1));
+            handle = child?.kind === "directory" ? (child as FileSystemDirectoryHandle) : null;
+          }
+          if (handle === null) return null;
+          const children = new Map<string, FileSystemDirectoryHandle | FileSystemFileHandle>();
+          try {
+            for await (const [n, h] of (handle as DirectoryHandle).entries()) if (!isSwap(n)) children.set(n, h);
+          } catch (error) {
+            if (domName(error) === "NotFoundError") return null; // removed meanwhile
+            throw toHostError(error, path);
+          }
+          return { children, ino: inoOf(children) };
+        })();
+        folders.set(path, got);
+      }
+      return got;
+    };
+    const directory = async (path: string) => {
+      const folder = await folderAt(path);
+      return folder === null ? null : { path, kind: "directory" as const, mtimeMs: 0, size: 0, ino: folder.ino };
+    };
+    return bounded(paths, LIST_CONCURRENCY, async (path): Promise<HostEntry | null | HostError> => {
+      try {
+        if (path === "") return await directory("");
+        split(path); // refuses what OPFS would misread
+        const slash = path.lastIndexOf("/");
+        const handle = (await folderAt(slash < 0 ? "" : path.slice(0, slash)))?.children.get(path.slice(slash + 1));
+        if (handle === undefined) return null;
+        if (handle.kind === "directory") return await directory(path);
+        try {
+          const file = await (handle as FileSystemFileHandle).getFile();
+          return { path, kind: "file", mtimeMs: file.lastModified, size: file.size };
+        } catch (error) {
+          if (domName(error) === "NotFoundError") return null; // removed meanwhile
+          throw error;
+        }
+      } catch (error) {
+        return toHostError(error, path);
+      }
+    });
+  }
+
+  /**
+   * Watches the folder `dir`: told every change made through an `OpfsHost` of this memory, in
+   * any tab or worker, and (where the browser has `FileSystemObserver`) any other change of its
+   * files. One channel and one observer for the whole memory.
+   */
+  watch(dir: string, onChange: (name: string | null) => void): HostWatcher | null {
+    return this.feed.watch(dir, onChange);
+  }
+
+  /** A folder as `stat` gives it: its `ino` from its names. */
+  private async directoryEntry(path: string, dir: FileSystemDirectoryHandle): Promise<HostEntry | null> {
+    const children: [string, FileSystemDirectoryHandle | FileSystemFileHandle][] = [];
+    try {
+      for await (const child of (dir as DirectoryHandle).entries()) children.push(child);
+    } catch (error) {
+      if (domName(error) === "NotFoundError") return null;
+      throw toHostError(error, path);
+    }
+    return { path, kind: "directory", mtimeMs: 0, size: 0, ino: inoOf(children) };
   }
 
   /** Reads chunk by chunk until `maxLines` newlines (or 1 MiB): never the whole of a big file. */
@@ -221,7 +309,7 @@ export class OpfsHost implements MemoryHost {
     const name = segments.pop();
     if (name === undefined) throw hostError("EISDIR", "the memory directory is a directory");
     if (isSwap(name)) throw hostError("EINVAL", `${path}: names ending in .crswap are the browser's swap files`);
-    await this.changing(path, async () => {
+    await this.changing([path], async () => {
       const dir = (await this.folder(segments, true, path))!;
       let existing: FileSystemFileHandle | null = null;
       try {
@@ -258,7 +346,7 @@ export class OpfsHost implements MemoryHost {
     const segments = split(path);
     const name = segments.pop();
     if (name === undefined) throw hostError("EINVAL", "the memory directory itself is not removed through its host");
-    await this.changing(path, async () => {
+    await this.changing([path], async () => {
       const dir = await this.folder(segments, false, path);
       if (dir === null || isSwap(name)) throw hostError("ENOENT", `${path} does not exist`);
       try {
@@ -277,7 +365,7 @@ export class OpfsHost implements MemoryHost {
     const fromName = fromSegments.pop();
     const toName = toSegments.pop();
     if (fromName === undefined || toName === undefined) throw hostError("EINVAL", `${from} -> ${to}: the memory directory itself cannot be renamed`);
-    await this.changing(from, async () => {
+    await this.changing([from, to], async () => {
       const source = await this.stat(from);
       if (source === null) throw hostError("ENOENT", `${from} does not exist`);
       if ((await this.stat(to)) !== null) throw hostError("EEXIST", `${to} already exists`);
@@ -306,12 +394,17 @@ export class OpfsHost implements MemoryHost {
     });
   }
 
-  /** A change under the memory's OPFS lock, its failures as `HostError`s. */
-  private async changing(path: string, fn: () => Promise<void>): Promise<void> {
+  /**
+   * A change under the memory's OPFS lock, its failures as `HostError`s; then `paths` are told
+   * to the watchers of this memory, in every tab (also after a failure: it may have half happened).
+   */
+  private async changing(paths: string[], fn: () => Promise<void>): Promise<void> {
     try {
       await withWebLock(this.ioLock, fn, IO_LOCK_TIMEOUT_MS);
     } catch (error) {
-      throw toHostError(error, path);
+      throw toHostError(error, paths[0]!);
+    } finally {
+      this.feed.changed(paths);
     }
   }
 
@@ -385,6 +478,19 @@ export class OpfsHost implements MemoryHost {
     throw hostError("EIO", `${path}: the file could not be read (it changed under every read, even with writers held off)`);
   }
 
+}
+
+/** A folder read by `statMany`: its entries by name (swap files left out), and its `ino`. */
+interface Folder {
+  children: Map<string, FileSystemDirectoryHandle | FileSystemFileHandle>;
+  ino: number;
+}
+
+/** A folder's `ino` from its entries (swap files left out, as `list` leaves them). */
+function inoOf(children: Iterable<[string, FileSystemDirectoryHandle | FileSystemFileHandle]>): number {
+  const named: [string, "file" | "directory"][] = [];
+  for (const [name, handle] of children) if (!isSwap(name)) named.push([name, handle.kind]);
+  return folderIno(named);
 }
 
 /** `path`'s segments; the core has checked the path, this refuses what OPFS would misread. */

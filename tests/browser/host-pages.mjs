@@ -97,3 +97,85 @@ export async function rawOpfsNames(name, folder = []) {
 
 /** Waits until `at` (ms since the epoch), so two pages start together. */
 export const until = (at) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+
+/** A memory file's text. */
+export const memoryText = (name, description) => `---\nname: ${name}\ndescription: ${description}\ntype: project\n---\n\nbody\n`;
+
+/**
+ * `n` memories `a0.md`… written with the raw API of `backend` (never through a host), the
+ * newest last: IndexedDB gets mtimes a minute apart, OPFS files are written a few ms apart.
+ */
+export async function seedMemories(backend, name, n, { folders = [], gapMs = 3 } = {}) {
+  // the folders' files first: the oldest
+  const files = {};
+  for (const folder of folders) files[`${folder}/keep.md`] = memoryText(`Keep ${folder}`, `kept in ${folder}`);
+  for (let i = 0; i < n; i++) files[`a${i}.md`] = memoryText(`A${i}`, `memory number ${i}`);
+  if (backend === "IndexedDbHost") {
+    const now = Date.now();
+    await rawPut(name, Object.entries(files).map(([path, content], i, all) => [path, content, now - (all.length - i) * 60_000]));
+    return;
+  }
+  for (const [path, content] of Object.entries(files)) {
+    await seedOpfs(name, { [path]: content });
+    if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
+  }
+}
+
+/** Puts `[path, content, mtimeMs]` rows straight into the store of memory `name` (behind any host's back: no event). */
+export async function rawPut(name, rows) {
+  const db = await new Promise((resolve, reject) => {
+    const req = indexedDB.open(`memdir:${name}`, 1);
+    req.onupgradeneeded = () => req.result.createObjectStore("files");
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  await new Promise((resolve, reject) => {
+    const tx = db.transaction("files", "readwrite");
+    for (const [path, content, mtimeMs] of rows) {
+      const data = bytes(content);
+      tx.objectStore("files").put({ data: new Blob([data]), size: data.length, mtimeMs: mtimeMs ?? Date.now() }, path);
+    }
+    tx.oncomplete = resolve;
+    tx.onerror = () => reject(tx.error);
+  });
+  db.close();
+}
+
+/** Writes `path` of memory `name` behind memdir's back: the OPFS API (heard only by a FileSystemObserver) or a raw IndexedDB put (heard by nothing). */
+export async function writeBehind(backend, name, path, content) {
+  if (backend === "IndexedDbHost") return rawPut(name, [[path, content]]);
+  return seedOpfs(name, { [path]: content });
+}
+
+/**
+ * A host of `backend` for memory `name`, its `list` and `statMany` calls counted in `counts`;
+ * `observer: false` takes FileSystemObserver away from this page first.
+ */
+export async function countedHost(backend, name, { observer = true } = {}) {
+  if (!observer) delete globalThis.FileSystemObserver;
+  const host = await backends[backend].open(name);
+  const counts = { lists: 0, statMany: 0 };
+  const list = host.list.bind(host);
+  const statMany = host.statMany?.bind(host);
+  host.list = async () => {
+    counts.lists++;
+    return list();
+  };
+  if (statMany) {
+    host.statMany = async (paths) => {
+      counts.statMany++;
+      return statMany(paths);
+    };
+  }
+  return { host, counts };
+}
+
+/** Scans until `check(scan)` holds or `ms` pass; the last scan. */
+export async function scanUntil(memory, check, ms = 3_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const scan = await memory.scan();
+    if (check(scan) || Date.now() > until) return scan;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -62,6 +62,26 @@ export function hostCases({ assert, openMemory }) {
       assert.equal(await host.stat("nope/x.md"), null);
       assert.equal(await host.stat("notes/b.md/x.md"), null, "below a file");
     }),
+    case_("statMany (where a host has it): in order, what list gives, files and folders; null when missing", async (make) => {
+      const { host } = await make({ "a.md": "alpha", "notes/b.md": "bravo!", "notes/deep/c.md": "c" });
+      if (typeof host.statMany !== "function") return;
+      const listed = byPath(await host.list());
+      const asked = [...listed].reverse();
+      const got = await host.statMany([...asked.map((e) => e.path), "nope.md", "nope/x.md", "notes/nope"]);
+      assert.equal(got.length, asked.length + 3);
+      asked.forEach((e, i) => {
+        const s = got[i];
+        assert.equal(s?.path, e.path);
+        assert.equal(s.kind, e.kind, e.path);
+        assert.equal(s.mtimeMs, e.mtimeMs, e.path);
+        assert.equal(s.ctimeMs, e.ctimeMs, e.path);
+        assert.equal(s.ino, e.ino, `${e.path}: the same key`);
+        if (e.kind === "file") assert.equal(s.size, e.size, e.path);
+      });
+      assert.deepEqual(got.slice(asked.length), [null, null, null]);
+      const [root] = await host.statMany([""]);
+      assert.equal(root.kind, "directory", "the root is a folder");
+    }),
     case_("readHead: at least the first N lines", async (make) => {
       const lines = Array.from({ length: 10 }, (_, i) => `line ${i}`);
       const { host } = await make({ "h.md": `${lines.join("\n")}\n`, "short.md": "one\ntwo" });
