@@ -43,6 +43,8 @@ function checkScenario(out, memoryDir) {
   assert.match(out.indexAfterFix, /\[Integration tests\]\(feedback_tests\.md\)/);
   assert.deepEqual(out.diagnosticsAfterFix, { "project_broken.md": ["frontmatter_malformed"] });
   assert.deepEqual(out.secrets, { "memdir.apiKey.anthropic": "sk-ant-from-the-prompt" });
+  assert.equal(out.failedDoctor, "resolved");
+  assert.match(out.failedDoctorMessage, /^memdir: .*EACCES/);
   assert.equal(out.commandsAfterDispose, 0);
 }
 

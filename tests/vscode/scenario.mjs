@@ -63,6 +63,13 @@ export async function runScenario({ load, memoryDir, settings = {} }) {
   await vscode.commands.executeCommand("memdir.setApiKey");
   out.secrets = Object.fromEntries(fake.secretStore);
   out.errors = fake.messages.filter((m) => m.kind === "error").map((m) => m.message);
+
+  // the folder becomes unreadable: the command shows memdir's error instead of rejecting
+  const readDirectory = vs.fs.readDirectory;
+  vs.fs.readDirectory = (uri) => Promise.reject(vscode.FileSystemError.NoPermissions(uri));
+  out.failedDoctor = await vscode.commands.executeCommand("memdir.doctor").then(() => "resolved", (e) => `rejected: ${e}`);
+  out.failedDoctorMessage = fake.messages.filter((m) => m.kind === "error").at(-1)?.message;
+  vs.fs.readDirectory = readDirectory;
   for (const d of context.subscriptions) d.dispose();
   out.commandsAfterDispose = fake.commands.size;
   return out;

@@ -95,6 +95,17 @@ class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
   lastFolder: vscode.Uri | undefined;
 }
 
+/** A command's handler that shows a failure (a host error, a locked folder) instead of rejecting into VS Code's generic notice. */
+function guarded(run: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await run();
+    } catch (error) {
+      void vscode.window.showErrorMessage(`memdir: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+}
+
 export async function activateWith(context: vscode.ExtensionContext, platform: FolderPlatform): Promise<void> {
   const api = { fs: vscode.workspace.fs, joinPath: vscode.Uri.joinPath, file: vscode.Uri.file };
   const memories = new MemoryProvider<vscode.Uri>({
@@ -162,73 +173,88 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
     output,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents),
     vscode.window.registerTreeDataProvider("memdir.memories", tree),
-    vscode.commands.registerCommand("memdir.refresh", refresh),
-    vscode.commands.registerCommand("memdir.recall", async () => {
-      const opened = await need();
-      if (!opened) return;
-      if (opened.selectorWarning) void vscode.window.showWarningMessage(`memdir: ${opened.selectorWarning}`);
-      const done = await recallFlow(opened.memory, prompts, selection());
-      if (!done) return;
-      const uri = documents.set("/Recall.md", recallMarkdown(done.query, done.result));
-      const doc = await vscode.workspace.openTextDocument(uri);
-      await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "markdown"), { preview: true });
-    }),
-    vscode.commands.registerCommand("memdir.remember", async () => {
-      const opened = await need();
-      if (!opened) return;
-      const outcome = await rememberFlow(opened.memory, prompts, selection());
-      if (!outcome) return;
-      if ("refused" in outcome) {
-        void vscode.window.showErrorMessage(`memdir refused (${outcome.refused.code}): ${outcome.refused.message}`);
-        return;
-      }
-      void vscode.window.showInformationMessage(`memdir: ${outcome.written.action} ${outcome.written.file}`);
-      await refresh();
-    }),
-    vscode.commands.registerCommand("memdir.doctor", async () => {
-      const opened = await need();
-      if (!opened) return;
-      const report = await opened.memory.doctor({ staleCoreDays: settings().staleDays });
-      await runDoctor(opened);
-      void vscode.window.showInformationMessage(reportSummary(report));
-    }),
-    vscode.commands.registerCommand("memdir.doctorFix", async () => {
-      const opened = await need();
-      if (!opened) return;
-      const outcome = await doctorFixFlow(
-        opened.memory,
-        {
-          confirm: prompts.confirm,
-          showDiff: async (diff) => {
-            const doc = await vscode.workspace.openTextDocument(documents.set("/doctor-fixes.diff", diff));
-            await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "diff"), { preview: true });
-          },
-        },
-        { staleCoreDays: settings().staleDays },
-      ).catch((error: unknown) => {
-        void vscode.window.showErrorMessage(`memdir: ${error instanceof Error ? error.message : String(error)}`);
-        return null;
-      });
-      if (outcome === null) return;
-      if (outcome.status === "nothing_to_fix") void vscode.window.showInformationMessage("memdir doctor: nothing it can fix safely");
-      else if (outcome.status === "declined") void vscode.window.showInformationMessage("memdir doctor: nothing was changed");
-      else {
-        void vscode.window.showInformationMessage(`memdir doctor: fixed ${outcome.plan.fixed}; ${reportSummary(outcome.after)}`);
+    vscode.commands.registerCommand("memdir.refresh", guarded(refresh)),
+    vscode.commands.registerCommand(
+      "memdir.recall",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        if (opened.selectorWarning) void vscode.window.showWarningMessage(`memdir: ${opened.selectorWarning}`);
+        const done = await recallFlow(opened.memory, prompts, selection());
+        if (!done) return;
+        const uri = documents.set("/Recall.md", recallMarkdown(done.query, done.result));
+        const doc = await vscode.workspace.openTextDocument(uri);
+        await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "markdown"), { preview: true });
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.remember",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        const outcome = await rememberFlow(opened.memory, prompts, selection());
+        if (!outcome) return;
+        if ("refused" in outcome) {
+          void vscode.window.showErrorMessage(`memdir refused (${outcome.refused.code}): ${outcome.refused.message}`);
+          return;
+        }
+        void vscode.window.showInformationMessage(`memdir: ${outcome.written.action} ${outcome.written.file}`);
         await refresh();
-      }
-    }),
-    vscode.commands.registerCommand("memdir.setApiKey", async () => {
-      const provider = await vscode.window.showQuickPick(
-        PROVIDERS.filter((p) => p !== "lexical"),
-        { title: "memdir: Set API key", placeHolder: "For which provider?" },
-      );
-      if (!provider) return;
-      const key = await vscode.window.showInputBox({ title: `memdir: ${provider} API key`, prompt: "Kept in VS Code's secret storage; empty to remove", password: true, ignoreFocusOut: true });
-      if (key === undefined) return;
-      if (key.trim()) await context.secrets.store(secretKey(provider), key.trim());
-      else await context.secrets.delete(secretKey(provider));
-      memories.invalidate();
-    }),
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.doctor",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        const report = await opened.memory.doctor({ staleCoreDays: settings().staleDays });
+        await runDoctor(opened);
+        void vscode.window.showInformationMessage(reportSummary(report));
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.doctorFix",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        const outcome = await doctorFixFlow(
+          opened.memory,
+          {
+            confirm: prompts.confirm,
+            showDiff: async (diff) => {
+              const doc = await vscode.workspace.openTextDocument(documents.set("/doctor-fixes.diff", diff));
+              await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "diff"), { preview: true });
+            },
+          },
+          { staleCoreDays: settings().staleDays },
+        ).catch((error: unknown) => {
+          void vscode.window.showErrorMessage(`memdir: ${error instanceof Error ? error.message : String(error)}`);
+          return null;
+        });
+        if (outcome === null) return;
+        if (outcome.status === "nothing_to_fix") void vscode.window.showInformationMessage("memdir doctor: nothing it can fix safely");
+        else if (outcome.status === "declined") void vscode.window.showInformationMessage("memdir doctor: nothing was changed");
+        else {
+          void vscode.window.showInformationMessage(`memdir doctor: fixed ${outcome.plan.fixed}; ${reportSummary(outcome.after)}`);
+          await refresh();
+        }
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.setApiKey",
+      guarded(async () => {
+        const provider = await vscode.window.showQuickPick(
+          PROVIDERS.filter((p) => p !== "lexical"),
+          { title: "memdir: Set API key", placeHolder: "For which provider?" },
+        );
+        if (!provider) return;
+        const key = await vscode.window.showInputBox({ title: `memdir: ${provider} API key`, prompt: "Kept in VS Code's secret storage; empty to remove", password: true, ignoreFocusOut: true });
+        if (key === undefined) return;
+        if (key.trim()) await context.secrets.store(secretKey(provider), key.trim());
+        else await context.secrets.delete(secretKey(provider));
+        memories.invalidate();
+      }),
+    ),
     context.secrets.onDidChange(() => memories.invalidate()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("memdir")) return;
