@@ -1,7 +1,8 @@
 // `npm run lint`: the gates CI holds — rustfmt, clippy with -D warnings natively and for
-// wasm32, and the TypeScript type check of js/ against the generated bindings (and of playground/).
+// wasm32, and the TypeScript type check of js/ against the generated bindings (and of playground/,
+// and of the VS Code extension in examples/vscode against @types/vscode).
 import { build } from "./build.mjs";
-import { root, run, step } from "./toolchain.mjs";
+import { ensureExtensionDeps, root, run, step } from "./toolchain.mjs";
 import { join } from "node:path";
 
 try {
@@ -18,6 +19,9 @@ try {
   step("tsc playground", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "playground/tsconfig.json"]));
   // the published declarations against the SDK's memory-tool types, as a user's code sees them
   step("tsc tests/types", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "tests/types/tsconfig.json"]));
+  // the VS Code extension against its pinned @types/vscode and memdir's published declarations
+  ensureExtensionDeps();
+  step("tsc examples/vscode", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "examples/vscode/tsconfig.json"]));
 } catch (error) {
   console.error(`\nlint failed: ${error.message}`);
   process.exit(1);

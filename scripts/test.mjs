@@ -7,13 +7,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "./build.mjs";
-import { ensureChromium, root, run, step } from "./toolchain.mjs";
+import { ensureChromium, ensureExtensionDeps, root, run, step } from "./toolchain.mjs";
 
 try {
   step("cargo test", () => run("cargo", ["test", "--quiet"]));
   build();
   ensureChromium();
-  const dirs = ["tests/js", "tests/mock", "tests/cli", "tests/mcp", "tests/adapters", "tests/browser", "tests/playground", "tests/package"].filter((d) => existsSync(join(root, d)));
+  ensureExtensionDeps();
+  const dirs = ["tests/js", "tests/mock", "tests/cli", "tests/mcp", "tests/adapters", "tests/browser", "tests/playground", "tests/package", "tests/vscode"].filter((d) => existsSync(join(root, d)));
   const files = dirs.flatMap((d) => readdirSync(join(root, d)).filter((f) => f.endsWith(".test.mjs")).map((f) => join(d, f)));
   // spec for people, TAP to a file for the closing count
   const tapDir = mkdtempSync(join(tmpdir(), "memdir-tap-"));

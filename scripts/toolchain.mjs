@@ -42,6 +42,19 @@ export function ensureNpmDeps() {
   writeFileSync(stamp, hash);
 }
 
+/**
+ * The VS Code extension's own dev packages (examples/vscode: @types/vscode, @vscode/vsce, memdir
+ * linked from here), reinstalled only when its package-lock.json changed.
+ */
+export function ensureExtensionDeps() {
+  const dir = join(root, "examples", "vscode");
+  const hash = createHash("sha256").update(readFileSync(join(dir, "package-lock.json"))).digest("hex");
+  const stamp = join(dir, "node_modules", ".memdir-lock-sha256");
+  if (existsSync(stamp) && readFileSync(stamp, "utf8") === hash) return;
+  step("npm ci (examples/vscode)", () => run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: dir }));
+  writeFileSync(stamp, hash);
+}
+
 /** The wasm32 target of the pinned toolchain (rust-toolchain.toml). */
 export function ensureWasmTarget() {
   const installed = output("rustup", ["target", "list", "--installed"]) ?? "";

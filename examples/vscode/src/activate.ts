@@ -1,0 +1,275 @@
+/**
+ * Wires the logic (`./logic/`) to the `vscode` API: the tree view, the commands, the doctor
+ * diagnostics, the settings and the secret key. Shared by the desktop and web entries, which
+ * differ only in how the wasm is loaded and whether there is a home folder.
+ */
+import * as vscode from "vscode";
+import {
+  MemoryProvider,
+  doctorDiagnostics,
+  doctorFixFlow,
+  memoryTree,
+  recallFlow,
+  recallMarkdown,
+  rememberFlow,
+  reportSummary,
+  secretKey,
+  PROVIDERS,
+  type FolderPlatform,
+  type GroupNode,
+  type MemoryNode,
+  type Opened,
+  type Prompts,
+  type Settings,
+} from "./logic/index.js";
+
+type Node = GroupNode | MemoryNode;
+const SCHEME = "memdir";
+
+function settings(): Settings {
+  const c = vscode.workspace.getConfiguration("memdir");
+  return {
+    folder: c.get<string>("folder", ""),
+    provider: c.get<string>("provider", "lexical"),
+    model: c.get<string>("model", ""),
+    baseUrl: c.get<string>("baseUrl", ""),
+    staleDays: c.get<number>("staleDays", 90),
+  };
+}
+
+const prompts: Prompts = {
+  input: async (o) => vscode.window.showInputBox({ title: o.title, prompt: o.prompt, value: o.value, placeHolder: o.placeHolder, ignoreFocusOut: true }),
+  pick: async (items, o) => vscode.window.showQuickPick(items, { title: o.title, placeHolder: o.placeHolder }),
+  confirm: async (message, action) => (await vscode.window.showWarningMessage(message, { modal: true }, action)) === action,
+};
+
+/** Read-only documents under `memdir:`: the recall results and the fix diffs. */
+class Documents implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  set(path: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: SCHEME, path });
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    return uri;
+  }
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? "";
+  }
+}
+
+class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  constructor(private readonly memories: MemoryProvider<vscode.Uri>) {}
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+  async getChildren(node?: Node): Promise<Node[]> {
+    if (node) return node.kind === "group" ? node.children : [];
+    const opened = await this.memories.get().catch(() => null);
+    if (opened === null) return [];
+    this.lastFolder = opened.folder.uri;
+    return memoryTree(await opened.memory.scan(), Date.now());
+  }
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === "group") {
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
+      item.description = node.description;
+      item.contextValue = "memdir.group";
+      return item;
+    }
+    const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+    item.description = node.description;
+    item.tooltip = node.tooltip;
+    item.contextValue = node.stale ? "memdir.memory.stale" : "memdir.memory";
+    item.iconPath = new vscode.ThemeIcon(node.problems.length > 0 ? "warning" : node.stale ? "history" : "note");
+    const opened = this.lastFolder;
+    if (opened) {
+      item.resourceUri = vscode.Uri.joinPath(opened, ...node.path.split("/"));
+      item.command = { command: "vscode.open", title: "Open", arguments: [item.resourceUri] };
+    }
+    return item;
+  }
+  lastFolder: vscode.Uri | undefined;
+}
+
+/** A command's handler that shows a failure (a host error, a locked folder) instead of rejecting into VS Code's generic notice. */
+function guarded(run: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await run();
+    } catch (error) {
+      void vscode.window.showErrorMessage(`memdir: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+}
+
+export async function activateWith(context: vscode.ExtensionContext, platform: FolderPlatform): Promise<void> {
+  const api = { fs: vscode.workspace.fs, joinPath: vscode.Uri.joinPath, file: vscode.Uri.file };
+  const memories = new MemoryProvider<vscode.Uri>({
+    api,
+    platform,
+    settings,
+    secrets: context.secrets,
+    workspace: () => vscode.workspace.workspaceFolders?.[0]?.uri,
+    trusted: () => vscode.workspace.isTrusted,
+  });
+  const documents = new Documents();
+  const tree = new MemoryTreeProvider(memories);
+  const diagnostics = vscode.languages.createDiagnosticCollection("memdir");
+  const output = vscode.window.createOutputChannel("memdir");
+
+  const need = async (): Promise<Opened<vscode.Uri> | null> => {
+    try {
+      const opened = await memories.get();
+      if (opened === null) void vscode.window.showWarningMessage("memdir: open a folder, or set memdir.folder to an absolute path");
+      else tree.lastFolder = opened.folder.uri;
+      return opened;
+    } catch (error) {
+      void vscode.window.showErrorMessage(`memdir: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    }
+  };
+
+  const runDoctor = async (opened: Opened<vscode.Uri>): Promise<void> => {
+    const report = await opened.memory.doctor({ staleCoreDays: settings().staleDays });
+    const texts = new Map<string, string>();
+    const decoder = new TextDecoder();
+    for (const file of new Set(report.findings.map((f) => f.file).filter(Boolean))) {
+      const data = await opened.memory.host.readFile(file, 1 << 20).catch(() => null);
+      if (data !== null) texts.set(file, decoder.decode(data));
+    }
+    diagnostics.clear();
+    for (const [file, specs] of doctorDiagnostics(report, texts)) {
+      const uri = vscode.Uri.joinPath(opened.folder.uri, ...file.split("/"));
+      diagnostics.set(
+        uri,
+        specs.map((s) => {
+          const d = new vscode.Diagnostic(new vscode.Range(s.range.startLine, s.range.startCharacter, s.range.endLine, s.range.endCharacter), s.message, s.severity as vscode.DiagnosticSeverity);
+          d.code = s.code;
+          d.source = s.source;
+          return d;
+        }),
+      );
+    }
+    output.appendLine(reportSummary(report));
+  };
+
+  const refresh = async (): Promise<void> => {
+    const opened = await need();
+    tree.refresh();
+    if (opened) await runDoctor(opened).catch((error: unknown) => output.appendLine(`doctor failed: ${String(error)}`));
+  };
+
+  const selection = (): string => {
+    const editor = vscode.window.activeTextEditor;
+    return editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : "";
+  };
+
+  context.subscriptions.push(
+    diagnostics,
+    output,
+    vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents),
+    vscode.window.registerTreeDataProvider("memdir.memories", tree),
+    vscode.commands.registerCommand("memdir.refresh", guarded(refresh)),
+    vscode.commands.registerCommand(
+      "memdir.recall",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        if (opened.selectorWarning) void vscode.window.showWarningMessage(`memdir: ${opened.selectorWarning}`);
+        const done = await recallFlow(opened.memory, prompts, selection());
+        if (!done) return;
+        const uri = documents.set("/Recall.md", recallMarkdown(done.query, done.result));
+        const doc = await vscode.workspace.openTextDocument(uri);
+        await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "markdown"), { preview: true });
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.remember",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        const outcome = await rememberFlow(opened.memory, prompts, selection());
+        if (!outcome) return;
+        if ("refused" in outcome) {
+          void vscode.window.showErrorMessage(`memdir refused (${outcome.refused.code}): ${outcome.refused.message}`);
+          return;
+        }
+        void vscode.window.showInformationMessage(`memdir: ${outcome.written.action} ${outcome.written.file}`);
+        await refresh();
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.doctor",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        const report = await opened.memory.doctor({ staleCoreDays: settings().staleDays });
+        await runDoctor(opened);
+        void vscode.window.showInformationMessage(reportSummary(report));
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.doctorFix",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        const outcome = await doctorFixFlow(
+          opened.memory,
+          {
+            confirm: prompts.confirm,
+            showDiff: async (diff) => {
+              const doc = await vscode.workspace.openTextDocument(documents.set("/doctor-fixes.diff", diff));
+              await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "diff"), { preview: true });
+            },
+          },
+          { staleCoreDays: settings().staleDays },
+        ).catch((error: unknown) => {
+          void vscode.window.showErrorMessage(`memdir: ${error instanceof Error ? error.message : String(error)}`);
+          return null;
+        });
+        if (outcome === null) return;
+        if (outcome.status === "nothing_to_fix") void vscode.window.showInformationMessage("memdir doctor: nothing it can fix safely");
+        else if (outcome.status === "declined") void vscode.window.showInformationMessage("memdir doctor: nothing was changed");
+        else {
+          void vscode.window.showInformationMessage(`memdir doctor: fixed ${outcome.plan.fixed}; ${reportSummary(outcome.after)}`);
+          await refresh();
+        }
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.setApiKey",
+      guarded(async () => {
+        const provider = await vscode.window.showQuickPick(
+          PROVIDERS.filter((p) => p !== "lexical"),
+          { title: "memdir: Set API key", placeHolder: "For which provider?" },
+        );
+        if (!provider) return;
+        const key = await vscode.window.showInputBox({ title: `memdir: ${provider} API key`, prompt: "Kept in VS Code's secret storage; empty to remove", password: true, ignoreFocusOut: true });
+        if (key === undefined) return;
+        if (key.trim()) await context.secrets.store(secretKey(provider), key.trim());
+        else await context.secrets.delete(secretKey(provider));
+        memories.invalidate();
+      }),
+    ),
+    context.secrets.onDidChange(() => memories.invalidate()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration("memdir")) return;
+      memories.invalidate();
+      void refresh();
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      memories.invalidate();
+      void refresh();
+    }),
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      const folder = tree.lastFolder;
+      if (folder && doc.uri.scheme === folder.scheme && doc.uri.path.startsWith(`${folder.path}/`)) void refresh();
+    }),
+    { dispose: () => memories.invalidate() },
+  );
+  await refresh();
+}

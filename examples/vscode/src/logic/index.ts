@@ -1,0 +1,10 @@
+/** The extension's logic, free of the `vscode` module (tested in tests/vscode/ with fakes). */
+export { memoryFolder, findProjectRoot, type FolderPlatform, type MemoryFolder } from "./folder.js";
+export { workspaceFsHost } from "./host.js";
+export { MemoryProvider, type MemoryDeps, type Opened } from "./memory.js";
+export { resolveSelector, secretKey, PROVIDERS, type ResolvedSelector } from "./selector.js";
+export { memoryTree, type GroupNode, type MemoryNode } from "./tree.js";
+export { recallFlow, recallMarkdown } from "./recall.js";
+export { rememberFlow, TYPES, type RememberOutcome } from "./remember.js";
+export { doctorDiagnostics, doctorFixFlow, reportSummary, SEVERITY, type DiagnosticSpec, type FixOutcome, type FixUi } from "./doctor.js";
+export type { FsApi, Prompts, SecretsLike, Settings, ThenableLike, UriLike, WorkspaceFs } from "./types.js";

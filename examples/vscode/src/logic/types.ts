@@ -1,0 +1,63 @@
+/**
+ * The few shapes of the `vscode` API the logic uses, so it runs (and is tested) without VS Code:
+ * `extension.ts` passes the real objects, the tests pass fakes.
+ */
+import type { OpenedMemory } from "memdir";
+
+/** What `workspace.fs` returns: anything `await` unwraps (`vscode.Thenable`). */
+export interface ThenableLike<T> {
+  then(onfulfilled?: (value: T) => unknown, onrejected?: (reason: unknown) => unknown): unknown;
+}
+
+/** The parts of a `vscode.Uri` the logic reads. */
+export interface UriLike {
+  readonly scheme: string;
+  readonly path: string;
+  /** The platform path (`c:\x` on Windows); `file` URIs only. */
+  readonly fsPath: string;
+  toString(): string;
+}
+
+/** `vscode.workspace.fs`; failures are `FileSystemError`s with a `code` (`FileNotFound`, …). */
+export interface WorkspaceFs<U extends UriLike = UriLike> {
+  stat(uri: U): ThenableLike<{ type: number; mtime: number; size: number }>;
+  readDirectory(uri: U): ThenableLike<[string, number][]>;
+  readFile(uri: U): ThenableLike<Uint8Array>;
+  writeFile(uri: U, content: Uint8Array): ThenableLike<void>;
+  delete(uri: U, options?: { recursive?: boolean; useTrash?: boolean }): ThenableLike<void>;
+  rename(source: U, target: U, options?: { overwrite?: boolean }): ThenableLike<void>;
+  createDirectory(uri: U): ThenableLike<void>;
+}
+
+/** `workspace.fs` with `Uri.joinPath` and `Uri.file`. */
+export interface FsApi<U extends UriLike = UriLike> {
+  fs: WorkspaceFs<U>;
+  joinPath(base: U, ...pathSegments: string[]): U;
+  file(path: string): U;
+}
+
+/** `context.secrets`. */
+export interface SecretsLike {
+  get(key: string): ThenableLike<string | undefined>;
+  store(key: string, value: string): ThenableLike<void>;
+  delete(key: string): ThenableLike<void>;
+}
+
+/** The `memdir.*` settings. */
+export interface Settings {
+  folder: string;
+  provider: string;
+  model: string;
+  baseUrl: string;
+  staleDays: number;
+}
+
+/** The prompts a command shows; `undefined` when the user cancelled. */
+export interface Prompts {
+  input(options: { title: string; prompt?: string; value?: string; placeHolder?: string }): Promise<string | undefined>;
+  pick(items: string[], options: { title: string; placeHolder?: string }): Promise<string | undefined>;
+  /** A modal question; resolves `true` only when the user chose `action`. */
+  confirm(message: string, action: string): Promise<boolean>;
+}
+
+export type { OpenedMemory };

@@ -1,0 +1,341 @@
+// The extension's logic (examples/vscode/src/logic/, built to out/logic.mjs) against the
+// in-memory `workspace.fs` fake (tests/js/vscode-fake.mjs: FileSystemError codes, Uri objects):
+// the host passes the shared conformance suite; the folder, selector, tree, recall (lexical and
+// a mock provider on 127.0.0.1), remember, doctor diagnostics and doctor fix.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { openMemory } from "memdir";
+import { createFakeVsCode, Uri } from "../js/vscode-fake.mjs";
+import { hostCases } from "../js/host-conformance.mjs";
+import { startMockProviders } from "../mock/providers.mjs";
+import { logic } from "./setup.mjs";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 11, 3, 12);
+const ROOT = "/work/project/memory";
+
+/** A fake workspace.fs with `files` under ROOT, each written at `mtimes[path]` (default NOW). */
+async function seeded(files, { mtimes = {}, raw = false } = {}) {
+  let clock = NOW;
+  const vs = createFakeVsCode({ now: () => clock, raw });
+  for (const dir of ["/work", "/work/project"]) await vs.fs.createDirectory(Uri.file(dir)).catch(() => {});
+  await vs.fs.createDirectory(Uri.file(ROOT)).catch(() => {});
+  for (const [path, content] of Object.entries(files)) {
+    clock = mtimes[path] ?? NOW;
+    const parts = path.split("/");
+    for (let i = 1; i < parts.length; i++) await vs.fs.createDirectory(Uri.file(`${ROOT}/${parts.slice(0, i).join("/")}`)).catch(() => {});
+    await vs.fs.writeFile(Uri.file(`${ROOT}/${path}`), encoder.encode(content));
+  }
+  clock = NOW;
+  const api = { fs: vs.fs, joinPath: Uri.joinPath, file: Uri.file };
+  return { vs, api, read: async (path) => decoder.decode(await vs.fs.readFile(Uri.file(`${ROOT}/${path}`))), exists: (path) => vs.node(`${ROOT}/${path}`) !== undefined };
+}
+
+const memoryFile = (type, name, description, body = "Body.") => `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
+
+function secrets(initial = {}) {
+  const map = new Map(Object.entries(initial));
+  return { map, get: async (k) => map.get(k), store: async (k, v) => void map.set(k, v), delete: async (k) => void map.delete(k) };
+}
+
+const SETTINGS = { folder: "", provider: "lexical", model: "", baseUrl: "", staleDays: 90 };
+
+/** A MemoryProvider over `api`, the workspace at /work/project, as on the web (memory/ in the workspace). */
+function provider(api, overrides = {}, secretStore = secrets()) {
+  return new logic.MemoryProvider({
+    api,
+    platform: { homeDir: null, configDir: null },
+    settings: () => ({ ...SETTINGS, ...overrides }),
+    secrets: secretStore,
+    workspace: () => Uri.file("/work/project"),
+    trusted: () => true,
+    now: () => NOW,
+  });
+}
+
+/** Prompts answered from a script; records what was asked, in order. */
+function scripted(...answers) {
+  const asked = [];
+  const next = (kind, detail) => {
+    asked.push({ kind, ...detail });
+    if (answers.length === 0) throw new Error(`unexpected prompt: ${kind} ${JSON.stringify(detail)}`);
+    return Promise.resolve(answers.shift());
+  };
+  return {
+    asked,
+    input: (options) => next("input", { title: options.title }),
+    pick: (items, options) => next("pick", { items, title: options.title }),
+    confirm: (message, action) => next("confirm", { message, action }),
+  };
+}
+
+describe("workspaceFsHost passes the host conformance suite", () => {
+  for (const raw of [false, true]) {
+    describe(raw ? "over a bare FileSystemProvider" : "over workspace.fs", () => {
+      for (const { name, run } of hostCases({ assert, openMemory })) {
+        test(name, () =>
+          run(async (files = {}, { missing = false } = {}) => {
+            const vs = createFakeVsCode({ now: (() => { let t = NOW; return () => (t += 1000); })(), raw });
+            await vs.fs.createDirectory(Uri.file("/work"));
+            if (!missing) await vs.fs.createDirectory(Uri.file(ROOT.replace(/\/memory$/, ""))).then(() => vs.fs.createDirectory(Uri.file(ROOT)));
+            for (const [path, content] of Object.entries(files)) {
+              const parts = path.split("/");
+              for (let i = 1; i < parts.length; i++) await vs.fs.createDirectory(Uri.file(`${ROOT}/${parts.slice(0, i).join("/")}`)).catch((e) => { if (e.code !== "FileExists") throw e; });
+              await vs.fs.writeFile(Uri.file(`${ROOT}/${path}`), typeof content === "string" ? encoder.encode(content) : content);
+            }
+            if (missing) await vs.fs.createDirectory(Uri.file("/work/project")).catch(() => {});
+            const host = logic.workspaceFsHost({ fs: vs.fs, joinPath: Uri.joinPath, file: Uri.file }, Uri.file(ROOT));
+            return { host, root: `file://${ROOT}`, absolute: (path) => `file://${ROOT}/${path}` };
+          }),
+        );
+      }
+    });
+  }
+
+  test("a write goes to a temporary name, then renames over the target with overwrite", async () => {
+    const { vs, api, read } = await seeded({ "a.md": "old" });
+    const host = logic.workspaceFsHost(api, Uri.file(ROOT));
+    vs.calls.length = 0;
+    await host.writeFile("a.md", encoder.encode("new"));
+    const writes = vs.calls.filter((c) => c.op === "writeFile" || c.op === "rename");
+    assert.equal(writes.length, 2);
+    assert.match(writes[0].uri, /\/memory\/\.a\.md\.tmp-[0-9a-f]+$/);
+    assert.deepEqual([writes[1].op, writes[1].uri, writes[1].target, writes[1].options], ["rename", writes[0].uri, `file://${ROOT}/a.md`, { overwrite: true }]);
+    assert.equal(await read("a.md"), "new");
+  });
+});
+
+describe("memoryFolder", () => {
+  const platform = { homeDir: "/home/ada", configDir: null };
+  test("desktop default: Claude Code's folder, keyed by the git root (a worktree keys by its main worktree)", async () => {
+    const { vs, api } = await seeded({});
+    await vs.fs.createDirectory(Uri.file("/work/project/.git"));
+    await vs.fs.createDirectory(Uri.file("/work/project/sub"));
+    const found = await logic.memoryFolder("", Uri.file("/work/project/sub"), api, platform);
+    assert.deepEqual([found.source, found.uri.path], ["claude", "/home/ada/.claude/projects/-work-project/memory"]);
+    await vs.fs.createDirectory(Uri.file("/work/project/.git/worktrees/wt"));
+    await vs.fs.writeFile(Uri.file("/work/project/.git/worktrees/wt/commondir"), encoder.encode("../..\n"));
+    await vs.fs.createDirectory(Uri.file("/work/wt"));
+    await vs.fs.writeFile(Uri.file("/work/wt/.git"), encoder.encode("gitdir: /work/project/.git/worktrees/wt\n"));
+    const fromWorktree = await logic.memoryFolder("", Uri.file("/work/wt"), api, { homeDir: "/home/ada", configDir: "/cfg" });
+    assert.equal(fromWorktree.uri.path, "/cfg/projects/-work-project/memory");
+  });
+  test("outside git: the folder itself; web (no home): memory/ in the workspace; setting: relative or absolute", async () => {
+    const { api } = await seeded({});
+    assert.equal((await logic.memoryFolder("", Uri.file("/work/project"), api, platform)).uri.path, "/home/ada/.claude/projects/-work-project/memory");
+    const web = await logic.memoryFolder("", Uri.file("/work/project"), api, { homeDir: null, configDir: null });
+    assert.deepEqual([web.source, web.uri.path], ["workspace", "/work/project/memory"]);
+    assert.equal((await logic.memoryFolder("notes/mem", Uri.file("/work/project"), api, platform)).uri.path, "/work/project/notes/mem");
+    assert.equal((await logic.memoryFolder("~/mem", Uri.file("/work/project"), api, platform)).uri.path, "/home/ada/mem");
+    await assert.rejects(logic.memoryFolder("/abs", Uri.file("/work/project"), api, { homeDir: null, configDir: null }), /on the web only a folder relative to the workspace/);
+    assert.equal(await logic.memoryFolder("", undefined, api, platform), null);
+  });
+});
+
+describe("resolveSelector", () => {
+  test("the key comes from secrets; no key, an untrusted workspace or an unknown provider mean lexical, with the reason", async () => {
+    const store = secrets({ [logic.secretKey("anthropic")]: "sk-ant-secret" });
+    const s = { provider: "anthropic", model: "claude-haiku-4-5", baseUrl: "http://127.0.0.1:9/" };
+    assert.deepEqual(await logic.resolveSelector(s, store, { trusted: true }), { selector: { provider: "anthropic", fallback: "lexical", apiKey: "sk-ant-secret", model: "claude-haiku-4-5", baseUrl: "http://127.0.0.1:9/" } });
+    const untrusted = await logic.resolveSelector(s, store, { trusted: false });
+    assert.deepEqual(untrusted.selector, { provider: "lexical" });
+    assert.match(untrusted.warning, /not trusted/);
+    const noKey = await logic.resolveSelector({ ...s, provider: "openai" }, store, { trusted: true });
+    assert.deepEqual(noKey.selector, { provider: "lexical" });
+    assert.match(noKey.warning, /no API key for openai.*Set API key/);
+    assert.deepEqual((await logic.resolveSelector({ provider: "ollama", model: "", baseUrl: "" }, store, { trusted: true })).selector, { provider: "ollama", fallback: "lexical" });
+    assert.match((await logic.resolveSelector({ ...s, provider: "bard" }, store, { trusted: true })).warning, /not one of lexical, anthropic, openai, ollama/);
+  });
+});
+
+describe("the tree", () => {
+  test("groups by type, newest first, with age, the stale marker and the files past the cap", async () => {
+    const { api } = await seeded(
+      {
+        "MEMORY.md": "- [Tests](feedback_tests.md) — tests\n",
+        "feedback_tests.md": memoryFile("feedback", "Tests", "Integration tests hit a real database"),
+        "feedback_style.md": memoryFile("feedback", "Style", "Prefer small functions"),
+        "user_role.md": memoryFile("user", "Role", "The user is a data scientist"),
+        "project_old.md": memoryFile("project", "Old", "The old freeze"),
+        "notes.md": "no frontmatter at all\n",
+      },
+      { mtimes: { "feedback_style.md": NOW - 10 * DAY, "user_role.md": NOW - DAY - 1000, "project_old.md": NOW - 400 * DAY, "notes.md": NOW - 500 * DAY } },
+    );
+    const memory = await openMemory({ host: logic.workspaceFsHost(api, Uri.file(ROOT)), limits: { maxFiles: 4 }, now: () => NOW });
+    const tree = logic.memoryTree(await memory.scan(), NOW);
+    assert.deepEqual(tree.map((g) => [g.label, g.description, g.children.map((c) => c.path)]), [
+      ["User", "1", ["user_role.md"]],
+      ["Feedback", "2, 1 stale", ["feedback_tests.md", "feedback_style.md"]],
+      ["Project", "1, 1 stale", ["project_old.md"]],
+      ["Beyond the cap", "1, 1 stale recall never sees", ["notes.md"]],
+    ]);
+    const [role] = tree[0].children;
+    assert.deepEqual([role.label, role.description, role.ageDays, role.stale], ["Role", "user · yesterday", 1, false]);
+    const style = tree[1].children[1];
+    assert.deepEqual([style.description, style.ageDays, style.stale], ["feedback · 10 days ago · stale", 10, true]);
+    assert.match(style.tooltip, /Prefer small functions\nsaved 10 days ago — recall sends it with a staleness caveat/);
+    const notes = tree[3].children[0];
+    assert.deepEqual([notes.label, notes.dropped, notes.description], ["notes.md", true, "no type · 500 days ago · stale · beyond the cap"]);
+  });
+
+  test("a file with bad frontmatter carries the scan's diagnostic", async () => {
+    const { api } = await seeded({ "project_broken.md": "---\nname: Broken\ndescription: [unclosed\ntype: project\n---\nbody\n" });
+    const memory = await openMemory({ host: logic.workspaceFsHost(api, Uri.file(ROOT)), now: () => NOW });
+    const [group] = logic.memoryTree(await memory.scan(), NOW);
+    assert.equal(group.label, "No type");
+    assert.equal(group.children[0].problems.length, 1);
+    assert.match(group.children[0].problems[0], /YAML|frontmatter/);
+  });
+});
+
+const MEMORIES = {
+  "MEMORY.md": "- [Integration tests](feedback_tests.md) — real database\n- [Deploys](project_deploy.md) — deploy freeze\n",
+  "feedback_tests.md": memoryFile("feedback", "Integration tests", "Integration tests must hit a real postgres database, never mocks", "Use a real DB.\n\n**Why:** mocks hid a migration bug.\n**How to apply:** integration suites."),
+  "project_deploy.md": memoryFile("project", "Deploys", "Deploy freeze during the holiday code freeze", "No deploys from Dec 20."),
+};
+
+describe("recall", () => {
+  test("with the lexical selector: the matching memory, and the document shows the injected block", async () => {
+    const { api } = await seeded(MEMORIES, { mtimes: { "project_deploy.md": NOW - 30 * DAY } });
+    const opened = await provider(api).get();
+    assert.equal(opened.folder.uri.path, ROOT);
+    const prompts = scripted("how should the integration tests use the postgres database?");
+    const { query, result } = await logic.recallFlow(opened.memory, prompts, "");
+    assert.equal(result.outcome, "selected");
+    assert.equal(result.selector, "lexical");
+    assert.deepEqual(result.memories.map((m) => m.path), ["feedback_tests.md"]);
+    const doc = logic.recallMarkdown(query, result);
+    assert.match(doc, /^# Recall: how should the integration tests use the postgres database\?\n\n\*\*selected\*\* by `lexical`/);
+    assert.match(doc, /- `feedback_tests.md` — today/);
+    assert.ok(doc.includes(result.reminders[0]), "the exact block an agent gets");
+    assert.match(result.reminders[0], /<system-reminder>[\s\S]*Use a real DB\./);
+  });
+
+  test("cancelled or empty question: no recall", async () => {
+    const { api } = await seeded(MEMORIES);
+    const opened = await provider(api).get();
+    assert.equal(await logic.recallFlow(opened.memory, scripted(undefined)), undefined);
+    assert.equal(await logic.recallFlow(opened.memory, scripted("  ")), undefined);
+  });
+
+  describe("with a model provider (the mock on 127.0.0.1), its key from secrets", () => {
+    let mock;
+    before(async () => {
+      mock = await startMockProviders();
+    });
+    after(() => mock.close());
+
+    test("the key reaches the provider and its choice is the result", async () => {
+      const { api } = await seeded(MEMORIES);
+      const store = secrets({ [logic.secretKey("anthropic")]: "sk-ant-test" });
+      mock.script({ kind: "text", selected: ["project_deploy.md"] });
+      const opened = await provider(api, { provider: "anthropic", baseUrl: mock.url, model: "claude-haiku-4-5" }, store).get();
+      assert.equal(opened.selectorWarning, undefined);
+      const { result } = await logic.recallFlow(opened.memory, scripted("can we deploy on december 22?"));
+      assert.equal(result.outcome, "selected", result.error);
+      assert.equal(result.selector, "anthropic");
+      assert.deepEqual(result.memories.map((m) => m.path), ["project_deploy.md"]);
+      const [request] = mock.requests();
+      assert.equal(request.path, "/v1/messages");
+      assert.equal(request.headers["x-api-key"], "sk-ant-test");
+      assert.equal(request.body.model, "claude-haiku-4-5");
+    });
+
+    test("a wrong key: the provider refuses and recall falls back to the lexical selector", async () => {
+      mock.reset();
+      const { api } = await seeded(MEMORIES);
+      const store = secrets({ [logic.secretKey("anthropic")]: "sk-ant-wrong" });
+      const opened = await provider(api, { provider: "anthropic", baseUrl: mock.url }, store).get();
+      const { result } = await logic.recallFlow(opened.memory, scripted("how should the integration tests use the postgres database?"));
+      assert.equal(mock.requests()[0].headers["x-api-key"], "sk-ant-wrong");
+      assert.equal(mock.requests()[0].status, 401);
+      assert.match(result.selector, /lexical/);
+      assert.deepEqual(result.memories.map((m) => m.path), ["feedback_tests.md"]);
+    });
+  });
+});
+
+describe("remember", () => {
+  test("asks type, name, description and body, and writes the file and its index line", async () => {
+    const { api, read } = await seeded(MEMORIES);
+    const opened = await provider(api).get();
+    const prompts = scripted("user", "Editor", "The user edits in VS Code with vim keys", "Prefers vim keybindings.");
+    const outcome = await logic.rememberFlow(opened.memory, prompts);
+    assert.deepEqual(prompts.asked.map((a) => a.kind), ["pick", "input", "input", "input"]);
+    assert.deepEqual(prompts.asked[0].items, ["user", "feedback", "project", "reference"]);
+    assert.equal(outcome.written.action, "created");
+    assert.equal(outcome.written.file, "user_editor.md");
+    assert.equal(await read("user_editor.md"), "---\nname: Editor\ndescription: The user edits in VS Code with vim keys\nmetadata:\n  node_type: memory\n  type: user\n  modified: 2026-12-03T12:00:00.000Z\n---\n\nPrefers vim keybindings.\n");
+    assert.match(await read("MEMORY.md"), /- \[Editor\]\(user_editor\.md\) — The user edits in VS Code with vim keys\n$/);
+  });
+
+  test("the selection is the body; a refusal comes back with memdir's code and nothing is written", async () => {
+    const { api, read, exists } = await seeded(MEMORIES);
+    const opened = await provider(api).get();
+    const before = await read("MEMORY.md");
+    const outcome = await logic.rememberFlow(opened.memory, scripted("reference", "AWS", "The deploy account key"), "key: AKIAIOSFODNN7EXAMPLE");
+    assert.equal(outcome.refused.code, "SECRET_DETECTED");
+    assert.equal(await read("MEMORY.md"), before);
+    assert.equal(exists("reference_aws.md"), false);
+    assert.equal(await logic.rememberFlow(opened.memory, scripted(undefined)), undefined);
+  });
+});
+
+const BROKEN = {
+  "MEMORY.md": "- [Broken](project_broken.md) — broken\n- [Gone](gone.md) — was here\n",
+  "project_broken.md": "---\nname: Broken\ndescription: [unclosed\ntype: project\n---\nbody\n",
+  "feedback_tests.md": memoryFile("feedback", "Tests", "Integration tests hit a real database"),
+};
+
+describe("doctor", () => {
+  test("findings become diagnostics on their line, the range covering the line's text", async () => {
+    const { api, read } = await seeded(BROKEN);
+    const opened = await provider(api).get();
+    const report = await opened.memory.doctor();
+    const texts = new Map();
+    for (const f of ["MEMORY.md", "project_broken.md", "feedback_tests.md"]) texts.set(f, await read(f));
+    const diags = logic.doctorDiagnostics(report, texts);
+    const [malformed] = diags.get("project_broken.md");
+    assert.deepEqual(malformed.range, { startLine: 3, startCharacter: 0, endLine: 3, endCharacter: "type: project".length });
+    assert.deepEqual([malformed.code, malformed.severity, malformed.source], ["frontmatter_malformed", 0, "memdir"]);
+    assert.match(malformed.message, /frontmatter could not be parsed/);
+    const [dead] = diags.get("MEMORY.md");
+    assert.deepEqual(dead.range, { startLine: 1, startCharacter: 0, endLine: 1, endCharacter: "- [Gone](gone.md) — was here".length });
+    assert.match(dead.message, /gone\.md.*\(fix: remove line 2\)/);
+    const [notIndexed] = diags.get("feedback_tests.md");
+    assert.deepEqual([notIndexed.range.startLine, notIndexed.severity], [0, 1]);
+    assert.equal(logic.reportSummary(report), 'memdir doctor: 2 error(s), 1 warning(s), 0 note(s); 2 fixable with "memdir: Doctor: fix"');
+  });
+
+  test("a line past the end of the file's text is clamped to its last line", () => {
+    const report = { findings: [{ code: "x", severity: "info", file: "a.md", line: 9, message: "m", fix: null }], errors: 0, warnings: 0, infos: 1, fixable: 0 };
+    const [d] = logic.doctorDiagnostics(report, new Map([["a.md", "one\ntwo"]])).get("a.md");
+    assert.deepEqual([d.range, d.severity], [{ startLine: 1, startCharacter: 0, endLine: 1, endCharacter: 3 }, 2]);
+  });
+
+  test("fix: the diff is shown first, and nothing is written unless the user confirms", async () => {
+    const { api, read } = await seeded(BROKEN);
+    const opened = await provider(api).get();
+    const before = await read("MEMORY.md");
+    const order = [];
+    const ui = (answer) => ({
+      showDiff: async (diff) => void order.push(["diff", diff]),
+      confirm: async (message, action) => (order.push(["confirm", message, action]), answer),
+    });
+    const declined = await logic.doctorFixFlow(opened.memory, ui(false));
+    assert.equal(declined.status, "declined");
+    assert.equal(await read("MEMORY.md"), before);
+    assert.deepEqual(order.map((o) => o[0]), ["diff", "confirm"]);
+    assert.match(order[0][1], /^--- a\/MEMORY\.md\n\+\+\+ b\/MEMORY\.md\n[\s\S]*\n-- \[Gone\]\(gone\.md\) — was here\n\+- \[Tests\]\(feedback_tests\.md\) — Integration tests hit a real database\n/);
+    assert.equal(order[1][1], "Apply 2 fixes to 1 file in the memory folder? The diff shows every change.");
+
+    const applied = await logic.doctorFixFlow(opened.memory, ui(true));
+    assert.equal(applied.status, "applied");
+    assert.equal(await read("MEMORY.md"), "- [Broken](project_broken.md) — broken\n- [Tests](feedback_tests.md) — Integration tests hit a real database\n");
+    assert.deepEqual(applied.after.findings.map((f) => f.code), ["frontmatter_malformed"]);
+    const again = await logic.doctorFixFlow(opened.memory, ui(true));
+    assert.equal(again.status, "nothing_to_fix");
+  });
+});
