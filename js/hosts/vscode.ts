@@ -14,7 +14,7 @@
  *   onto it, so a reader can find the file missing for a moment, but never half written.
  */
 import { tempFileName } from "../core.js";
-import { hostError, type HostEntry, type HostError, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type HostError, type HostWatcher, type MemoryHost } from "../host.js";
 import { bounded } from "../bounded.js";
 
 /**
@@ -55,11 +55,33 @@ export interface FileSystemLike<U extends UriLike = UriLike> {
   createDirectory(uri: U): ThenableLike<void>;
 }
 
+/** The parts of a `vscode.FileSystemWatcher` the host uses. */
+export interface FileSystemWatcherLike<U extends UriLike = UriLike> {
+  onDidCreate(listener: (uri: U) => unknown): unknown;
+  onDidChange(listener: (uri: U) => unknown): unknown;
+  onDidDelete(listener: (uri: U) => unknown): unknown;
+  dispose(): unknown;
+}
+
 /** What `VsCodeHost` needs from the `vscode` module: `workspace.fs` and `Uri.joinPath`. */
 export interface VsCodeApi<U extends UriLike = UriLike> {
   fs: FileSystemLike<U>;
   /** `vscode.Uri.joinPath`; it works unbound. */
   joinPath(base: U, ...pathSegments: string[]): U;
+  /**
+   * A watcher of everything under `base`, for an opened memory's cache (optional: without it
+   * every turn lists the folder). In an extension:
+   * `(base) => vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(base, "**"))`.
+   * VS Code watches folders outside the workspace too, and may drop events under load: the
+   * cache treats them as hints and lists everything in the background now and then.
+   */
+  watchTree?(base: U): FileSystemWatcherLike<U>;
+}
+
+/** A folder an opened memory watches, and what it calls. */
+interface FolderWatch {
+  dir: string;
+  onChange: (name: string | null) => void;
 }
 
 const FILE = 1;
@@ -88,12 +110,85 @@ export class VsCodeHost<U extends UriLike = UriLike> implements MemoryHost {
   private readonly dir: U;
   private readonly joinPath: (base: U, ...pathSegments: string[]) => U;
 
-  /** `api` is `{ fs: vscode.workspace.fs, joinPath: vscode.Uri.joinPath }`; `dir` is the memory directory. */
+  private readonly watchTree: ((base: U) => FileSystemWatcherLike<U>) | undefined;
+  /** One `FileSystemWatcher` for the whole folder while any folder is watched, fanned out. */
+  private treeWatcher: FileSystemWatcherLike<U> | null = null;
+  private readonly folderWatches = new Set<FolderWatch>();
+
+  /** `api` is `{ fs: vscode.workspace.fs, joinPath: vscode.Uri.joinPath }` (and optionally `watchTree`); `dir` is the memory directory. */
   constructor(api: VsCodeApi<U>, dir: U) {
     this.fs = api.fs;
     this.joinPath = api.joinPath;
+    this.watchTree = api.watchTree;
     this.dir = dir;
     this.root = dir.toString();
+  }
+
+  /** `stat` of many paths (a few in flight at once): each the entry, `null` when absent, or the error met. */
+  async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
+    return bounded(paths, LIST_CONCURRENCY, async (path) => {
+      try {
+        return await this.stat(path);
+      } catch (error) {
+        return error instanceof Error ? (error as HostError) : hostError("EIO", `${path}: ${String(error)}`);
+      }
+    });
+  }
+
+  /**
+   * Hears changes in the folder `dir` through the one watcher of the whole memory folder (made
+   * by `api.watchTree` when the first folder is watched, disposed with the last); `null` without
+   * `watchTree`. A change is reported to each watched folder as the name of its entry that is,
+   * or holds, what changed.
+   */
+  watch(dir: string, onChange: (name: string | null) => void): HostWatcher | null {
+    if (!this.watchTree) return null;
+    if (!this.treeWatcher) {
+      let watcher: FileSystemWatcherLike<U>;
+      try {
+        watcher = this.watchTree(this.dir);
+      } catch {
+        return null;
+      }
+      const heard = (uri: U) => this.deliver(uri);
+      watcher.onDidCreate(heard);
+      watcher.onDidChange(heard);
+      watcher.onDidDelete(heard);
+      this.treeWatcher = watcher;
+    }
+    const w: FolderWatch = { dir, onChange };
+    this.folderWatches.add(w);
+    return {
+      close: () => {
+        if (!this.folderWatches.delete(w) || this.folderWatches.size > 0) return;
+        const watcher = this.treeWatcher;
+        this.treeWatcher = null;
+        try {
+          watcher?.dispose();
+        } catch {
+          // already disposed with the extension
+        }
+      },
+    };
+  }
+
+  /** The path of `uri` under the memory folder, `""` for the folder itself, `null` elsewhere. */
+  private relative(uri: U): string | null {
+    if (uri.scheme !== this.dir.scheme) return null;
+    const base = this.dir.path.replace(/\/+$/, "");
+    if (uri.path === base) return "";
+    return uri.path.startsWith(`${base}/`) ? uri.path.slice(base.length + 1) : null;
+  }
+
+  private deliver(uri: U): void {
+    const path = this.relative(uri);
+    for (const w of [...this.folderWatches]) {
+      if (path === null) continue;
+      const rest = w.dir === "" ? path : path.startsWith(`${w.dir}/`) ? path.slice(w.dir.length + 1) : null;
+      if (rest === null || rest === "") continue;
+      const slash = rest.indexOf("/");
+      w.onChange(slash < 0 ? rest : rest.slice(0, slash));
+    }
   }
 
   private uri(segments: string[]): U {

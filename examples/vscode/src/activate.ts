@@ -107,7 +107,10 @@ function guarded(run: () => Promise<void>): () => Promise<void> {
 }
 
 export async function activateWith(context: vscode.ExtensionContext, platform: FolderPlatform): Promise<void> {
-  const api = { fs: vscode.workspace.fs, joinPath: vscode.Uri.joinPath, file: vscode.Uri.file };
+  // the memory's scan cache hears of edits through one watcher of its folder (a hint: it still
+  // lists everything in the background now and then)
+  const watchTree = (base: vscode.Uri) => vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(base, "**"));
+  const api = { fs: vscode.workspace.fs, joinPath: vscode.Uri.joinPath, file: vscode.Uri.file, watchTree };
   const memories = new MemoryProvider<vscode.Uri>({
     api,
     platform,

@@ -11,5 +11,5 @@ import type { FsApi, UriLike } from "./types.js";
 
 /** A `MemoryHost` over `workspace.fs`, rooted at `dir` (local, remote or virtual). */
 export function workspaceFsHost<U extends UriLike>(api: FsApi<U>, dir: U): MemoryHost {
-  return new VsCodeHost<U>({ fs: api.fs, joinPath: api.joinPath }, dir);
+  return new VsCodeHost<U>({ fs: api.fs, joinPath: api.joinPath, ...(api.watchTree ? { watchTree: api.watchTree } : {}) }, dir);
 }

@@ -2,7 +2,7 @@
  * The few shapes of the `vscode` API the logic uses, so it runs (and is tested) without VS Code:
  * `extension.ts` passes the real objects, the tests pass fakes.
  */
-import type { OpenedMemory } from "memdir";
+import type { FileSystemWatcherLike, OpenedMemory } from "memdir";
 
 /** What `workspace.fs` returns: anything `await` unwraps (`vscode.Thenable`). */
 export interface ThenableLike<T> {
@@ -34,6 +34,8 @@ export interface FsApi<U extends UriLike = UriLike> {
   fs: WorkspaceFs<U>;
   joinPath(base: U, ...pathSegments: string[]): U;
   file(path: string): U;
+  /** `workspace.createFileSystemWatcher` of everything under `base` (optional). */
+  watchTree?(base: U): FileSystemWatcherLike<U>;
 }
 
 /** `context.secrets`. */
