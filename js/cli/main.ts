@@ -15,7 +15,8 @@ import { nearest, OPTIONS, parseArgv, UsageError, type OptionName } from "./args
 import { GLOBAL_OPTIONS } from "./command.js";
 import { COMMANDS } from "./commands.js";
 import { commandHelp, generalHelp, version } from "./help.js";
-import { CliFailure } from "./memory.js";
+import { setFlagsFromString } from "node:v8";
+import { CliFailure } from "./failure.js";
 import { Output, visibleControls } from "./output.js";
 
 const optionsOf = (command: string | undefined): readonly OptionName[] => {
@@ -38,7 +39,13 @@ interface Early {
 
 async function main(argv: string[], early: Early): Promise<number> {
   const own = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]]!.ownArgs : undefined;
-  if (own) return own(argv.slice(1));
+  if (own) return own(argv.slice(1)); // a server (mcp) runs long: V8's own tiering suits it
+  // A command runs once and exits. V8 compiles the hot WebAssembly functions again with its
+  // optimising compiler, in the background, and Node waits for those jobs before it exits
+  // (40–100 ms measured, longer than the command's work); they would never run. A larger tiering
+  // budget leaves a short process on the baseline code. Set before the core is loaded (each
+  // command imports it when it runs).
+  setFlagsFromString("--wasm-tiering-budget=100000000");
   if (argv[0] === "help" && argv.length === 2 && Object.hasOwn(COMMANDS, argv[1]!) && COMMANDS[argv[1]!]!.ownArgs) return COMMANDS[argv[1]!]!.ownArgs!(["--help"]);
   early.command = argv.find((a) => Object.hasOwn(COMMANDS, a)); // for "see memdir <command> --help", should parsing fail
   const args = parseArgv(argv, optionsOf);

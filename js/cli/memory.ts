@@ -8,15 +8,9 @@ import { openMemory, type OpenedMemory, type SelectorConfig, type SelectorFuncti
 import { UsageError, wholeNumber } from "./args.js";
 import type { CommandContext } from "./command.js";
 
-/** A failure that is not a usage error: the exit status and the message for stderr. */
-export class CliFailure extends Error {
-  override name = "CliFailure";
-  readonly exitCode: number;
-  constructor(exitCode: number, message: string) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
+import { CliFailure } from "./failure.js";
+
+export { CliFailure };
 
 /** The largest `u32`: what the core takes for a limit. */
 const U32_MAX = 4_294_967_295;
