@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { fm, memdir, removeTemps, tempDir, tempMemory } from "./helpers.mjs";
 
 after(removeTemps);
@@ -15,6 +16,19 @@ test("--version prints the version from package.json, wherever it is given", () 
     assert.equal(r.code, 0, `${args.join(" ")}: ${r.err}`);
     assert.equal(r.out, `memdir ${version}\n`);
   }
+});
+
+test("--version and --help do not load the WebAssembly core; a command does", () => {
+  const probe = { NODE_OPTIONS: `--require ${fileURLToPath(new URL("./wasm-probe.cjs", import.meta.url))}` };
+  for (const args of [["--version"], ["--help"], ["recall", "--help"], ["help", "doctor"]]) {
+    const r = memdir(args, { env: probe });
+    assert.equal(r.code, 0, r.err);
+    assert.doesNotMatch(r.err, /wasm-probe/, `${args.join(" ")} loaded the core`);
+  }
+  const dir = tempMemory({ "MEMORY.md": "- [A](a.md) — a\n" });
+  const r = memdir(["index", "--dir", dir], { env: probe });
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /\[wasm-probe\]/, "the probe sees a command load the core");
 });
 
 test("help for each command: memdir <command> --help, -h, and memdir help <command>", () => {
