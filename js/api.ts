@@ -92,7 +92,7 @@ export interface RecallResult {
   costUsd: number | null;
   /** Wall time of the whole recall, model call included. */
   latencyMs: number;
-  /** Wall time of the model call alone. */
+  /** Wall time of the selection alone: the model call, or the offline selector's work when `selector` is `"lexical"`. */
   modelLatencyMs: number;
   /** Why: the skip reason, the model failure (also when the lexical fallback chose), or unreadable files. */
   error?: string;

@@ -54,7 +54,8 @@ function formatRecall(r: ExplainedRecall): string {
     lines.push(`tokens:   ${u.inputTokens} in, ${u.outputTokens} out, ${u.cacheReadInputTokens} cache read, ${u.cacheCreationInputTokens} cache write`);
     lines.push(`cost:     ${r.costUsd === null ? "unknown (model not in the price table)" : `$${r.costUsd.toFixed(6)}`}`);
   }
-  lines.push(`time:     ${r.latencyMs.toFixed(1)} ms (model ${r.modelLatencyMs.toFixed(1)} ms)`);
+  // the selection's share: the model call, or (lexical, a fallback too) all of the selection
+  lines.push(`time:     ${r.latencyMs.toFixed(1)} ms (${r.selector === "lexical" ? "selection" : "model"} ${r.modelLatencyMs.toFixed(1)} ms)`);
   if (r.reminders.length) lines.push("", "# Blocks to inject", "", r.reminders.join("\n\n"));
   return lines.join("\n");
 }

@@ -118,7 +118,7 @@ export function setupRecall(app: App): void {
         { class: "result-head" },
         h("span", { class: `outcome ${result.outcome}`, id: "recall-outcome" }, result.outcome),
         h("span", { class: "stat" }, "selector ", h("b", {}, result.selector ?? "none"), result.model ? ` · ${result.model}` : ""),
-        h("span", { class: "stat", id: "recall-latency" }, h("b", {}, `${result.latencyMs.toFixed(1)} ms`), result.modelLatencyMs ? ` (model ${result.modelLatencyMs.toFixed(0)} ms)` : ""),
+        h("span", { class: "stat", id: "recall-latency" }, h("b", {}, `${result.latencyMs.toFixed(1)} ms`), result.modelLatencyMs ? ` (${result.selector === "lexical" ? "selection" : "model"} ${result.modelLatencyMs.toFixed(0)} ms)` : ""),
         h("span", { class: "stat", id: "recall-tokens" }, h("b", {}, num(u.inputTokens)), " in · ", h("b", {}, num(u.outputTokens)), " out", u.cacheReadInputTokens ? ` · ${num(u.cacheReadInputTokens)} cached` : "", u.cacheCreationInputTokens ? ` · ${num(u.cacheCreationInputTokens)} cache write` : ""),
         h("span", { class: "stat", id: "recall-cost" }, result.costUsd === null ? "cost: —" : `$${result.costUsd.toFixed(6)}`),
       ),
