@@ -200,7 +200,7 @@ async function withLockFile<T>(host: MemoryHost, fn: () => Promise<T>, options: 
     throw error;
   }
   try {
-    const swept = await sweepTemporaries(host, { lockFiles: [LOCK_FILE, BREAK_FILE], holderGone, force: broke });
+    const swept = await sweepTemporaries(host, { lockFiles: [LOCK_FILE, BREAK_FILE], holderGone, force: broke, lockGraceMs: limits.graceMs });
     // a breaker left by a writer killed after it broke a lock would hold up the next break
     if (swept !== null) await clearBreaker(host, limits).catch(() => false);
     return await fn();

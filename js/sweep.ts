@@ -5,7 +5,8 @@
  *
  * - older than `TEMP_GRACE_MS` (by its mtime);
  * - a temporary lock or breaker file (written while *taking* the lock, so outside it) whose body
- *   names an owner the host proves gone;
+ *   names an owner the host proves gone, or whose body is no lock (empty or cut: its writer died
+ *   between creating it and writing it, one call apart) once older than `lockGraceMs`;
  * - any other temporary file (written only *under* the lock) when the lock just broken belonged
  *   to a writer the host proves gone: no one else was writing.
  *
@@ -28,6 +29,11 @@ export interface SweepOptions {
   holderGone: boolean;
   /** Sweep even if this host was swept a moment ago (a lock was broken: something died). */
   force: boolean;
+  /**
+   * A temporary lock file whose body is no lock is abandoned once this old (its writer creates it
+   * and writes its body in consecutive calls, so a live one is never seen so for long).
+   */
+  lockGraceMs: number;
 }
 
 /**
@@ -50,7 +56,7 @@ export async function sweepTemporaries(host: MemoryHost, options: SweepOptions):
       if (!abandoned && outsideLock) {
         const bytes = await host.readFile(entry.path, MAX_LOCK_BYTES + 1).catch(() => null);
         const body = bytes && parseLock(bytes);
-        abandoned = body !== null && (await ownerGone(host, body));
+        abandoned = body === null ? bytes !== null && entry.mtimeMs > 0 && nowMs - entry.mtimeMs > options.lockGraceMs : await ownerGone(host, body);
       } else if (!abandoned) {
         abandoned = options.holderGone;
       }

@@ -371,6 +371,20 @@ test("a live writer's temporary files are not touched; old ones are", async () =
   await remembersAtOnce(dir);
 });
 
+test("a temporary lock file a killed writer created but never wrote (no body) goes once 2 s old, not before", async () => {
+  const dir = memoryDir();
+  const empty = join(dir, `.${LOCK}.tmp-0123456789ab`);
+  const cut = join(dir, `.${LOCK}.break.tmp-ba9876543210`);
+  writeFileSync(empty, "");
+  writeFileSync(cut, '{"pid":12');
+  assert.equal((await (await open(dir, { timeoutMs: 3000 })).remember(input())).action, "created");
+  assert.ok(existsSync(empty) && existsSync(cut), "young: its writer may be between the two calls");
+  age(empty, 2_500);
+  age(cut, 2_500);
+  await remembersAtOnce(dir);
+  assert.deepEqual(leftovers(dir), [], "no lock in them, and older than any live writer's: cleared");
+});
+
 // ---- the NodeHost's part: lstat, and who owns a lock ---------------------------------------------
 
 test("NodeHost.lstat reports a link as itself, a dangling one included; ENOTDIR below a file", async () => {
