@@ -12,7 +12,7 @@ export type { OpenedMemory, MemorySession, OpenMemoryOptions, Prefetch, RecallEv
 export type { HostEntry, HostError, LockOwner, MemoryHost } from "./host.js";
 export { InMemoryHost } from "./hosts/ram.js";
 export { VsCodeHost } from "./hosts/vscode.js";
-export type { FileSystemWatcherLike, VsCodeApi } from "./hosts/vscode.js";
+export type { FileStatLike, FileSystemLike, FileSystemWatcherLike, ThenableLike, UriLike, VsCodeApi } from "./hosts/vscode.js";
 export { MemoryToolError, memoryTool, runMemoryCommand } from "./tool.js";
 export type { MemoryTool, MemoryToolHandlers } from "./tool.js";
 export type { WriteResult } from "./api.js";

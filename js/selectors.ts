@@ -153,7 +153,7 @@ async function readCapped(response: FetchResponse, abort: () => void, maxBytes: 
  * A URL for a message: its user, password and query values hidden (a key can be put in any
  * of them, e.g. a proxy's `?key=`); the request's own key travels in a header, never here.
  */
-function shownUrl(url: string): string {
+export function shownUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.username) u.username = "redacted";

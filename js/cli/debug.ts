@@ -4,24 +4,13 @@
  * headers are printed when they arrive, its body once the selector has read it all: the body
  * is passed through, never read ahead, so the selector's cap on the response size holds.
  */
+import { shownUrl } from "../selectors.js";
 import type { Output } from "./output.js";
 
 const SECRET_HEADERS = new Set(["x-api-key", "authorization", "api-key", "proxy-authorization", "cookie"]);
 /** How much of a request or answer body the debug output shows. */
 const SHOWN_BYTES = 64 * 1024;
 
-/** A URL with its user, password and query values hidden (a key can hide in any of them). */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.username) u.username = "redacted";
-    if (u.password) u.password = "redacted";
-    for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, "redacted");
-    return u.href;
-  } catch {
-    return "(an invalid URL)";
-  }
-}
 
 function headerLines(headers: HeadersInit | undefined): string[] {
   return [...new Headers(headers).entries()].map(([k, v]) => `  ${k}: ${SECRET_HEADERS.has(k.toLowerCase()) ? (/^bearer /i.test(v) ? "Bearer [redacted]" : "[redacted]") : v}`);
@@ -50,7 +39,7 @@ export function debugFetch(out: Output, inner: typeof fetch = globalThis.fetch):
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     const body = typeof init?.body === "string" ? init.body : "";
-    out.debug(`side query request: ${init?.method ?? "GET"} ${redactUrl(url)}`, [...headerLines(init?.headers), shown(body, true)].join("\n"));
+    out.debug(`side query request: ${init?.method ?? "GET"} ${shownUrl(url)}`, [...headerLines(init?.headers), shown(body, true)].join("\n"));
     const started = performance.now();
     let response: Response;
     try {

@@ -2,12 +2,10 @@
  * The few shapes of the `vscode` API the logic uses, so it runs (and is tested) without VS Code:
  * `extension.ts` passes the real objects, the tests pass fakes.
  */
-import type { FileSystemWatcherLike, OpenedMemory } from "memdir";
+import type { FileSystemLike, FileSystemWatcherLike, OpenedMemory, ThenableLike } from "memdir";
 
-/** What `workspace.fs` returns: anything `await` unwraps (`vscode.Thenable`). */
-export interface ThenableLike<T> {
-  then(onfulfilled?: (value: T) => unknown, onrejected?: (reason: unknown) => unknown): unknown;
-}
+/** What `workspace.fs` returns: anything `await` unwraps (`vscode.Thenable`); memdir's own. */
+export type { ThenableLike };
 
 /** The parts of a `vscode.Uri` the logic reads. */
 export interface UriLike {
@@ -18,16 +16,8 @@ export interface UriLike {
   toString(): string;
 }
 
-/** `vscode.workspace.fs`; failures are `FileSystemError`s with a `code` (`FileNotFound`, …). */
-export interface WorkspaceFs<U extends UriLike = UriLike> {
-  stat(uri: U): ThenableLike<{ type: number; mtime: number; size: number }>;
-  readDirectory(uri: U): ThenableLike<[string, number][]>;
-  readFile(uri: U): ThenableLike<Uint8Array>;
-  writeFile(uri: U, content: Uint8Array): ThenableLike<void>;
-  delete(uri: U, options?: { recursive?: boolean; useTrash?: boolean }): ThenableLike<void>;
-  rename(source: U, target: U, options?: { overwrite?: boolean }): ThenableLike<void>;
-  createDirectory(uri: U): ThenableLike<void>;
-}
+/** `vscode.workspace.fs`, as `VsCodeHost` takes it; failures are `FileSystemError`s with a `code` (`FileNotFound`, …). */
+export type WorkspaceFs<U extends UriLike = UriLike> = FileSystemLike<U>;
 
 /** `workspace.fs` with `Uri.joinPath` and `Uri.file`. */
 export interface FsApi<U extends UriLike = UriLike> {
