@@ -41,6 +41,34 @@ pub struct PackedListing<'a> {
     pub head_ends: &'a [u32],
 }
 
+/// A packed listing's buffers, owned: what an edge copies out of the host's typed arrays (and
+/// what tests build), lent out as a [`PackedListing`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PackedBuffers {
+    pub paths: String,
+    pub mtimes: Vec<f64>,
+    pub kinds: Vec<u8>,
+    pub problems: String,
+    pub heads: Vec<u8>,
+    pub head_entries: Vec<u32>,
+    pub head_ends: Vec<u32>,
+}
+
+impl PackedBuffers {
+    /// The buffers as the listing the packed functions read.
+    pub fn listing(&self) -> PackedListing<'_> {
+        PackedListing {
+            paths: &self.paths,
+            mtimes: &self.mtimes,
+            kinds: &self.kinds,
+            problems: &self.problems,
+            heads: &self.heads,
+            head_entries: &self.head_entries,
+            head_ends: &self.head_ends,
+        }
+    }
+}
+
 /// The result of [`scan_packed`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct PackedScan {
@@ -196,65 +224,33 @@ mod tests {
     use crate::scan::{plan_scan, scan_memories, ScanResult};
 
     /// Packs `files` as a host would.
-    struct Packed {
-        paths: String,
-        mtimes: Vec<f64>,
-        kinds: Vec<u8>,
-        problems: String,
-        heads: Vec<u8>,
-        head_entries: Vec<u32>,
-        head_ends: Vec<u32>,
-    }
-
-    impl Packed {
-        fn of(files: &[FileHead]) -> Self {
-            let mut p = Packed {
-                paths: String::new(),
-                mtimes: vec![],
-                kinds: vec![],
-                problems: String::new(),
-                heads: vec![],
-                head_entries: vec![],
-                head_ends: vec![],
+    fn pack(files: &[FileHead]) -> PackedBuffers {
+        let mut p = PackedBuffers::default();
+        for (i, f) in files.iter().enumerate() {
+            p.paths.push_str(&f.path);
+            p.paths.push('\0');
+            p.mtimes.push(f.mtime_ms);
+            let mut kind = match f.kind {
+                None | Some(EntryKind::File) => KIND_FILE,
+                Some(EntryKind::Directory) => KIND_DIRECTORY,
+                Some(EntryKind::Other) => KIND_OTHER,
             };
-            for (i, f) in files.iter().enumerate() {
-                p.paths.push_str(&f.path);
-                p.paths.push('\0');
-                p.mtimes.push(f.mtime_ms);
-                let mut kind = match f.kind {
-                    None | Some(EntryKind::File) => KIND_FILE,
-                    Some(EntryKind::Directory) => KIND_DIRECTORY,
-                    Some(EntryKind::Other) => KIND_OTHER,
-                };
-                if let Some(problem) = &f.problem {
-                    kind |= KIND_HAS_PROBLEM;
-                    p.problems.push_str(problem);
-                    p.problems.push('\0');
-                }
-                p.kinds.push(kind);
-                if let Some(head) = &f.head {
-                    p.heads.extend_from_slice(match head {
-                        Head::Text(t) => t.as_bytes(),
-                        Head::Bytes(b) => b,
-                    });
-                    p.head_entries.push(i as u32);
-                    p.head_ends.push(p.heads.len() as u32);
-                }
+            if let Some(problem) = &f.problem {
+                kind |= KIND_HAS_PROBLEM;
+                p.problems.push_str(problem);
+                p.problems.push('\0');
             }
-            p
-        }
-
-        fn listing(&self) -> PackedListing<'_> {
-            PackedListing {
-                paths: &self.paths,
-                mtimes: &self.mtimes,
-                kinds: &self.kinds,
-                problems: &self.problems,
-                heads: &self.heads,
-                head_entries: &self.head_entries,
-                head_ends: &self.head_ends,
+            p.kinds.push(kind);
+            if let Some(head) = &f.head {
+                p.heads.extend_from_slice(match head {
+                    Head::Text(t) => t.as_bytes(),
+                    Head::Bytes(b) => b,
+                });
+                p.head_entries.push(i as u32);
+                p.head_ends.push(p.heads.len() as u32);
             }
         }
+        p
     }
 
     /// The packed result unpacked as the JS side does it.
@@ -344,7 +340,7 @@ mod tests {
     #[test]
     fn the_same_plan_and_scan_as_the_unpacked_calls() {
         let files = sample();
-        let packed = Packed::of(&files);
+        let packed = pack(&files);
         for max_files in [0, 1, 2, 3, 200] {
             let limits = Limits {
                 max_files,
@@ -372,14 +368,14 @@ mod tests {
             max_files: 2,
             ..Limits::default()
         };
-        let out = scan_packed(&Packed::of(&files).listing(), &limits).unwrap();
+        let out = scan_packed(&pack(&files).listing(), &limits).unwrap();
         assert!(out.json.contains("dropped but read"), "{}", out.json);
     }
 
     #[test]
     fn lengths_that_do_not_agree_are_refused() {
         let files = sample();
-        let packed = Packed::of(&files);
+        let packed = pack(&files);
         let short = &packed.mtimes[1..];
         let bad = [
             PackedListing {
@@ -423,7 +419,7 @@ mod tests {
 
     #[test]
     fn an_empty_listing() {
-        let packed = Packed::of(&[]);
+        let packed = pack(&[]);
         assert!(plan_packed(&packed.listing()).unwrap().is_empty());
         let out = scan_packed(&packed.listing(), &Limits::default()).unwrap();
         assert_eq!(

@@ -487,69 +487,41 @@ fn typed<T: JsCast>(value: &JsValue, name: &str, what: &str) -> Result<T, JsValu
 }
 
 /// The packed listing's buffers, copied out of JavaScript.
-struct PackedArgs {
-    paths: String,
-    mtimes: Vec<f64>,
-    kinds: Vec<u8>,
-    problems: String,
-    heads: Vec<u8>,
-    head_entries: Vec<u32>,
-    head_ends: Vec<u32>,
-}
-
-impl PackedArgs {
-    fn read(listing: &JsValue) -> Result<Self, JsValue> {
-        let field = |key: &str| {
-            js_sys::Reflect::get(listing, &JsValue::from_str(key))
-                .map_err(|_| convert::invalid("listing must be a packed listing object"))
-        };
-        let buffer = |key: &str| -> Result<JsValue, JsValue> {
-            let value = field(key)?;
-            Ok(if value.is_undefined() {
-                js_sys::Uint8Array::new_with_length(0).into()
-            } else {
-                value
-            })
-        };
-        Ok(Self {
-            paths: string_arg(&field("paths")?, "listing.paths")?,
-            mtimes: typed::<js_sys::Float64Array>(
-                &field("mtimes")?,
-                "listing.mtimes",
-                "Float64Array",
-            )?
-            .to_vec(),
-            kinds: typed::<js_sys::Uint8Array>(&field("kinds")?, "listing.kinds", "Uint8Array")?
-                .to_vec(),
-            problems: string_arg(&field("problems")?, "listing.problems")?,
-            heads: typed::<js_sys::Uint8Array>(&buffer("heads")?, "listing.heads", "Uint8Array")?
-                .to_vec(),
-            head_entries: typed::<js_sys::Uint32Array>(
-                &field("headEntries")?,
-                "listing.headEntries",
-                "Uint32Array",
-            )?
-            .to_vec(),
-            head_ends: typed::<js_sys::Uint32Array>(
-                &field("headEnds")?,
-                "listing.headEnds",
-                "Uint32Array",
-            )?
-            .to_vec(),
+fn read_packed(listing: &JsValue) -> Result<packed::PackedBuffers, JsValue> {
+    let field = |key: &str| {
+        js_sys::Reflect::get(listing, &JsValue::from_str(key))
+            .map_err(|_| convert::invalid("listing must be a packed listing object"))
+    };
+    let buffer = |key: &str| -> Result<JsValue, JsValue> {
+        let value = field(key)?;
+        Ok(if value.is_undefined() {
+            js_sys::Uint8Array::new_with_length(0).into()
+        } else {
+            value
         })
-    }
-
-    fn listing(&self) -> packed::PackedListing<'_> {
-        packed::PackedListing {
-            paths: &self.paths,
-            mtimes: &self.mtimes,
-            kinds: &self.kinds,
-            problems: &self.problems,
-            heads: &self.heads,
-            head_entries: &self.head_entries,
-            head_ends: &self.head_ends,
-        }
-    }
+    };
+    Ok(packed::PackedBuffers {
+        paths: string_arg(&field("paths")?, "listing.paths")?,
+        mtimes: typed::<js_sys::Float64Array>(&field("mtimes")?, "listing.mtimes", "Float64Array")?
+            .to_vec(),
+        kinds: typed::<js_sys::Uint8Array>(&field("kinds")?, "listing.kinds", "Uint8Array")?
+            .to_vec(),
+        problems: string_arg(&field("problems")?, "listing.problems")?,
+        heads: typed::<js_sys::Uint8Array>(&buffer("heads")?, "listing.heads", "Uint8Array")?
+            .to_vec(),
+        head_entries: typed::<js_sys::Uint32Array>(
+            &field("headEntries")?,
+            "listing.headEntries",
+            "Uint32Array",
+        )?
+        .to_vec(),
+        head_ends: typed::<js_sys::Uint32Array>(
+            &field("headEnds")?,
+            "listing.headEnds",
+            "Uint32Array",
+        )?
+        .to_vec(),
+    })
 }
 
 /// `planScan` on a packed listing (`{paths, mtimes, kinds, problems, headEntries, headEnds}`,
@@ -561,7 +533,7 @@ pub fn plan_scan_packed(
     )]
     listing: JsValue,
 ) -> JsResult {
-    let args = PackedArgs::read(&listing)?;
+    let args = read_packed(&listing)?;
     let order = packed::plan_packed(&args.listing()).map_err(|e| to_js_error(&e))?;
     Ok(js_sys::Uint32Array::from(order.as_slice()).into())
 }
@@ -575,7 +547,7 @@ pub fn scan_packed(
     listing: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
 ) -> JsResult {
-    let args = PackedArgs::read(&listing)?;
+    let args = read_packed(&listing)?;
     let out =
         packed::scan_packed(&args.listing(), &limits_arg(limits)?).map_err(|e| to_js_error(&e))?;
     let result = js_sys::Object::new();
