@@ -3,36 +3,12 @@
 // browser has: the secure-context rules, browserHost's choice, tabs writing at once through the
 // Web Lock, a tab closed while it holds the lock, a whole memory workflow, a reload.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { describe, test } from "node:test";
 import { launchChromium } from "./chromium.mjs";
-import { serveStatic } from "./static-server.mjs";
+import { inPage, sharedTabs } from "./tabs.mjs";
 
-let server, browser, context;
-const errors = [];
-
-before(async () => {
-  server = await serveStatic(fileURLToPath(new URL("../..", import.meta.url)));
-  browser = await launchChromium();
-  context = await browser.newContext();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** A new tab of the shared context (tabs of one context share OPFS, IndexedDB and Web Locks), with memdir loaded. */
-async function tab() {
-  const page = await context.newPage();
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(`${server.url}/tests/browser/blank.html`);
-  await page.evaluate(async () => {
-    const m = await import("/tests/browser/host-pages.mjs");
-    await m.memdir.init();
-  });
-  return page;
-}
+const shared = sharedTabs();
+const { errors, tab } = shared;
 
 for (const backend of ["OpfsHost", "IndexedDbHost"]) {
   test(`${backend}: the host conformance suite, in Chromium`, async (t) => {
@@ -48,15 +24,6 @@ for (const backend of ["OpfsHost", "IndexedDbHost"]) {
   });
 }
 
-/** Runs `fn(helpers, arg)` in `page`, with tests/browser/host-pages.mjs as `helpers`. */
-const inPage = (page, fn, arg) =>
-  page.evaluate(
-    async ({ source, arg }) => {
-      const helpers = await import("/tests/browser/host-pages.mjs");
-      return (0, eval)(`(${source})`)(helpers, arg);
-    },
-    { source: fn.toString(), arg },
-  );
 
 test("http://127.0.0.1 is a secure context in Chromium: OPFS and Web Locks are there, and browserHost picks OPFS", async () => {
   const page = await tab();
@@ -101,7 +68,7 @@ test("a plain-http origin that is not loopback is not secure: no OPFS, no Web Lo
   const insecure = await launchChromium({ args: ["--host-resolver-rules=MAP memdir-insecure.test 127.0.0.1"] });
   try {
     const ctx = await insecure.newContext();
-    const url = server.url.replace("127.0.0.1", "memdir-insecure.test");
+    const url = shared.server.url.replace("127.0.0.1", "memdir-insecure.test");
     const open = async () => {
       const page = await ctx.newPage();
       await page.goto(`${url}/tests/browser/blank.html`);
@@ -271,7 +238,7 @@ describe("two tabs at once", () => {
         if (how === "closed") await a.close();
         else {
           const crashed = new Promise((resolve) => a.once("crash", resolve));
-          const cdp = await context.newCDPSession(a);
+          const cdp = await shared.context.newCDPSession(a);
           cdp.send("Page.crash").catch(() => {});
           await crashed;
         }

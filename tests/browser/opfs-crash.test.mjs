@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS } from "./chromium.mjs";
 import { serveStatic } from "./static-server.mjs";
+import { inPage, loadMemdir } from "./tabs.mjs";
 
 const BIG_BYTES = 4 << 20;
 let server, profile;
@@ -60,19 +61,10 @@ async function start() {
   });
   const browser = await chromium.connectOverCDP(endpoint);
   const page = await browser.contexts()[0].newPage();
-  await page.goto(`${server.url}/tests/browser/blank.html`);
-  await page.evaluate(async () => (await import("/tests/browser/host-pages.mjs")).memdir.init());
+  await loadMemdir(page, server.url);
   return { proc, browser, page };
 }
 
-const inPage = (page, fn, arg) =>
-  page.evaluate(
-    async ({ source, arg }) => {
-      const helpers = await import("/tests/browser/host-pages.mjs");
-      return (0, eval)(`(${source})`)(helpers, arg);
-    },
-    { source: fn.toString(), arg },
-  );
 
 test("OpfsHost: a browser killed in the middle of two writes leaves the old file whole and no new file; the next write clears the rest", async () => {
   const first = await start();

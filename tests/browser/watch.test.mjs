@@ -4,46 +4,12 @@
 // change behind memdir's back is seen by the folder keys, the FileSystemObserver, or at the
 // latest the background full listing; a memory of thousands of files scans in a browser.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { launchChromium } from "./chromium.mjs";
-import { serveStatic } from "./static-server.mjs";
+import { test } from "node:test";
+import { inPage, sharedTabs } from "./tabs.mjs";
 
-let server, browser, context;
-const errors = [];
+const shared = sharedTabs();
+const { errors, tab } = shared;
 
-before(async () => {
-  server = await serveStatic(fileURLToPath(new URL("../..", import.meta.url)));
-  browser = await launchChromium();
-  context = await browser.newContext();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** A new tab of the shared context (tabs of one context share OPFS, IndexedDB, Web Locks and BroadcastChannels), with memdir loaded. */
-async function tab() {
-  const page = await context.newPage();
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(`${server.url}/tests/browser/blank.html`);
-  await page.evaluate(async () => {
-    const m = await import("/tests/browser/host-pages.mjs");
-    await m.memdir.init();
-  });
-  return page;
-}
-
-/** Runs `fn(helpers, arg)` in `page`, with tests/browser/host-pages.mjs as `helpers`. */
-const inPage = (page, fn, arg) =>
-  page.evaluate(
-    async ({ source, arg }) => {
-      const helpers = await import("/tests/browser/host-pages.mjs");
-      return (0, eval)(`(${source})`)(helpers, arg);
-    },
-    { source: fn.toString(), arg },
-  );
 
 for (const backend of ["OpfsHost", "IndexedDbHost"]) {
   test(`${backend}: statMany gives what list gives, files and folders, null when missing; a folder's key changes with its names`, async () => {
