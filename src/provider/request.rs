@@ -182,16 +182,7 @@ pub fn build_provider_request(input: &ProviderRequestInput) -> HttpRequest {
             let reasoning = openai_reasoning(&model);
             let body = OpenaiBody {
                 model: &model,
-                messages: [
-                    Message {
-                        role: "system",
-                        content: &r.system,
-                    },
-                    Message {
-                        role: "user",
-                        content: &r.user,
-                    },
-                ],
+                messages: system_and_user(&r.system, &r.user),
                 // Ollama's /v1, vLLM, llama.cpp and LM Studio read max_tokens
                 max_completion_tokens: official.then_some(r.max_tokens),
                 max_tokens: (!official).then_some(r.max_tokens),
@@ -213,16 +204,7 @@ pub fn build_provider_request(input: &ProviderRequestInput) -> HttpRequest {
                 model: &model,
                 stream: false,
                 think: false,
-                messages: [
-                    Message {
-                        role: "system",
-                        content: &r.system,
-                    },
-                    Message {
-                        role: "user",
-                        content: &r.user,
-                    },
-                ],
+                messages: system_and_user(&r.system, &r.user),
                 options: OllamaOptions {
                     temperature: 0,
                     num_predict: r.max_tokens,
@@ -273,6 +255,20 @@ enum System<'a> {
 struct Message<'a> {
     role: &'static str,
     content: &'a str,
+}
+
+/// The side query as chat messages: the instructions, then the query and manifest.
+fn system_and_user<'a>(system: &'a str, user: &'a str) -> [Message<'a>; 2] {
+    [
+        Message {
+            role: "system",
+            content: system,
+        },
+        Message {
+            role: "user",
+            content: user,
+        },
+    ]
 }
 
 #[derive(Serialize)]
