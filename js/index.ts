@@ -5,6 +5,7 @@
  * package's JavaScript only reads files and calls models.
  */
 export * from "./core.js";
+export { MEMORY_TYPES } from "./generated/defaults.js";
 export { MemdirError } from "./errors.js";
 export { INPUT_LIMITS } from "./edge.js";
 export { openMemory } from "./open.js";

@@ -28,6 +28,9 @@ pub enum MemoryType {
 }
 
 impl MemoryType {
+    /// Every type, in the order the reference lists them.
+    pub const ALL: [Self; 4] = [Self::User, Self::Feedback, Self::Project, Self::Reference];
+
     /// Exactly one of `user | feedback | project | reference`, else `None`.
     pub fn parse(s: &str) -> Option<Self> {
         match s {

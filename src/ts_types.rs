@@ -128,7 +128,7 @@ pub(crate) fn declarations() -> String {
 /// CLI's help): `js/generated/defaults.ts`, checked against the core like the types.
 pub(crate) fn defaults() -> String {
     let mut out = String::from(HEADER);
-    out.push_str("import type { Limits, SelectorDefaults } from \"./types.js\";\n");
+    out.push_str("import type { Limits, MemoryType, SelectorDefaults } from \"./types.js\";\n");
     // the defaults, as values, for text that must name them without loading the module (the
     // CLI's help): checked against the core like the types
     let value = |v: serde_json::Value| serde_json::to_string(&v).expect("JSON");
@@ -138,6 +138,12 @@ pub(crate) fn defaults() -> String {
         out,
         "\n/** The core's default limits (`defaultLimits()` without loading the module). */\nexport const DEFAULT_LIMITS: Readonly<Limits> = {};",
         value(limits)
+    );
+    let types = serde_json::to_value(MemoryType::ALL).expect("types");
+    let _ = writeln!(
+        out,
+        "\n/** The four memory types, as the core reads them (`type:` in a memory's frontmatter). */\nexport const MEMORY_TYPES: readonly MemoryType[] = {};",
+        value(types)
     );
     let _ = writeln!(
         out,

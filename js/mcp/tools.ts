@@ -12,6 +12,7 @@
  * allow `memory_view` without asking and confirm `memory_delete`.
  */
 import { memoryToolInputSchema } from "../core.js";
+import { MEMORY_TYPES } from "../generated/defaults.js";
 import type { DoctorReport, Limits, MemoryToolInputSchema } from "../core.js";
 import type { OpenedMemory, RecallResult, SelectorConfig } from "../index.js";
 import { argsProblem, type ObjectSchema } from "./args.js";
@@ -96,7 +97,6 @@ function findingsText(report: DoctorReport): string {
   return lines.join("\n");
 }
 
-const TYPES = ["user", "feedback", "project", "reference"];
 
 /** "200 lines and 4 KB": how an injected memory is cut, from the limits in force. */
 export function injectCut(limits: Limits): string {
@@ -140,7 +140,7 @@ function rememberTool({ memory }: ToolContext): McpTool {
       properties: {
         type: {
           type: "string",
-          enum: TYPES,
+          enum: [...MEMORY_TYPES],
           description: "user: the user's role, goals, expertise and preferences. feedback: guidance on how to work, what to avoid and what to keep doing. project: decisions, goals, incidents and deadlines that the code and git do not show. reference: where things live outside the code (dashboards, channels, runbooks).",
         },
         name: { type: "string", description: "A short title; also the index entry's link text." },

@@ -4,6 +4,7 @@
  * refusal is the library's `MemdirError` or the tool's error result, shown as it comes.
  */
 import type { App } from "./app.js";
+import { MEMORY_TYPES } from "memdir/browser";
 import { byId, fill, errorText, h, say } from "./dom.js";
 
 const TOOL_FIELDS: Record<string, [string, string, "line" | "text" | "number"][]> = {
@@ -17,7 +18,7 @@ const TOOL_FIELDS: Record<string, [string, string, "line" | "text" | "number"][]
 
 export function setupWrite(app: App): void {
   const field = (label: string, control: HTMLElement) => h("label", {}, label, control);
-  const type = h("select", { id: "rm-type" }, ["user", "feedback", "project", "reference"].map((t) => h("option", { value: t }, t)));
+  const type = h("select", { id: "rm-type" }, MEMORY_TYPES.map((t) => h("option", { value: t }, t)));
   const name = h("input", { type: "text", id: "rm-name", placeholder: "Release freeze" });
   const description = h("input", { type: "text", id: "rm-description", placeholder: "One line: what the selector reads to decide" });
   const body = h("textarea", { id: "rm-body", rows: 6, placeholder: "The rule or fact.\n\n**Why:** …\n**How to apply:** …" });

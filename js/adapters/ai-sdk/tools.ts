@@ -7,6 +7,7 @@
 import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
 import type { OpenedMemory, WriteResult } from "../../api.js";
 import type { RememberInput } from "../../core.js";
+import { MEMORY_TYPES } from "../../generated/defaults.js";
 
 /** What the `remember` tool takes: `RememberInput` without the fields the app sets. */
 export type RememberToolInput = Pick<RememberInput, "type" | "name" | "description" | "body" | "file">;
@@ -30,7 +31,7 @@ const REMEMBER_SCHEMA = {
   properties: {
     type: {
       type: "string",
-      enum: ["user", "feedback", "project", "reference"],
+      enum: [...MEMORY_TYPES],
       description: "user: who the user is; feedback: how to work (corrections and confirmed choices); project: decisions, goals, deadlines the code does not show; reference: where things live outside the code.",
     },
     name: { type: "string", description: "A short name: the memory's title in the index." },

@@ -1,8 +1,9 @@
 /** "memdir: Remember…": type, name, description, body (the selection when there is one), then memdir's write rules. */
-import { MemdirError, type WriteResult } from "memdir";
+import { MEMORY_TYPES, MemdirError, type WriteResult } from "memdir";
 import type { OpenedMemory, Prompts } from "./types.js";
 
-export const TYPES = ["user", "feedback", "project", "reference"] as const;
+/** The memory types, as memdir reads them. */
+export const TYPES = MEMORY_TYPES;
 
 export type RememberOutcome = { written: WriteResult } | { refused: { code: string; message: string } } | undefined;
 
