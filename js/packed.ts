@@ -16,8 +16,30 @@ function unpackable(entries: HostEntry[]): boolean {
   return entries.some((e) => e.path.includes("\0"));
 }
 
-/** The listing packed; `heads` by entry position. */
-export function packListing(entries: HostEntry[], heads?: Map<number, Uint8Array>): PackedListing {
+/** A listing's entries packed, without heads: what the plan and the scan of one turn share. */
+export type PackedEntries = Pick<PackedListing, "paths" | "mtimes" | "kinds" | "problems">;
+
+/** The listing packed; `heads` by entry position; `entries` already packed when given. */
+export function packListing(entries: HostEntry[], heads?: Map<number, Uint8Array>, packed: PackedEntries = packEntries(entries)): PackedListing {
+  const order = heads ? [...heads.keys()].sort((a, b) => a - b) : [];
+  let total = 0;
+  for (const i of order) total += heads!.get(i)!.length;
+  const packedHeads = new Uint8Array(total);
+  const headEntries = new Uint32Array(order.length);
+  const headEnds = new Uint32Array(order.length);
+  let at = 0;
+  order.forEach((i, k) => {
+    const bytes = heads!.get(i)!;
+    packedHeads.set(bytes, at);
+    at += bytes.length;
+    headEntries[k] = i;
+    headEnds[k] = at;
+  });
+  return { ...packed, heads: packedHeads, headEntries, headEnds };
+}
+
+/** The entries packed: paths and problems NUL-ended, times and kinds in typed arrays. */
+export function packEntries(entries: HostEntry[]): PackedEntries {
   const n = entries.length;
   const mtimes = new Float64Array(n);
   const kinds = new Uint8Array(n);
@@ -34,21 +56,7 @@ export function packListing(entries: HostEntry[], heads?: Map<number, Uint8Array
     }
     kinds[i] = kind;
   }
-  const order = heads ? [...heads.keys()].sort((a, b) => a - b) : [];
-  let total = 0;
-  for (const i of order) total += heads!.get(i)!.length;
-  const packedHeads = new Uint8Array(total);
-  const headEntries = new Uint32Array(order.length);
-  const headEnds = new Uint32Array(order.length);
-  let at = 0;
-  order.forEach((i, k) => {
-    const bytes = heads!.get(i)!;
-    packedHeads.set(bytes, at);
-    at += bytes.length;
-    headEntries[k] = i;
-    headEnds[k] = at;
-  });
-  return { paths, mtimes, kinds, problems, heads: packedHeads, headEntries, headEnds };
+  return { paths, mtimes, kinds, problems };
 }
 
 function fileHeads(entries: HostEntry[], heads?: Map<number, Uint8Array>): FileHead[] {
@@ -56,18 +64,18 @@ function fileHeads(entries: HostEntry[], heads?: Map<number, Uint8Array>): FileH
 }
 
 /** The positions of the topic files to read, newest first (the core's `planScan`). */
-export function scanOrder(entries: HostEntry[]): number[] {
+export function scanOrder(entries: HostEntry[], packed?: PackedEntries): number[] {
   if (unpackable(entries)) {
     const at = new Map(entries.map((e, i) => [e.path, i] as const));
     return planScan(fileHeads(entries)).read.map((p) => at.get(p)!);
   }
-  return Array.from(planScanPacked(packListing(entries)));
+  return Array.from(planScanPacked(packListing(entries, undefined, packed)));
 }
 
-/** The core's `scanMemories` over the listing and the heads read (by entry position). */
-export function scanListing(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>): ScanResult {
+/** The core's `scanMemories` over the listing and the heads read (by entry position); `packed`: the entries already packed. */
+export function scanListing(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
   if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
-  const out = scanPacked(packListing(entries, heads), limits);
+  const out = scanPacked(packListing(entries, heads, packed), limits);
   const parsed = JSON.parse(out.json) as { memories: Memory[]; diagnostics: ScanResult["diagnostics"]; droppedFull: [number, Memory][] };
   const dropped: Memory[] = new Array(out.droppedEntries.length);
   for (let k = 0; k < dropped.length; k++) {

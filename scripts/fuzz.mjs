@@ -15,7 +15,7 @@ import { seed } from "../fuzz/seed.mjs";
 import { root, run, step } from "./toolchain.mjs";
 
 const CARGO_FUZZ_VERSION = "0.13.2";
-const TARGETS = ["scan", "index", "answer", "provider_response", "paths", "tool", "remember", "forget", "doctor", "diff", "render"];
+const TARGETS = ["scan", "frontmatter", "index", "answer", "provider_response", "paths", "tool", "remember", "forget", "doctor", "diff", "render"];
 const fuzzDir = join(root, "fuzz");
 const sanitizer = process.env.MEMDIR_FUZZ_SANITIZER || "none";
 // release build, with overflow checks and debug assertions on: an overflow is a crash

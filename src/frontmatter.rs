@@ -8,6 +8,7 @@
 use gray_matter::{Matter, Pod};
 use serde::{Deserialize, Serialize};
 
+use crate::frontmatter_simple::simple_mapping;
 use crate::yaml_engine::{parse_yaml, VettedYaml, YamlError};
 
 use crate::text::fold_whitespace;
@@ -110,14 +111,20 @@ pub fn parse_header(head: &str, max_lines: usize) -> Header {
     if !lines.next().is_some_and(is_delimiter) {
         return Header::Missing;
     }
-    let mut yaml_lines = Vec::new();
+    // the YAML is the lines between the delimiters: a slice of `head`, from line 2 to the
+    // end of the line before the closing one
+    let yaml_start = head.find('\n').map_or(head.len(), |n| n + 1);
+    let mut yaml_end = yaml_start;
+    let mut offset = yaml_start;
     let mut close_line = None;
     for (i, line) in lines.enumerate() {
         if is_delimiter(line) {
             close_line = Some(i + 2);
             break;
         }
-        yaml_lines.push(line);
+        offset += line.len();
+        yaml_end = offset;
+        offset += 1;
     }
     let Some(close_line) = close_line else {
         let read_lines = head.split('\n').take(max_lines).count();
@@ -126,7 +133,7 @@ pub fn parse_header(head: &str, max_lines: usize) -> Header {
             read_lines,
         };
     };
-    let yaml = yaml_lines.join("\n");
+    let yaml = head.get(yaml_start..yaml_end.max(yaml_start)).unwrap_or("");
     if yaml.len() > MAX_FRONTMATTER_BYTES {
         return Header::Malformed {
             reason: format!(
@@ -136,9 +143,13 @@ pub fn parse_header(head: &str, max_lines: usize) -> Header {
             line: Some(1),
         };
     }
-    match load(&yaml) {
+    // the common shape without the parser; anything else through it
+    if let Some(map) = simple_mapping(yaml) {
+        return fields_from(Pod::Hash(map), close_line, false);
+    }
+    match load(yaml) {
         Ok(pod) => fields_from(pod, close_line, false),
-        Err(first_error) => match load(&quote_plain_values(&yaml)) {
+        Err(first_error) => match load(&quote_plain_values(yaml)) {
             Ok(pod) => fields_from(pod, close_line, true),
             Err(_) => Header::Malformed {
                 reason: first_error.reason,
@@ -150,7 +161,7 @@ pub fn parse_header(head: &str, max_lines: usize) -> Header {
 
 /// Parses the YAML through gray_matter, with the vetting engine ([`VettedYaml`]): aliases and
 /// deep nesting are refused in the same single pass that builds the value.
-fn load(yaml: &str) -> Result<Pod, YamlError> {
+pub fn load(yaml: &str) -> Result<Pod, YamlError> {
     let wrapped = format!("---\n{yaml}\n---\n");
     match Matter::<VettedYaml>::new().parse::<Pod>(&wrapped) {
         Ok(parsed) => Ok(parsed.data.unwrap_or(Pod::Null)),

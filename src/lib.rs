@@ -15,6 +15,7 @@ pub mod doctor;
 pub mod error;
 pub mod freshness;
 pub mod frontmatter;
+pub mod frontmatter_simple;
 pub mod index;
 pub mod instructions;
 pub mod lexical;

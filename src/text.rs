@@ -51,7 +51,8 @@ pub fn byte_offset_at_utf16(s: &str, units: usize) -> usize {
 /// reader does. Borrows when there is nothing to change.
 pub fn normalize_text(s: &str) -> Cow<'_, str> {
     let s = s.strip_prefix('\u{FEFF}').unwrap_or(s);
-    if s.contains("\r\n") {
+    // a `\r` is rare: found by a byte search, then checked for its `\n`
+    if s.split('\r').skip(1).any(|after| after.starts_with('\n')) {
         Cow::Owned(s.replace("\r\n", "\n"))
     } else {
         Cow::Borrowed(s)
@@ -72,6 +73,15 @@ pub fn first_lines(s: &str, max_lines: usize) -> &str {
 /// Folds every run of white space (newlines included) into one space and trims the ends,
 /// so a value stays on one manifest line.
 pub fn fold_whitespace(s: &str) -> String {
+    // nearly every value is ASCII with single spaces between words: nothing to fold
+    let bytes = s.as_bytes();
+    let folded_already = bytes.first().is_some_and(|&b| b != b' ')
+        && bytes.last().is_some_and(|&b| b != b' ')
+        && bytes.iter().all(|&b| (b' '..=b'~').contains(&b))
+        && !s.contains("  ");
+    if folded_already {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(s.len());
     for word in s.split(is_js_whitespace).filter(|w| !w.is_empty()) {
         if !out.is_empty() {

@@ -107,6 +107,30 @@ fn scalar(value: String, style: TScalarStyle, tagged: bool) -> Pod {
     if style != TScalarStyle::Plain || tagged {
         return Pod::String(value);
     }
+    resolve_plain(value)
+}
+
+/// A plain scalar's value under YAML 1.2's core schema, as yaml-rust2 resolves it: null, a
+/// boolean, a number, else the text.
+pub fn resolve_plain(value: String) -> Pod {
+    // only text that starts with a digit, a sign, a dot or `~`, or is one of the schema's
+    // words, can be anything but text (most values are words: no number parse is tried)
+    let only_text = value
+        .as_bytes()
+        .first()
+        .is_some_and(|b| !(b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'~')))
+        && !matches!(
+            value.as_str(),
+            "null" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+        );
+    if only_text {
+        return Pod::String(value);
+    }
+    resolve_by_schema(value)
+}
+
+/// [`resolve_plain`] the long way: every resolution yaml-rust2 tries.
+fn resolve_by_schema(value: String) -> Pod {
     match Yaml::from_str(&value) {
         Yaml::Null => Pod::Null,
         Yaml::Boolean(b) => Pod::Boolean(b),
@@ -152,6 +176,16 @@ mod tests {
             map.get("list"),
             Some(&Pod::Array(vec![Pod::String("a".into()), Pod::Integer(1)]))
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { failure_persistence: None, ..Default::default() })]
+
+        /// The shortcut resolves every text as the full resolution does.
+        #[test]
+        fn the_shortcut_resolves_as_the_schema_does(value in "[+.~-]?[0-9]{0,3}[.eE]?[+-]?[0-9]{0,2}|[a-zA-Z0-9+.~_ eEx-]{0,8}|(null|true|True|TRUE|false|False|FALSE|Null|NULL|inf|nan|NaN|infinity|\\.inf|\\.nan|0x1F|0o7|\\+1|-1|1e3|e3|E3)[a-z0-9]{0,2}") {
+            proptest::prop_assert_eq!(resolve_plain(value.clone()), resolve_by_schema(value));
+        }
     }
 
     #[test]

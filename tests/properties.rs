@@ -1002,3 +1002,101 @@ fn doctor_fix_indexes_a_file_whose_name_starts_with_a_hash() {
         again.diff
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The frontmatter reader without the parser agrees with the parser
+
+/// Value text near every edge the plain reader must refuse or read alike: indicators first,
+/// `: ` and ` #` inside, quotes, escapes, words the core schema resolves (null, booleans,
+/// numbers, dates), non-ASCII and line-separator characters, tabs, trailing spaces.
+fn yaml_value() -> impl Strategy<Value = String> {
+    let atom = prop_oneof![
+        6 => "[a-zA-Z][a-zA-Z0-9 ,.()/-]{0,16}",
+        2 => "[0-9][0-9.eE+_xo:-]{0,8}",
+        1 => prop::sample::select(vec![
+            "null", "Null", "NULL", "~", "true", "True", "TRUE", "false", "yes", "no", "on", "off",
+            ".inf", "-.inf", ".NaN", "0x1F", "0o17", "1e3", "+12", "-0", "1_000", "2026-11-02T10:00:00Z",
+            "2026-11-02", "12:30", "y", "n",
+        ]).prop_map(str::to_owned),
+        2 => prop::sample::select(vec![
+            ":", ": ", " #", "#", "'", "\"", "\\", "\"\"", "''", "-", "- ", "?", "? ", ",", "[", "]",
+            "{", "}", "&", "*", "!", "|", ">", "%", "@", "`", "\t", " ", "  ", "\u{a0}", "\u{85}",
+            "\u{2028}", "\u{feff}", "\u{2003}", "\u{3000}", "\u{1680}", "\u{200b}", "\u{1}", "é", "日本", "🙂", "\u{fffe}", "\u{e000}", "<", "=",
+        ]).prop_map(str::to_owned),
+    ];
+    prop::collection::vec(atom, 0..4).prop_map(|parts| parts.concat())
+}
+
+fn yaml_key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => prop::sample::select(vec!["name", "description", "type", "metadata", "modified", "node_type", "originSessionId", "x-y", "_k"]).prop_map(str::to_owned),
+        1 => prop::sample::select(vec!["true", "null", "1.0", "12", "a b", "k ", " k", "-k", "?", ""]).prop_map(str::to_owned),
+    ]
+}
+
+/// Lines of `key: value`, bare `key:` and indented block lines, with the odd comment, blank
+/// line, list item or separator.
+fn yaml_text() -> impl Strategy<Value = String> {
+    let line = prop_oneof![
+        6 => (yaml_key(), yaml_value()).prop_map(|(k, v)| format!("{k}: {v}")),
+        2 => (yaml_key(), prop::sample::select(vec!["", " ", "  "])).prop_map(|(k, s)| format!("{k}:{s}")),
+        3 => (prop::sample::select(vec!["  ", "  ", "    ", " ", "\t"]), yaml_key(), yaml_value())
+            .prop_map(|(i, k, v)| format!("{i}{k}: {v}")),
+        1 => (yaml_key(), yaml_value()).prop_map(|(k, v)| format!("{k}:{v}")),
+        1 => prop::sample::select(vec!["", "  ", "# note", "- item", "  - item", "...", "  key:", "key: |", "  text"]).prop_map(str::to_owned),
+    ];
+    prop::collection::vec(line, 1..7).prop_map(|lines| lines.join("\n"))
+}
+
+proptest! {
+    #![proptest_config(config(4000))]
+
+    /// Whatever the reader without the parser accepts, the parser reads as the same mapping:
+    /// the same keys, strings, numbers, booleans, nulls and blocks.
+    #[test]
+    fn the_plain_reader_agrees_with_the_parser(yaml in yaml_text()) {
+        if let Some(map) = memdir::frontmatter_simple::simple_mapping(&yaml) {
+            let parsed = memdir::frontmatter::load(&yaml);
+            prop_assert_eq!(parsed.ok(), Some(gray_matter::Pod::Hash(map)), "{:?}", yaml);
+        }
+    }
+}
+
+/// The generator reaches the reader's accepting path often enough to mean something.
+#[test]
+fn the_plain_reader_accepts_the_common_shape() {
+    let accepted = [
+        "name: Deploy\ndescription: Staging first, then prod\ntype: project",
+        "name: A\nmetadata:\n  type: user\n  turns: 3\n  modified: 2026-11-02T10:00:00Z",
+        "description: \"quoted: with colon # and hash\"\nname: 'single'",
+    ];
+    for yaml in accepted {
+        let map = memdir::frontmatter_simple::simple_mapping(yaml);
+        assert!(map.is_some(), "{yaml:?}");
+        assert_eq!(
+            memdir::frontmatter::load(yaml).ok(),
+            map.map(gray_matter::Pod::Hash)
+        );
+    }
+}
+
+/// The generated texts reach both sides of the reader: a property that only ever saw refusals
+/// would prove nothing.
+#[test]
+fn the_generated_frontmatter_is_often_read_without_the_parser() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = yaml_text();
+    let total = 2000;
+    let accepted = (0..total)
+        .filter(|_| {
+            let yaml = strategy.new_tree(&mut runner).unwrap().current();
+            memdir::frontmatter_simple::simple_mapping(&yaml).is_some()
+        })
+        .count();
+    assert!(
+        accepted * 10 >= total && accepted * 10 <= total * 9,
+        "{accepted} of {total} accepted"
+    );
+    eprintln!("{accepted} of {total} generated texts read without the parser");
+}

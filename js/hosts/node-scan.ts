@@ -50,6 +50,31 @@ function self(ctx: WalkContext, dir: WalkDir): string {
   return dir.fd !== null ? `/proc/self/fd/${dir.fd}` : join(ctx.root, ...dir.segments);
 }
 
+/**
+ * The absolute path the kernel has for a folder held open (`readlink` of its descriptor), or
+ * `null` (no descriptor, a folder deleted meanwhile, a path that is not plain).
+ */
+function* plainPath(ctx: WalkContext, dir: WalkDir): IoTask<string | null> {
+  if (dir.fd === null) return null;
+  try {
+    const path = (yield { op: "readlink", path: self(ctx, dir) }) as string;
+    return path.startsWith("/") && !path.endsWith(" (deleted)") && !path.includes("\0") ? path.replace(/\/$/, "") : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `path` leads to the folder `dir` holds open: no link on its way swapped in, nothing moved. */
+function* leadsTo(path: string, dir: WalkDir): IoTask<boolean> {
+  try {
+    const held = (yield { op: "fstat", fd: dir.fd! }) as Stats;
+    const now = (yield { op: "lstat", path: path || "/" }) as Stats;
+    return now.isDirectory() && now.ino === held.ino && now.dev === held.dev;
+  } catch {
+    return false;
+  }
+}
+
 /** An entry from `lstat` (or `fstat`) of what is not a link. */
 export function statEntry(path: string, st: Stats): HostEntry {
   // one shape for every entry (a scan compares thousands of them)
@@ -104,7 +129,12 @@ export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = [])
   try {
     const dirents = (yield { op: "readdir", path: self(ctx, dir), big: (dir.bytes ?? 0) >= BIG_FOLDER_BYTES }) as Dirent[];
     names = dirents.map((d) => d.name).sort();
-    stats = (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (Stats | Error)[];
+    // through the folder's plain path when it still leads to the folder held open (an `lstat`
+    // through /proc/self/fd costs twice as much); else, or if it moved meanwhile, through the
+    // descriptor. A stat only orders and keys the listing: every head is read through the descriptor.
+    const plain = yield* plainPath(ctx, dir);
+    stats = plain === null ? [] : ((yield { op: "lstatMany", paths: names.map((name) => `${plain}/${name}`) }) as (Stats | Error)[]);
+    if (plain === null || !(yield* leadsTo(plain, dir))) stats = (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (Stats | Error)[];
     for (const st of stats) if (st instanceof Error && !isCode(st, "ENOENT")) throw st;
   } catch (error) {
     if (isCode(error, "ENOENT")) return out; // vanished while listing

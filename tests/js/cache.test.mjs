@@ -142,6 +142,47 @@ test("an in-place edit of a file older than the newest maxFiles: a watcher repor
   }
 });
 
+test("with a trusted watcher, an unchanged turn looks only at its folders; the held files are checked right after the turn", async () => {
+  const dir = temp();
+  fill(dir, 5);
+  await sleep(150);
+  const { host, counts } = counted(dir);
+  const looks = [];
+  const statMany = host.statMany.bind(host);
+  host.statMany = async (paths) => {
+    looks.push([...paths]);
+    return statMany(paths);
+  };
+  const memory = await openMemory({ host, selector: { provider: "lexical" } });
+  const first = await memory.scan();
+  await sleep(30); // the check after the turn
+  looks.length = 0;
+  assert.deepEqual(await memory.scan(), first);
+  assert.deepEqual(looks, [[""]], "the turn looked at the root folder only");
+  await sleep(30);
+  assert.deepEqual(looks.slice(1).map((l) => l.sort()), [["a0.md", "a1.md", "a2.md", "a3.md", "a4.md"]], "then at the held files, after the turn");
+  assert.equal(counts.heads, 5, "nothing read again");
+  memory.close();
+});
+
+test("an edit of a held file that the watcher missed: seen one turn late when the watcher is trusted, at once when it is not", async () => {
+  for (const trustWatcher of [true, false]) {
+    const dir = temp();
+    fill(dir, 4);
+    await sleep(150);
+    const memory = await openMemory({ host: counted(dir, "silent").host, selector: { provider: "lexical" }, cache: { trustWatcher } });
+    await memory.scan();
+    await sleep(30); // the check after the turn has run: the edit comes after it
+    writeFileSync(join(dir, "a2.md"), fm("A2", "edited behind the watcher's back"), { flag: "r+" });
+    const next = descriptions(await memory.scan())["a2.md"];
+    const after = descriptions(await memory.scan())["a2.md"]; // back to back: the check after a turn runs before the next
+
+    assert.equal(after, "edited behind the watcher's back", `trustWatcher ${trustWatcher}: seen by the second turn`);
+    if (!trustWatcher) assert.equal(next, "edited behind the watcher's back", "untrusted: seen by the next turn");
+    memory.close();
+  }
+});
+
 test("cache: false starts every scan over", async () => {
   const dir = temp();
   fill(dir, 3);

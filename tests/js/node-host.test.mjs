@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -161,4 +162,71 @@ test("lookOutside: relative links from the directory, ~/ from the home folder; ~
   } finally {
     process.env.HOME = realHome;
   }
+});
+
+/**
+ * The listing stats entries through the folder's plain path, then checks that path still leads
+ * to the folder it holds open. `onFirstPlainLstat(dir)` runs once, when the first entry is
+ * stat'ed through the plain path: it moves the folder, or swaps a link to another in its place.
+ */
+function listingWhile(dir, onFirstPlainLstat) {
+  let done = false;
+  const counts = { plain: 0, descriptor: 0 };
+  const rawFs = Object.create(fs);
+  rawFs.lstatSync = (path, ...rest) => {
+    if (path.startsWith("/proc/self/fd/")) counts.descriptor++;
+    else if (path.startsWith(`${dir}/`)) {
+      counts.plain++;
+      if (!done) {
+        done = true;
+        onFirstPlainLstat();
+      }
+    }
+    return fs.lstatSync(path, ...rest);
+  };
+  return { host: new NodeHost(dir, { rawFs, io: "sync" }), counts };
+}
+
+test("the listing's stats go through the folder's plain path, and through its descriptor once that path leads elsewhere", async (t) => {
+  if (process.platform !== "linux") return t.skip("/proc/self/fd is Linux's");
+  const names = ["a.md", "b.md", "c.md"];
+  const fill = (dir, description, time) => {
+    mkdirSync(dir, { recursive: true });
+    for (const n of names) {
+      writeFileSync(join(dir, n), fm(description));
+      utimesSync(join(dir, n), time, time);
+    }
+  };
+  const realTime = new Date("2026-05-01T00:00:00Z");
+  const otherTime = new Date("2001-01-01T00:00:00Z");
+
+  // nothing happens: every entry stat'ed through the plain path, none through the descriptor
+  const quiet = join(temp(), "memory");
+  fill(quiet, "quiet", realTime);
+  const calm = listingWhile(quiet, () => {});
+  assert.deepEqual((await calm.host.list()).map((e) => e.path), names);
+  assert.equal(calm.counts.plain >= names.length, true);
+  assert.equal(calm.counts.descriptor, 0);
+
+  // the folder moved while it was listed: the stats are taken again through the descriptor
+  const moving = join(temp(), "memory");
+  fill(moving, "moving", realTime);
+  const moved = listingWhile(moving, () => fs.renameSync(moving, `${moving}-moved`));
+  const listed = await moved.host.list();
+  assert.deepEqual(listed.map((e) => e.path), names, "no entry lost to the move");
+  assert.ok(moved.counts.descriptor >= names.length);
+
+  // a link to another folder swapped in: its files' times never reach the listing
+  const base = temp();
+  const swapped = join(base, "memory");
+  const other = join(base, "other");
+  fill(swapped, "real", realTime);
+  fill(other, "other", otherTime);
+  const swap = listingWhile(swapped, () => {
+    fs.renameSync(swapped, join(base, "memory-real"));
+    fs.symlinkSync(other, swapped);
+  });
+  const entries = await swap.host.list();
+  assert.deepEqual(entries.map((e) => e.path), names);
+  for (const e of entries) assert.equal(e.mtimeMs, realTime.getTime(), `${e.path}: the held folder's file, not the other's`);
 });
