@@ -466,3 +466,25 @@ export function planScanPacked(listing: PackedListing): Uint32Array {
 export function scanPacked(listing: PackedListing, limits?: Partial<Limits> | null): { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array } {
   return guard({ listing, limits }, (a) => wasm.scanPacked(a.listing, a.limits ?? null));
 }
+
+/** A scan memo in the core (what one opened memory's scans read, kept between turns): its handle. */
+export function scanMemoOpen(): number {
+  return guard({}, () => wasm.scanMemoOpen());
+}
+
+/** Drops a scan memo. */
+export function scanMemoClose(memo: number): void {
+  guard({ memo }, (a) => wasm.scanMemoClose(a.memo));
+}
+
+/**
+ * `scanPacked` with the scan memo `memo`: a memory unchanged since the memo's last scan is
+ * `null` in the JSON, its position in `same` and its entry in the listing in `sameEntries`.
+ */
+export function scanPackedMemo(
+  listing: PackedListing,
+  limits: Partial<Limits> | null | undefined,
+  memo: number,
+): { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array; same: Uint32Array; sameEntries: Uint32Array } {
+  return guard({ listing, limits, memo }, (a) => wasm.scanPackedMemo(a.listing, a.limits ?? null, a.memo));
+}

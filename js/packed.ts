@@ -4,7 +4,7 @@
  * Nothing is decided here: which files to read, in which order, and what they hold is the
  * core's (`planScanPacked`, `scanPacked`); this file only moves bytes.
  */
-import { planScan, planScanPacked, scanMemories, scanPacked } from "./core.js";
+import { planScan, planScanPacked, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
 import type { FileHead, Limits, Memory, PackedListing, ScanResult } from "./core.js";
 import type { HostEntry } from "./host.js";
 
@@ -72,17 +72,69 @@ export function scanOrder(entries: HostEntry[], packed?: PackedEntries): number[
   return Array.from(planScanPacked(packListing(entries, undefined, packed)));
 }
 
+/**
+ * A scan memo in the core and the memories its last scan gave, by path: a turn's scan parses
+ * only the heads that changed, and keeps the memory objects of the others.
+ */
+export class ScanMemo {
+  private handle: number | null = null;
+  /** The memories of the last scan through this memo, by path. */
+  private last = new Map<string, Memory>();
+
+  /** The core's `scanMemories` through the memo (see {@link scanListing}). */
+  scan(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
+    if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
+    const listing = packListing(entries, heads, packed);
+    this.handle ??= scanMemoOpen();
+    let out = scanPackedMemo(listing, limits, this.handle);
+    let reused = this.reuse(entries, out);
+    if (reused === null) {
+      // the core remembers what this side does not have (a failed turn between them): start over
+      this.close();
+      this.handle = scanMemoOpen();
+      out = scanPackedMemo(listing, limits, this.handle);
+      reused = this.reuse(entries, out) ?? new Map();
+    }
+    const result = unpackScan(entries, out, reused);
+    this.last = new Map(result.memories.map((m) => [m.path, m] as const));
+    return result;
+  }
+
+  /** The memories the core says are unchanged, by position; `null` when one is not at hand. */
+  private reuse(entries: HostEntry[], out: { same: Uint32Array; sameEntries: Uint32Array }): Map<number, Memory> | null {
+    const reused = new Map<number, Memory>();
+    for (let k = 0; k < out.same.length; k++) {
+      const memory = this.last.get(entries[out.sameEntries[k]!]?.path ?? "");
+      if (!memory) return null;
+      reused.set(out.same[k]!, memory);
+    }
+    return reused;
+  }
+
+  /** Drops the core's memo (a later scan opens a new one). */
+  close(): void {
+    if (this.handle !== null) scanMemoClose(this.handle);
+    this.handle = null;
+    this.last.clear();
+  }
+}
+
 /** The core's `scanMemories` over the listing and the heads read (by entry position); `packed`: the entries already packed. */
 export function scanListing(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
   if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
-  const out = scanPacked(packListing(entries, heads, packed), limits);
-  const parsed = JSON.parse(out.json) as { memories: Memory[]; diagnostics: ScanResult["diagnostics"]; droppedFull: [number, Memory][] };
+  return unpackScan(entries, scanPacked(packListing(entries, heads, packed), limits));
+}
+
+/** A packed scan as the `ScanResult` the unpacked calls give; `reused`: the memories the core left `null`, by position. */
+function unpackScan(entries: HostEntry[], out: { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array }, reused?: Map<number, Memory>): ScanResult {
+  const parsed = JSON.parse(out.json) as { memories: (Memory | null)[]; diagnostics: ScanResult["diagnostics"]; droppedFull: [number, Memory][] };
+  if (reused) for (const [k, memory] of reused) parsed.memories[k] = memory;
   const dropped: Memory[] = new Array(out.droppedEntries.length);
   for (let k = 0; k < dropped.length; k++) {
     const t = out.droppedMtimes[k]!;
     dropped[k] = { path: entries[out.droppedEntries[k]!]!.path, mtimeMs: t, timeMs: t };
   }
   for (const [position, memory] of parsed.droppedFull) dropped[position] = memory;
-  return { memories: parsed.memories, dropped, diagnostics: parsed.diagnostics };
+  return { memories: parsed.memories as Memory[], dropped, diagnostics: parsed.diagnostics };
 }
 

@@ -21,7 +21,10 @@
 import type { Limits, ScanResult } from "./core.js";
 import type { HostEntry, HostError, HostHead, HostWatcher, MemoryHost } from "./host.js";
 import { ioHost } from "./io.js";
-import { packEntries, scanListing, scanOrder, type PackedEntries } from "./packed.js";
+import { packEntries, scanListing, ScanMemo, scanOrder, type PackedEntries } from "./packed.js";
+
+/** A cache dropped without `close()` gives its memo in the core back when it is collected. */
+const memos = typeof FinalizationRegistry === "function" ? new FinalizationRegistry<ScanMemo>((memo) => memo.close()) : null;
 
 /** How an opened memory keeps its scan between turns. */
 export interface ScanCacheOptions {
@@ -122,6 +125,8 @@ export class ScanCache {
   private queue: Promise<unknown> = Promise.resolve();
   private background: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  /** What the core read from each head, kept between turns: a changed turn parses only what changed. */
+  private readonly memo = new ScanMemo();
   /** Counts, for tests and the benchmark: full listings, checks, heads read, core scans, checks of the held files after a turn. */
   readonly stats = { listings: 0, checks: 0, headsRead: 0, scans: 0, backgroundListings: 0, heldChecks: 0 };
 
@@ -129,7 +134,9 @@ export class ScanCache {
     private readonly host: MemoryHost,
     private readonly limits: Limits,
     private readonly options: ScanCacheOptions = {},
-  ) {}
+  ) {
+    if (options.enabled !== false) memos?.register(this, this.memo, this);
+  }
 
   /** One scan at a time: a second waits for the first, then sees what it left. */
   scan(concurrency: number): Promise<Scanned> {
@@ -196,6 +203,8 @@ export class ScanCache {
   /** Stops the watchers and the background check. */
   close(): void {
     this.closed = true;
+    memos?.unregister(this);
+    this.memo.close();
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
     this.watching = false;
@@ -279,7 +288,8 @@ export class ScanCache {
     const scanned = problems.size ? entries.map((e, i) => (problems.has(i) ? { ...e, problem: problems.get(i)! } : e)) : entries;
     this.stats.scans++;
     // a read that failed changes its entry: packed again with the problem
-    const result = scanListing(scanned, heads, this.limits, problems.size ? undefined : packed);
+    const repacked = problems.size ? undefined : packed;
+    const result = this.options.enabled === false ? scanListing(scanned, heads, this.limits, repacked) : this.memo.scan(scanned, heads, this.limits, repacked);
     const record: Record<string, Uint8Array> = {};
     for (const [i, bytes] of heads) record[entries[i]!.path] = bytes;
     this.used = heads;

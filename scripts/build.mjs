@@ -23,9 +23,10 @@ const stampPath = join(pkg, ".stamp");
  * The `.wasm`'s size budget, gzip -9: today's size and a little room. Issue 13's goal is 250 KB;
  * the module was 330 KB (bench/results/latest.md) and 342 KB once the MCP tool schemas, the
  * memory-tool index line and the instructions joined it, 346 KB with the frontmatter reader that
- * skips the YAML parser (a scan of 200 heads ~3x faster); this keeps it from growing unnoticed.
+ * skips the YAML parser (a scan of 200 heads ~3x faster), 351 KB with the scan memo (a turn with
+ * one file changed parses one head); this keeps it from growing unnoticed.
  */
-const WASM_GZIP_BUDGET_BYTES = 347_000;
+const WASM_GZIP_BUDGET_BYTES = 352_000;
 
 function files(path) {
   if (!existsSync(path)) return [];

@@ -10,7 +10,10 @@
 use serde::Serialize;
 
 use crate::codes::EntryKind;
-use crate::scan::{plan_scan_order, scan_indexed, Diagnostic, FileHead, Head, Memory};
+use crate::scan::{
+    plan_scan_order, scan_indexed, scan_with_memo, Diagnostic, FileHead, Head, Memory, ScanResult,
+};
+use crate::scan_memo::ScanMemo;
 use crate::{Error, Limits};
 
 /// `kinds` byte: a regular file.
@@ -80,12 +83,17 @@ pub struct PackedScan {
     pub dropped_entries: Vec<u32>,
     /// Every dropped memory's time (`mtimeMs`, and `timeMs` when it is not in `droppedFull`).
     pub dropped_mtimes: Vec<f64>,
+    /// With a memo: the positions in `memories` that are `null`, the memory the memo's last
+    /// scan gave for that file unchanged.
+    pub same: Vec<u32>,
+    /// Where each of those memories is in the listing.
+    pub same_entries: Vec<u32>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct PackedJson<'a> {
-    memories: &'a [Memory],
+    memories: &'a [Option<&'a Memory>],
     diagnostics: &'a [Diagnostic],
     dropped_full: Vec<(usize, &'a Memory)>,
 }
@@ -183,6 +191,39 @@ pub fn plan_packed(listing: &PackedListing<'_>) -> Result<Vec<u32>, Error> {
 pub fn scan_packed(listing: &PackedListing<'_>, limits: &Limits) -> Result<PackedScan, Error> {
     let files = unpack(listing)?;
     let (result, dropped_at) = scan_indexed(&files, limits);
+    encode(result, dropped_at, &[])
+}
+
+/// [`scan_packed`] with a [`ScanMemo`]: a memory the memo's last scan gave unchanged is `null`
+/// in `memories` and its position is in [`PackedScan::same`] (the caller has it already).
+pub fn scan_packed_memo(
+    listing: &PackedListing<'_>,
+    limits: &Limits,
+    memo: &mut ScanMemo,
+) -> Result<PackedScan, Error> {
+    let files = unpack(listing)?;
+    let (result, dropped_at, same) = scan_with_memo(&files, limits, memo);
+    encode(result, dropped_at, &same)
+}
+
+fn encode(
+    result: ScanResult,
+    dropped_at: Vec<usize>,
+    same: &[Option<usize>],
+) -> Result<PackedScan, Error> {
+    let mut memories: Vec<Option<&Memory>> = Vec::with_capacity(result.memories.len());
+    let mut same_positions = Vec::new();
+    let mut same_entries = Vec::new();
+    for (k, memory) in result.memories.iter().enumerate() {
+        match same.get(k).copied().flatten() {
+            Some(entry) => {
+                memories.push(None);
+                same_positions.push(u32::try_from(k).unwrap_or(u32::MAX));
+                same_entries.push(u32::try_from(entry).unwrap_or(u32::MAX));
+            }
+            None => memories.push(Some(memory)),
+        }
+    }
     let mut dropped_full = Vec::new();
     let mut dropped_mtimes = Vec::with_capacity(result.dropped.len());
     for (position, memory) in result.dropped.iter().enumerate() {
@@ -192,7 +233,7 @@ pub fn scan_packed(listing: &PackedListing<'_>, limits: &Limits) -> Result<Packe
         }
     }
     let json = serde_json::to_string(&PackedJson {
-        memories: &result.memories,
+        memories: &memories,
         diagnostics: &result.diagnostics,
         dropped_full,
     })
@@ -204,6 +245,8 @@ pub fn scan_packed(listing: &PackedListing<'_>, limits: &Limits) -> Result<Packe
             .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
             .collect(),
         dropped_mtimes,
+        same: same_positions,
+        same_entries,
     })
 }
 

@@ -11,6 +11,7 @@ use crate::codes::{DiagnosticCode, EntryKind};
 use crate::frontmatter::{parse_header, Header, MemoryType};
 use crate::limits::{to_usize, Limits};
 use crate::paths::check_relative_path;
+use crate::scan_memo::ScanMemo;
 use crate::text::{first_lines, normalize_text};
 
 /// The name of the index file, excluded from the topic files at any depth.
@@ -346,35 +347,89 @@ pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
 
 /// [`scan_memories`], and where each dropped memory is in the listing.
 pub(crate) fn scan_indexed(files: &[FileHead], limits: &Limits) -> (ScanResult, Vec<usize>) {
+    let (result, dropped_at, _) = scan_indexed_memo(files, limits, None);
+    (result, dropped_at)
+}
+
+/// [`scan_memories`] with what the last scans read kept in `memo`: a head that comes again
+/// unchanged is not parsed again. Also returns where each dropped memory is in the listing,
+/// and for each memory, when it is the one the memo's last scan gave, where it is in the listing.
+pub fn scan_with_memo(
+    files: &[FileHead],
+    limits: &Limits,
+    memo: &mut ScanMemo,
+) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
+    scan_indexed_memo(files, limits, Some(memo))
+}
+
+fn head_bytes(file: &FileHead) -> Option<&[u8]> {
+    match &file.head {
+        Some(Head::Bytes(bytes)) => Some(bytes),
+        Some(Head::Text(text)) => Some(text.as_bytes()),
+        None => None,
+    }
+}
+
+fn scan_indexed_memo(
+    files: &[FileHead],
+    limits: &Limits,
+    mut memo: Option<&mut ScanMemo>,
+) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
     let mut diagnostics = Vec::new();
     let ordered = candidates(files, &mut diagnostics);
     let max_files = to_usize(limits.max_files);
-    let mut result = ScanResult {
-        memories: Vec::new(),
-        dropped: Vec::new(),
-        diagnostics: Vec::new(),
-    };
+    if let Some(memo) = memo.as_deref_mut() {
+        memo.begin(limits.max_header_lines);
+    }
+    let mut kept_memories: Vec<(Memory, Option<usize>)> = Vec::new();
+    let mut dropped = Vec::new();
     let mut dropped_at = Vec::new();
     for (rank, candidate) in ordered.into_iter().enumerate() {
         let kept = rank < max_files;
         let index = candidate.index;
-        let memory = read_memory(candidate, limits, kept, &mut diagnostics);
+        let (path, mtime_ms) = (candidate.file.path.as_str(), candidate.mtime_ms);
+        let head = head_bytes(candidate.file);
+        let (memory, same) = match (memo.as_deref_mut(), head) {
+            (Some(memo), Some(head)) if kept => match memo.reading(path, head, mtime_ms) {
+                Some((memory, read)) => {
+                    diagnostics.extend_from_slice(read);
+                    (memory.clone(), Some(index))
+                }
+                None => {
+                    let mut own = Vec::new();
+                    let memory = read_memory(candidate, limits, kept, &mut own);
+                    memo.keep(path, head, mtime_ms, &memory, &own);
+                    diagnostics.append(&mut own);
+                    (memory, None)
+                }
+            },
+            _ => (read_memory(candidate, limits, kept, &mut diagnostics), None),
+        };
         if kept {
-            result.memories.push(memory);
+            kept_memories.push((memory, same));
         } else {
-            result.dropped.push(memory);
+            dropped.push(memory);
             dropped_at.push(index);
         }
     }
+    if let Some(memo) = memo {
+        let paths: HashSet<&str> = kept_memories.iter().map(|(m, _)| m.path.as_str()).collect();
+        memo.retain(&paths);
+    }
     // the cap goes by the listing's mtime (all that is known before reading); the kept ones
     // are ordered by their time, which the heads can make older
-    result.memories.sort_by(|a, b| {
+    kept_memories.sort_by(|(a, _), (b, _)| {
         b.time()
             .total_cmp(&a.time())
             .then_with(|| a.path.cmp(&b.path))
     });
-    result.diagnostics = diagnostics;
-    (result, dropped_at)
+    let (memories, same): (Vec<Memory>, Vec<Option<usize>>) = kept_memories.into_iter().unzip();
+    let result = ScanResult {
+        memories,
+        dropped,
+        diagnostics,
+    };
+    (result, dropped_at, same)
 }
 
 fn read_memory(

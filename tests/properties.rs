@@ -1100,3 +1100,60 @@ fn the_generated_frontmatter_is_often_read_without_the_parser() {
     );
     eprintln!("{accepted} of {total} generated texts read without the parser");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The scan memo gives what a scan without it gives
+
+/// One file of a small folder: a path from a few, a time from a few, a head from a few (good,
+/// bad, none) so that turns repeat heads, change them, and move files past the cap.
+fn memo_file() -> impl Strategy<Value = memdir::scan::FileHead> {
+    let heads = prop::sample::select(vec![
+        Some("---\nname: A\ndescription: first\ntype: user\n---\nbody\n"),
+        Some(
+            "---\nname: A\ndescription: second\nmetadata:\n  modified: 2020-01-01T00:00:00Z\n---\n",
+        ),
+        Some("---\ndescription: [a list]\ntype: nonsense\n---\n"),
+        Some("no frontmatter at all\n"),
+        Some("---\nunclosed: yes\n"),
+        None,
+    ]);
+    (
+        prop::sample::select(vec![
+            "a.md",
+            "b.md",
+            "team/c.md",
+            "d.md",
+            "MEMORY.md",
+            "../e.md",
+        ]),
+        prop::sample::select(vec![1.0e12, 1.5e12, 1.7e12, f64::NAN]),
+        heads,
+    )
+        .prop_map(|(path, mtime_ms, head)| memdir::scan::FileHead {
+            path: path.to_owned(),
+            mtime_ms,
+            head: head.map(|h| Head::Bytes(h.as_bytes().to_vec())),
+            kind: None,
+            problem: None,
+        })
+}
+
+proptest! {
+    #![proptest_config(config(400))]
+
+    /// Turn after turn, whatever changed between them (heads, times, files, the limits), a scan
+    /// through one memo equals a scan from scratch.
+    #[test]
+    fn a_scan_through_the_memo_equals_one_from_scratch(
+        turns in prop::collection::vec((prop::collection::vec(memo_file(), 0..6), 1u32..4, prop::sample::select(vec![30u32, 2])), 1..6)
+    ) {
+        let mut memo = memdir::scan_memo::ScanMemo::new();
+        for (files, max_files, max_header_lines) in turns {
+            let limits = Limits { max_files, max_header_lines, ..Limits::default() };
+            let (with_memo, _, same) = memdir::scan::scan_with_memo(&files, &limits, &mut memo);
+            prop_assert_eq!(&with_memo, &memdir::scan::scan_memories(&files, &limits));
+            prop_assert_eq!(same.len(), with_memo.memories.len());
+            prop_assert!(memo.len() <= with_memo.memories.len());
+        }
+    }
+}

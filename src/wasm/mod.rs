@@ -550,6 +550,79 @@ pub fn scan_packed(
     let args = read_packed(&listing)?;
     let out =
         packed::scan_packed(&args.listing(), &limits_arg(limits)?).map_err(|e| to_js_error(&e))?;
+    Ok(packed_scan_to_js(&out))
+}
+
+thread_local! {
+    /// The scan memos of the opened memories, by handle. A module restarted after a trap starts
+    /// with none: a handle from before finds nothing and gets a new memo (its scan parses all).
+    static SCAN_MEMOS: std::cell::RefCell<Vec<(u32, crate::scan_memo::ScanMemo)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    static NEXT_SCAN_MEMO: std::cell::Cell<u32> = const { std::cell::Cell::new(1) };
+}
+
+/// A new scan memo (what an opened memory's scans read, kept between turns); its handle.
+#[wasm_bindgen(js_name = scanMemoOpen)]
+pub fn scan_memo_open() -> u32 {
+    let id = NEXT_SCAN_MEMO.with(|next| {
+        let id = next.get();
+        next.set(id.wrapping_add(1).max(1));
+        id
+    });
+    SCAN_MEMOS.with(|memos| memos.borrow_mut().push((id, Default::default())));
+    id
+}
+
+/// Drops a scan memo (an unknown handle is nothing to drop).
+#[wasm_bindgen(js_name = scanMemoClose)]
+pub fn scan_memo_close(memo: u32) {
+    SCAN_MEMOS.with(|memos| memos.borrow_mut().retain(|(id, _)| *id != memo));
+}
+
+/// `scanPacked` with the scan memo `memo`: memories unchanged since its last scan are `null` in
+/// the JSON, their positions in `same` and their entries in `sameEntries`.
+#[wasm_bindgen(js_name = scanPackedMemo, unchecked_return_type = "{ json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array; same: Uint32Array; sameEntries: Uint32Array }")]
+pub fn scan_packed_memo(
+    #[wasm_bindgen(
+        unchecked_param_type = "{ paths: string; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
+    )]
+    listing: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+    memo: u32,
+) -> JsResult {
+    let args = read_packed(&listing)?;
+    let limits = limits_arg(limits)?;
+    let out = SCAN_MEMOS.with(|memos| {
+        let mut memos = memos.borrow_mut();
+        let at = match memos.iter().position(|(id, _)| *id == memo) {
+            Some(at) => at,
+            None => {
+                memos.push((memo, Default::default()));
+                memos.len() - 1
+            }
+        };
+        match memos.get_mut(at) {
+            Some((_, memo)) => packed::scan_packed_memo(&args.listing(), &limits, memo),
+            None => packed::scan_packed(&args.listing(), &limits),
+        }
+    });
+    let out = out.map_err(|e| to_js_error(&e))?;
+    let result = packed_scan_to_js(&out);
+    let set = |key: &str, value: JsValue| {
+        let _ = js_sys::Reflect::set(&result, &JsValue::from_str(key), &value);
+    };
+    set(
+        "same",
+        js_sys::Uint32Array::from(out.same.as_slice()).into(),
+    );
+    set(
+        "sameEntries",
+        js_sys::Uint32Array::from(out.same_entries.as_slice()).into(),
+    );
+    Ok(result)
+}
+
+fn packed_scan_to_js(out: &packed::PackedScan) -> JsValue {
     let result = js_sys::Object::new();
     let set = |key: &str, value: JsValue| {
         // a fresh plain object: setting a property cannot fail
@@ -564,5 +637,5 @@ pub fn scan_packed(
         "droppedMtimes",
         js_sys::Float64Array::from(out.dropped_mtimes.as_slice()).into(),
     );
-    Ok(result.into())
+    result.into()
 }

@@ -183,6 +183,27 @@ test("an edit of a held file that the watcher missed: seen one turn late when th
   }
 });
 
+test("a turn with one file changed keeps the other memories as they were and reads the changed one anew, as a fresh scan does", async () => {
+  const dir = temp();
+  fill(dir, 6);
+  await sleep(150);
+  const memory = await openMemory({ dir, selector: { provider: "lexical" } });
+  const first = await memory.scan();
+  const p = join(dir, "a2.md");
+  writeFileSync(p, fm("A2", "memory number two, edited"));
+  const t = new Date(Date.now() - 3 * 60_000 + 1000);
+  utimesSync(p, t, t);
+  const second = await eventually(memory, (s) => descriptions(s)["a2.md"] === "memory number two, edited");
+  const fresh = await openMemory({ dir, selector: { provider: "lexical" }, cache: false });
+  assert.deepEqual(second, await fresh.scan(), "what a scan from scratch gives");
+  const before = new Map(first.memories.map((m) => [m.path, m]));
+  for (const m of second.memories) {
+    if (m.path === "a2.md") assert.notEqual(m, before.get(m.path), "the changed one read anew");
+    else assert.equal(m, before.get(m.path), `${m.path}: the same memory, not parsed again`);
+  }
+  memory.close();
+});
+
 test("cache: false starts every scan over", async () => {
   const dir = temp();
   fill(dir, 3);

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { defaultLimits, planScan, scanMemories } from "memdir";
-import { scanListing, scanOrder } from "../../pkg/packed.js";
+import { scanListing, ScanMemo, scanOrder } from "../../pkg/packed.js";
 import { expand, fixtureFiles } from "./fixture-runner.mjs";
 import { same } from "../fixtures/check.mjs";
 
@@ -39,6 +39,11 @@ test("every scan fixture gives the same plan and scan through the packed crossin
     // the same listing through the unpacked calls, heads as bytes (as a host reads them)
     assert.deepEqual(scanOrder(entries).map((i) => entries[i].path), planScan(asBytes(files), full).read, c.name);
     assert.ok(same(scanListing(entries, heads, full), unpacked), c.name);
+    // through a scan memo (scanPackedMemo), twice: the second turn remembers every head
+    const memo = new ScanMemo();
+    assert.ok(same(memo.scan(entries, heads, full), unpacked), `${c.name}: through the memo`);
+    assert.ok(same(memo.scan(entries, heads, full), unpacked), `${c.name}: through the memo, again`);
+    memo.close();
     checked++;
   }
   assert.ok(checked >= 30, `${checked} cases`);
@@ -49,6 +54,7 @@ test("random listings give the same plan and scan through the packed crossing", 
   const rand = (n) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
   const names = ["a.md", "b.md", "MEMORY.md", "x.txt", "team/c.md", "team/MEMORY.md", "d.md", "e\u00e9.md", "..md", "bad\uff0fx.md", "<t>.md", "f.md"];
   const heads = ["---\nname: N\ndescription: d\ntype: user\n---\n", "no frontmatter\n", "---\ndescription: [a, b]\n---\n", "---\nunclosed\n", "---\nmetadata:\n  modified: 2026-01-01T00:00:00Z\n  type: project\n---\n"];
+  const memo = new ScanMemo(); // one memo across the rounds: each a turn where anything changed
   for (let round = 0; round < 300; round++) {
     const files = Array.from({ length: rand(14) }, () => {
       const f = { path: names[rand(names.length)], mtimeMs: [1e12, 2e12, 1.7e12 + rand(5) * 1000, -5, 9e15][rand(5)] };
@@ -62,8 +68,12 @@ test("random listings give the same plan and scan through the packed crossing", 
     const limits = { ...defaultLimits(), maxFiles: rand(4) };
     const { entries, heads: read } = split(files);
     assert.deepEqual(scanOrder(entries).map((i) => entries[i].path), planScan(asBytes(files), limits).read, `round ${round}`);
-    assert.ok(same(scanListing(entries, read, limits), scanMemories(asBytes(files), limits)), `round ${round}: ${JSON.stringify(files)}`);
+    const expected = scanMemories(asBytes(files), limits);
+    assert.ok(same(scanListing(entries, read, limits), expected), `round ${round}: ${JSON.stringify(files)}`);
+    assert.ok(same(memo.scan(entries, read, limits), expected), `round ${round}, through the memo`);
+    assert.ok(same(memo.scan(entries, read, limits), expected), `round ${round}, through the memo again`);
   }
+  memo.close();
 });
 
 test("a path with NUL in it (only a broken host lists one) takes the unpacked calls", () => {

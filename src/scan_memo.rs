@@ -1,0 +1,175 @@
+//! What the scans of one opened memory read from each head, kept between turns: a head that comes
+//! again byte for byte, with the same mtime and the same header limit, is not parsed again, and
+//! the scan says which memories are as they were (the caller keeps the ones it already has).
+//!
+//! A turn where one file of 200 changed parses one head. The result is the one a scan without
+//! the memo gives: `tests` below and `tests/properties.rs` compare the two.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::scan::{Diagnostic, Memory};
+
+/// The readings of the last scan, by path. Holds at most the memories that scan kept.
+#[derive(Debug, Default)]
+pub struct ScanMemo {
+    readings: HashMap<String, Reading>,
+    /// The header limit the readings were made with: another one starts over.
+    max_header_lines: u32,
+}
+
+#[derive(Debug)]
+struct Reading {
+    head: Vec<u8>,
+    mtime_bits: u64,
+    memory: Memory,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl ScanMemo {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many readings it holds.
+    pub fn len(&self) -> usize {
+        self.readings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.readings.is_empty()
+    }
+
+    /// Before a scan with `max_header_lines`: readings made with another limit are dropped.
+    pub(crate) fn begin(&mut self, max_header_lines: u32) {
+        if self.max_header_lines != max_header_lines {
+            self.readings.clear();
+            self.max_header_lines = max_header_lines;
+        }
+    }
+
+    /// The memory and diagnostics read last time from exactly this head at this mtime.
+    pub(crate) fn reading(
+        &self,
+        path: &str,
+        head: &[u8],
+        mtime_ms: f64,
+    ) -> Option<(&Memory, &[Diagnostic])> {
+        self.readings
+            .get(path)
+            .filter(|r| r.mtime_bits == mtime_ms.to_bits() && same_bytes(&r.head, head))
+            .map(|r| (&r.memory, r.diagnostics.as_slice()))
+    }
+
+    pub(crate) fn keep(
+        &mut self,
+        path: &str,
+        head: &[u8],
+        mtime_ms: f64,
+        memory: &Memory,
+        diagnostics: &[Diagnostic],
+    ) {
+        self.readings.insert(
+            path.to_owned(),
+            Reading {
+                head: head.to_vec(),
+                mtime_bits: mtime_ms.to_bits(),
+                memory: memory.clone(),
+                diagnostics: diagnostics.to_vec(),
+            },
+        );
+    }
+
+    /// After a scan: only the readings of the memories it kept stay.
+    pub(crate) fn retain(&mut self, kept: &HashSet<&str>) {
+        self.readings.retain(|path, _| kept.contains(path.as_str()));
+    }
+}
+
+/// `a == b`, eight bytes a step (the byte-wise `memcmp` of a wasm build is most of a turn's scan).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (xs, ys) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tails = xs.remainder() == ys.remainder();
+    let word = |c: &[u8]| c.try_into().map(u64::from_ne_bytes).unwrap_or_default();
+    tails && xs.zip(ys).all(|(x, y)| word(x) == word(y))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use crate::scan::{scan_memories, scan_with_memo, FileHead, Head};
+    use crate::Limits;
+
+    use super::ScanMemo;
+
+    fn file(path: &str, mtime_ms: f64, head: &str) -> FileHead {
+        FileHead {
+            path: path.into(),
+            mtime_ms,
+            head: Some(Head::Bytes(head.as_bytes().to_vec())),
+            kind: None,
+            problem: None,
+        }
+    }
+
+    fn fm(description: &str) -> String {
+        format!("---\nname: N\ndescription: {description}\ntype: user\n---\nbody\n")
+    }
+
+    #[test]
+    fn bytes_compare_as_equal_slices_do() {
+        let base: Vec<u8> = (0..40u8).collect();
+        for len in [0, 1, 7, 8, 9, 16, 23, 40] {
+            let a = &base[..len];
+            assert!(super::same_bytes(a, a));
+            for at in 0..len {
+                let mut b = a.to_vec();
+                b[at] ^= 1;
+                assert!(!super::same_bytes(a, &b), "len {len}, byte {at}");
+            }
+            assert!(!super::same_bytes(a, &base[..len.saturating_sub(1)]) || len == 0);
+        }
+    }
+
+    #[test]
+    fn a_second_scan_parses_only_what_changed_and_gives_the_same_result() {
+        let limits = Limits {
+            max_files: 2,
+            ..Limits::default()
+        };
+        let mut files = vec![
+            file("a.md", 3.0, &fm("first")),
+            file("b.md", 2.0, "no frontmatter"),
+            file("c.md", 1.0, &fm("dropped")),
+        ];
+        let mut memo = ScanMemo::new();
+        let (first, _, same) = scan_with_memo(&files, &limits, &mut memo);
+        assert_eq!(first, scan_memories(&files, &limits));
+        assert_eq!(same, vec![None, None], "nothing remembered yet");
+        assert_eq!(memo.len(), 2, "the kept memories only");
+
+        let (again, _, same) = scan_with_memo(&files, &limits, &mut memo);
+        assert_eq!(again, first, "diagnostics of remembered heads included");
+        assert_eq!(
+            same,
+            vec![Some(0), Some(1)],
+            "each with its place in the listing"
+        );
+
+        files[0] = file("a.md", 3.0, &fm("edited"));
+        files[1].mtime_ms = 2.5;
+        let (edited, _, same) = scan_with_memo(&files, &limits, &mut memo);
+        assert_eq!(edited, scan_memories(&files, &limits));
+        assert_eq!(same, vec![None, None], "a new head, a new mtime");
+
+        let other = Limits {
+            max_header_lines: 3,
+            ..limits
+        };
+        let (cut, _, same) = scan_with_memo(&files, &other, &mut memo);
+        assert_eq!(cut, scan_memories(&files, &other));
+        assert_eq!(same, vec![None, None], "another header limit reads again");
+    }
+}
