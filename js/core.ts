@@ -467,6 +467,11 @@ export function scanPacked(listing: PackedListing, limits?: Partial<Limits> | nu
   return guard({ listing, limits }, (a) => wasm.scanPacked(a.listing, a.limits ?? null));
 }
 
+/** `buildSelectionRequest` for the last scan through scan memo `memo` (`input.memories` empty: the memo's are used). */
+export function buildSelectionRequestMemo(input: SelectionInput, memo: number): SelectionRequest {
+  return guard({ input, memo }, (a) => wasm.buildSelectionRequestMemo(a.input, a.memo));
+}
+
 /** A scan memo in the core (what one opened memory's scans read, kept between turns): its handle. */
 export function scanMemoOpen(): number {
   return guard({}, () => wasm.scanMemoOpen());

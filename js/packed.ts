@@ -4,8 +4,8 @@
  * Nothing is decided here: which files to read, in which order, and what they hold is the
  * core's (`planScanPacked`, `scanPacked`); this file only moves bytes.
  */
-import { planScan, planScanPacked, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
-import type { FileHead, Limits, Memory, PackedListing, ScanResult } from "./core.js";
+import { buildSelectionRequest, buildSelectionRequestMemo, planScan, planScanPacked, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
+import type { FileHead, Limits, Memory, PackedListing, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry } from "./host.js";
 
 const KIND = { file: 0, directory: 1, other: 2 } as const;
@@ -97,7 +97,26 @@ export class ScanMemo {
     }
     const result = unpackScan(entries, out, reused);
     this.last = new Map(result.memories.map((m) => [m.path, m] as const));
+    this.lastMemories = result.memories;
     return result;
+  }
+
+  /** The memories of the last scan through this memo, as that scan returned them. */
+  private lastMemories: Memory[] | null = null;
+
+  /**
+   * `buildSelectionRequest`; for the memories of this memo's last scan, the core takes them
+   * from the memo instead of across the boundary again (~3 ms at 200 files).
+   */
+  selectionRequest(input: SelectionInput): SelectionRequest {
+    if (this.handle !== null && input.memories.length > 0 && input.memories === this.lastMemories) {
+      try {
+        return buildSelectionRequestMemo({ ...input, memories: [] }, this.handle);
+      } catch {
+        // the module restarted since (the memo is gone): the memories cross after all
+      }
+    }
+    return buildSelectionRequest(input);
   }
 
   /** The memories the core says are unchanged, by position; `null` when one is not at hand. */
@@ -116,6 +135,7 @@ export class ScanMemo {
     if (this.handle !== null) scanMemoClose(this.handle);
     this.handle = null;
     this.last.clear();
+    this.lastMemories = null;
   }
 }
 

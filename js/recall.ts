@@ -110,14 +110,16 @@ export async function recall(ctx: RecallContext, query: string, turn: RecallOpti
   let candidates = 0;
   try {
     const scanned = await scanWithHeads(ctx);
-    const request = buildSelectionRequest({
+    const input = {
       query,
       memories: scanned.result.memories,
       alreadySurfaced: turn.alreadySurfaced ?? [],
       recentTools: turn.recentTools ?? [],
       surfacedUtf16: turn.surfacedUtf16 ?? 0,
       limits: ctx.limits,
-    });
+    };
+    // the memories of the opened memory's scan are in the core already: not crossed again
+    const request = ctx.cache ? ctx.cache.selectionRequest(input) : buildSelectionRequest(input);
     candidates = request.candidates.length;
     if (request.skip) {
       result.outcome = request.skip === "no_memories" ? "no_memories" : "skipped";

@@ -18,7 +18,7 @@
  * edit of an older file the watcher missed is seen by then. Writes through memdir tell the
  * cache at once, without waiting for an event.
  */
-import type { Limits, ScanResult } from "./core.js";
+import type { Limits, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry, HostError, HostHead, HostWatcher, MemoryHost } from "./host.js";
 import { ioHost } from "./io.js";
 import { packEntries, scanListing, ScanMemo, scanOrder, type PackedEntries } from "./packed.js";
@@ -177,6 +177,11 @@ export class ScanCache {
       const was = at === undefined ? undefined : this.entries?.[at];
       if (now == null || isError(now) || !was || !sameFile(now, was)) this.dirty.add(path);
     });
+  }
+
+  /** `buildSelectionRequest`, for a scan this cache returned taken from the core's memo (see `ScanMemo.selectionRequest`). */
+  selectionRequest(input: SelectionInput): SelectionRequest {
+    return this.memo.selectionRequest(input);
   }
 
   /** Tells the cache that memdir wrote, removed or renamed `paths` (seen at the next scan, without waiting for a watcher). */

@@ -15,6 +15,9 @@ pub struct ScanMemo {
     readings: HashMap<String, Reading>,
     /// The header limit the readings were made with: another one starts over.
     max_header_lines: u32,
+    /// The memories of the last scan, in its order: a selection request for that scan takes
+    /// them from here instead of across the boundary again.
+    last: Vec<Memory>,
 }
 
 #[derive(Debug)]
@@ -82,6 +85,15 @@ impl ScanMemo {
     /// After a scan: only the readings of the memories it kept stay.
     pub(crate) fn retain(&mut self, kept: &HashSet<&str>) {
         self.readings.retain(|path, _| kept.contains(path.as_str()));
+    }
+
+    /// The memories of the last scan through this memo (newest first, capped).
+    pub fn last_memories(&self) -> &[Memory] {
+        &self.last
+    }
+
+    pub(crate) fn set_last(&mut self, memories: &[Memory]) {
+        self.last = memories.to_vec();
     }
 }
 

@@ -9,7 +9,7 @@ mod types;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use self::convert::{from_js, from_js_opt, number_arg, string_arg, to_js, to_js_error};
+use self::convert::{from_js, from_js_opt, invalid, number_arg, string_arg, to_js, to_js_error};
 use crate::side_query::{answer, request as selection};
 use crate::{
     cost, diff, doctor, freshness, index, instructions, lexical, manifest, packed, paths, provider,
@@ -98,6 +98,32 @@ pub fn build_selection_request(
 ) -> JsResult {
     let input: selection::SelectionInput = from_js(input, "input")?;
     to_js(&selection::build_selection_request(&input))
+}
+
+/// `buildSelectionRequest` for the last scan through the scan memo `memo`: `input.memories`
+/// must be empty, the memo's are used (no crossing of 200 memories field by field). An unknown
+/// memo (the module restarted) is `INVALID_ARGUMENT`: the caller passes the memories instead.
+#[wasm_bindgen(js_name = buildSelectionRequestMemo, unchecked_return_type = "SelectionRequest")]
+pub fn build_selection_request_memo(
+    #[wasm_bindgen(unchecked_param_type = "SelectionInput")] input: JsValue,
+    memo: u32,
+) -> JsResult {
+    let mut input: selection::SelectionInput = from_js(input, "input")?;
+    if !input.memories.is_empty() {
+        return Err(invalid(
+            "input.memories: must be empty, the memo's are used",
+        ));
+    }
+    let found = SCAN_MEMOS.with(|memos| {
+        let memos = memos.borrow();
+        let memo = memos.iter().find(|(id, _)| *id == memo).map(|(_, m)| m)?;
+        input.memories = memo.last_memories().to_vec();
+        Some(selection::build_selection_request(&input))
+    });
+    match found {
+        Some(request) => to_js(&request),
+        None => Err(invalid("no such scan memo")),
+    }
 }
 
 /// Reads the selector's answer text (JSON, fenced JSON or JSON in prose) against the

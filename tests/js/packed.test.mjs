@@ -82,3 +82,22 @@ test("a path with NUL in it (only a broken host lists one) takes the unpacked ca
   assert.deepEqual(result.memories.map((m) => m.path), ["c.md"]);
   assert.ok(result.diagnostics.some((d) => d.code === "unsafe_path"));
 });
+
+test("a selection request for the memo's last scan (the memories taken from the core's memo) is the one the memories give, and falls back when the memo is gone", async () => {
+  const { buildSelectionRequest, scanMemoClose } = await import("../../pkg/core.js");
+  const files = [
+    { path: "a.md", mtimeMs: 3e12, head: "---\nname: A\ndescription: deploys go through staging\ntype: project\n---\n" },
+    { path: "b.md", mtimeMs: 2e12, head: "---\ndescription: tests hit a real database\nmetadata:\n  type: feedback\n---\n" },
+    { path: "team/c.md", mtimeMs: 1e12, head: "no frontmatter\n" },
+  ];
+  const { entries, heads } = split(files);
+  const memo = new ScanMemo();
+  const scanned = memo.scan(entries, heads, defaultLimits());
+  const input = { query: "how do we deploy?", memories: scanned.memories, alreadySurfaced: ["b.md"], recentTools: [], surfacedUtf16: 0 };
+  const expected = buildSelectionRequest(input);
+  assert.deepEqual(memo.selectionRequest(input), expected);
+  assert.deepEqual(memo.selectionRequest({ ...input, memories: [...scanned.memories] }), expected, "other memories cross as before");
+  scanMemoClose(memo.handle); // as a restarted module has no memo
+  assert.deepEqual(memo.selectionRequest(input), expected, "the memo gone: the memories cross");
+  memo.close();
+});
