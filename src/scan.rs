@@ -412,11 +412,10 @@ fn scan_indexed_memo(
             dropped_at.push(index);
         }
     }
-    let memo_last = memo.map(|memo| {
+    if let Some(memo) = memo.as_deref_mut() {
         let paths: HashSet<&str> = kept_memories.iter().map(|(m, _)| m.path.as_str()).collect();
         memo.retain(&paths);
-        memo
-    });
+    }
     // the cap goes by the listing's mtime (all that is known before reading); the kept ones
     // are ordered by their time, which the heads can make older
     kept_memories.sort_by(|(a, _), (b, _)| {
@@ -425,7 +424,7 @@ fn scan_indexed_memo(
             .then_with(|| a.path.cmp(&b.path))
     });
     let (memories, same): (Vec<Memory>, Vec<Option<usize>>) = kept_memories.into_iter().unzip();
-    if let Some(memo) = memo_last {
+    if let Some(memo) = memo {
         memo.set_last(&memories);
     }
     let result = ScanResult {
