@@ -17,16 +17,27 @@ export interface SnapshotRequest extends Partial<Omit<ReadPlan, "readBytes">> {
   list?: boolean;
 }
 
+/** What an opened memory's cache already holds of files that are as their entries say. */
+export interface HeldReads {
+  /** The head already read: it is not read again. */
+  head?: (entry: HostEntry, maxLines: number) => Uint8Array | undefined;
+  /**
+   * The `name` and `description` a scan of that head parsed: the head then does not cross
+   * into the core again (it reads them from the snapshot's `scanned`). Not asked for a file the
+   * request names (`read`, `resolve`): that one is read.
+   */
+  header?: (entry: HostEntry) => readonly [string | null, string | null] | undefined;
+}
+
 /**
  * Lists the directory and reads what was asked, concurrently. Files that vanished are left out;
- * any other read failure throws. `heldHead` gives a head already read of a file that is as its
- * entry says (an opened memory's cache): it is not read again.
+ * any other read failure throws. `held` gives what an opened memory's cache already holds.
  */
 export async function takeSnapshot(
   host: MemoryHost,
   request: SnapshotRequest,
   concurrency = 16,
-  heldHead?: (entry: HostEntry, maxLines: number) => Uint8Array | undefined,
+  held: HeldReads = {},
 ): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
   const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
   // every stat is waited for, a failed one too, so nothing is left open when this throws
@@ -40,11 +51,19 @@ export async function takeSnapshot(
   if (request.allTopics) for (const p of topics) whole.add(p);
   const byPath = new Map(listed.map((e) => [e.path, e]));
   const heads: string[] = [];
+  const scanned: [string, string | null, string | null][] = [];
   if (request.heads) {
+    const namedPaths = new Set(named);
     for (const p of topics) {
       if (whole.has(p)) continue;
-      const held = heldHead?.(byPath.get(p)!, request.heads);
-      if (held) contents[p] = held;
+      const entry = byPath.get(p)!;
+      const header = namedPaths.has(p) ? undefined : held.header?.(entry);
+      if (header) {
+        scanned.push([p, header[0], header[1]]);
+        continue;
+      }
+      const bytes = held.head?.(entry, request.heads);
+      if (bytes) contents[p] = bytes;
       else heads.push(p);
     }
   }
@@ -76,7 +95,7 @@ export async function takeSnapshot(
   }
   const resolved: Record<string, string | null> = {};
   if (host.resolve) for (const p of request.resolve ?? []) if (p !== "") resolved[p] = await host.resolve(p);
-  return { entries, contents, resolved };
+  return { entries, contents, resolved, ...(scanned.length ? { scanned: JSON.stringify(scanned) } : {}) };
 }
 
 /** A read that failed because the file is no longer there as a file (code, or `errno` of an `IO_ERROR`). */
