@@ -2,10 +2,10 @@
  * The host side of every write: read what the core's plan asks for, then apply the effects
  * it decided. Nothing here decides whether a write is allowed.
  */
-import { planScan } from "./core.js";
 import type { Effect, ReadPlan, Snapshot } from "./core.js";
 import type { HostEntry, MemoryHost } from "./host.js";
 import { bounded } from "./bounded.js";
+import { scanOrder } from "./packed.js";
 
 const encoder = new TextEncoder();
 
@@ -47,7 +47,7 @@ export async function takeSnapshot(
   const contents: Record<string, Uint8Array> = {};
   const whole = new Set((request.read ?? []).filter((p) => files.has(p)));
   // which files are topic files is the core's rule: its scan plan lists them
-  const topics = request.heads || request.allTopics ? planScan(entries.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem }))).read : [];
+  const topics = request.heads || request.allTopics ? scanOrder(listed).map((i) => listed[i]!.path) : [];
   if (request.allTopics) for (const p of topics) whole.add(p);
   const byPath = new Map(listed.map((e) => [e.path, e]));
   const heads: string[] = [];

@@ -763,8 +763,8 @@ resolve: Array<string>,
  */
 read: Array<string>, 
 /**
- * How much of the listing the command needs: `always` (`create`, `delete`, `rename`),
- * `ifDirectory` (`view`: only a folder's listing), or `never` (edits of one file). A host
+ * How much of the listing the command needs: `always` (`create`, `rename`), `ifDirectory`
+ * (`view`: only a folder's listing), or `never` (edits of one file, `delete`). A host
  * that cannot resolve links must list anyway: the listing is how it reports links out.
  */
 list: Listing, 

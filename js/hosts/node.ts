@@ -96,7 +96,30 @@ export class NodeHost implements MemoryHost {
   }
 
   async resolve(path: string): Promise<string | null> {
+    // no link at the end or on the way (one synchronous lstat shows it): the path is where it is
+    if (path !== "") {
+      const plain = await this.plainEntry(path);
+      if (plain !== undefined) return path;
+    }
     return resolveInside(await this.walkerReady, this.fs, path);
+  }
+
+  /**
+   * The entry at `path` through the fast reads when nothing on its way is a link (what the
+   * walker would find too): a file or folder, or `null` when nothing is there. `undefined`
+   * when the slower path must say (a link, anything else, a failure, or no fast reads).
+   */
+  private async plainEntry(path: string): Promise<HostEntry | null | undefined> {
+    if (!this.driver) return undefined;
+    let got: HostEntry | null | HostError | undefined;
+    try {
+      [got] = await this.statMany([path]);
+    } catch {
+      return undefined;
+    }
+    if (got === null) return null;
+    if (got === undefined || got instanceof Error || got.problem || (got.kind !== "file" && got.kind !== "directory")) return undefined;
+    return got;
   }
 
   /** Stats where a link out of the directory leads (for doctor); nothing is read. */
@@ -227,6 +250,10 @@ export class NodeHost implements MemoryHost {
   }
 
   async stat(path: string): Promise<HostEntry | null> {
+    // a file or folder with no link on its way: one synchronous lstat, not an open and fstat
+    const plain = await this.plainEntry(path);
+    if (plain === null) return null;
+    if (plain) return plain.kind === "directory" ? { path, kind: "directory", mtimeMs: plain.mtimeMs, size: 0 } : plain;
     const walker = await this.walkerReady;
     try {
       const { handle, dir } = await walker.openFile(path.split("/"), O_RDONLY | O_NONBLOCK);

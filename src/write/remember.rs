@@ -4,9 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use super::entry::{format_entry, upsert_entry};
 use super::guard::{fits, index_rules, no_secrets, resolved_inside, room_for_topic};
-use super::similar::{name_key, similar_descriptions};
-use super::yaml::{topic_file, TopicMeta};
+use super::similar::{name_key, WordSet};
 use super::snapshot::{HeaderFields, ScannedHeaders};
+use super::yaml::{topic_file, TopicMeta};
 use super::{Effect, Snapshot};
 use crate::error::{Error, Refusal};
 use crate::frontmatter::{parse_header, Header, MemoryType};
@@ -130,6 +130,7 @@ pub fn plan_remember(
     }
 
     // an explicit `file` is an update of that file; a derived name that exists is checked like any other
+    let (key, words) = (name_key(name), WordSet::of(description));
     for other in existing
         .iter()
         .filter(|p| input.file.is_none() || **p != file)
@@ -140,7 +141,7 @@ pub fn plan_remember(
         if fields
             .0
             .as_deref()
-            .is_some_and(|n| name_key(n) == name_key(name))
+            .is_some_and(|n| name_key(n) == key)
         {
             return Err(Error::refused(
                 Refusal::DuplicateMemory,
@@ -150,7 +151,7 @@ pub fn plan_remember(
         if let Some(d) = fields
             .1
             .as_deref()
-            .filter(|d| similar_descriptions(d, description))
+            .filter(|d| WordSet::of(d).similar(&words))
         {
             return Err(Error::refused(
                 Refusal::DuplicateMemory,

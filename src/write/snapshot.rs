@@ -127,7 +127,9 @@ impl Snapshot {
         let Some(json) = &self.scanned else {
             return Ok(out);
         };
-        let bad = || Error::invalid("snapshot.scanned must be JSON [path, name, description] triples (null for a missing field)");
+        let bad = || {
+            Error::invalid("snapshot.scanned must be JSON [path, name, description] triples (null for a missing field)")
+        };
         // read through `Value`, whose parser the module has anyway
         let value: serde_json::Value = serde_json::from_str(json).map_err(|_| bad())?;
         let text = |v: &serde_json::Value| match v {
