@@ -42,7 +42,8 @@ export async function takeSnapshot(
   const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
   // every stat is waited for, a failed one too, so nothing is left open when this throws
   const listed = request.list === false ? (await bounded(named, concurrency, (p) => host.stat(p))).filter((e) => e !== null) : await host.list();
-  const entries = listed.map((e) => ({ path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem ?? null }));
+  // no `problem` key where there is none: one field fewer for the core to decode on each entry
+  const entries = listed.map((e) => (e.problem ? { path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem } : { path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs }));
   const files = new Set(listed.filter((e) => e.kind === "file" && !e.problem).map((e) => e.path));
   const contents: Record<string, Uint8Array> = {};
   const whole = new Set((request.read ?? []).filter((p) => files.has(p)));
