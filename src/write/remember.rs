@@ -138,11 +138,7 @@ pub fn plan_remember(
         let Some(fields) = header(other) else {
             continue;
         };
-        if fields
-            .0
-            .as_deref()
-            .is_some_and(|n| name_key(n) == key)
-        {
+        if fields.0.as_deref().is_some_and(|n| name_key(n) == key) {
             return Err(Error::refused(
                 Refusal::DuplicateMemory,
                 format!("a memory named {name:?} already exists in {other}: update it (pass file: {other:?}) instead of adding a second"),
