@@ -510,6 +510,9 @@ export class NodeHost implements MemoryHost {
   /** `walker.stillInside`, with the two `readlink`s of the descriptor walk made synchronously. */
   private async stillInside(walker: DirWalker, dir: OpenDir, name: string): Promise<boolean> {
     if (!dir.handle || !this.driver) return walker.stillInside(dir, name);
+    // written through the root's own descriptor: the file is in the root wherever it now is
+    // (the check below would compare that descriptor's path with itself)
+    if (dir.shared && dir.segments.length === 0) return true;
     const root = await walker.openRoot();
     try {
       const [realRoot, here] = await this.driver.run(
