@@ -14,7 +14,7 @@ import { homedir, hostname } from "node:os";
 import { join, resolve as resolvePath, sep } from "node:path";
 import { tempFileName } from "../core.js";
 import { hostError, type HostEntry, type HostError, type HostHead, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
-import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type NodeFs, type OpenDir } from "./node-dirs.js";
+import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
 import { defaultRawFs, IoDriver, type RawFs } from "./node-io.js";
 import { closeDir, DirCache, headTask, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
 
@@ -64,8 +64,15 @@ export class NodeHost implements MemoryHost {
     const fs = options.fs ?? fsp;
     this.root = absolute;
     this.fs = fs;
-    this.walkerReady = (async () => new DirWalker(fs, absolute, options.descriptorWalk ?? (await procFdAvailable(fs))))();
     const raw = options.rawFs === undefined ? (options.fs ? null : defaultRawFs) : options.rawFs;
+    // the root of a write is opened synchronously where the fast calls are (a write holds it throughout)
+    const openNow = raw
+      ? (path: string, flags: number): DirHandle => {
+          const fd = raw.openSync(path, flags);
+          return { fd, close: async () => raw.closeSync(fd) };
+        }
+      : undefined;
+    this.walkerReady = (async () => new DirWalker(fs, absolute, options.descriptorWalk ?? (await procFdAvailable(fs)), openNow))();
     this.driver = raw ? new IoDriver(raw, options.io ?? "auto") : null;
   }
 
