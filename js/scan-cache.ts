@@ -18,7 +18,7 @@
  * edit of an older file the watcher missed is seen by then. Writes through memdir tell the
  * cache at once, without waiting for an event.
  */
-import type { Limits, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
+import type { Limits, Memory, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry, HostError, HostHead, HostWatcher, MemoryHost } from "./host.js";
 import { ioHost } from "./io.js";
 import { packEntries, scanListing, ScanMemo, scanOrder, type PackedEntries } from "./packed.js";
@@ -203,6 +203,19 @@ export class ScanCache {
     if (maxLines > this.limits.maxHeaderLines) return undefined;
     const held = this.held.get(entry.path);
     return held && !held.racy && sameFile(held.key, entry) ? held.bytes : undefined;
+  }
+
+  /**
+   * What the last scan parsed of a file that is as `entry` says (same key, not racy), when that
+   * scan parsed the head held for it; `undefined` when the cache has none to trust.
+   */
+  scannedFor(entry: HostEntry): Memory | undefined {
+    const held = this.held.get(entry.path);
+    const last = this.last;
+    if (!held || held.racy || !last || last.heads[entry.path] !== held.bytes || !sameFile(held.key, entry)) return undefined;
+    let byPath = memoriesByPath.get(last);
+    if (!byPath) memoriesByPath.set(last, (byPath = new Map(last.result.memories.map((m) => [m.path, m]))));
+    return byPath.get(entry.path);
   }
 
   /** Stops the watchers and the background check. */
@@ -488,6 +501,9 @@ export class ScanCache {
     this.unknown = true;
   }
 }
+
+/** A scan's memories by path, built on the first look-up. */
+const memoriesByPath = new WeakMap<Scanned, Map<string, Memory>>();
 
 function folderKey(e: HostEntry): string {
   return `${e.mtimeMs}|${e.ctimeMs ?? ""}|${e.ino ?? ""}`;

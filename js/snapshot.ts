@@ -2,10 +2,10 @@
  * The host side of every write: read what the core's plan asks for, then apply the effects
  * it decided. Nothing here decides whether a write is allowed.
  */
-import { planScan } from "./core.js";
 import type { Effect, ReadPlan, Snapshot } from "./core.js";
 import type { HostEntry, MemoryHost } from "./host.js";
 import { bounded } from "./bounded.js";
+import { scanOrder } from "./packed.js";
 
 const encoder = new TextEncoder();
 
@@ -17,34 +17,54 @@ export interface SnapshotRequest extends Partial<Omit<ReadPlan, "readBytes">> {
   list?: boolean;
 }
 
+/** What an opened memory's cache already holds of files that are as their entries say. */
+export interface HeldReads {
+  /** The head already read: it is not read again. */
+  head?: (entry: HostEntry, maxLines: number) => Uint8Array | undefined;
+  /**
+   * The `name` and `description` a scan of that head parsed: the head then does not cross
+   * into the core again (it reads them from the snapshot's `scanned`). Not asked for a file the
+   * request names (`read`, `resolve`): that one is read.
+   */
+  header?: (entry: HostEntry) => readonly [string | null, string | null] | undefined;
+}
+
 /**
  * Lists the directory and reads what was asked, concurrently. Files that vanished are left out;
- * any other read failure throws. `heldHead` gives a head already read of a file that is as its
- * entry says (an opened memory's cache): it is not read again.
+ * any other read failure throws. `held` gives what an opened memory's cache already holds.
  */
 export async function takeSnapshot(
   host: MemoryHost,
   request: SnapshotRequest,
   concurrency = 16,
-  heldHead?: (entry: HostEntry, maxLines: number) => Uint8Array | undefined,
+  held: HeldReads = {},
 ): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
   const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
   // every stat is waited for, a failed one too, so nothing is left open when this throws
   const listed = request.list === false ? (await bounded(named, concurrency, (p) => host.stat(p))).filter((e) => e !== null) : await host.list();
-  const entries = listed.map((e) => ({ path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem ?? null }));
+  // no `problem` key where there is none: one field fewer for the core to decode on each entry
+  const entries = listed.map((e) => (e.problem ? { path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem } : { path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs }));
   const files = new Set(listed.filter((e) => e.kind === "file" && !e.problem).map((e) => e.path));
   const contents: Record<string, Uint8Array> = {};
   const whole = new Set((request.read ?? []).filter((p) => files.has(p)));
   // which files are topic files is the core's rule: its scan plan lists them
-  const topics = request.heads || request.allTopics ? planScan(entries.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem }))).read : [];
+  const topics = request.heads || request.allTopics ? scanOrder(listed).map((i) => listed[i]!.path) : [];
   if (request.allTopics) for (const p of topics) whole.add(p);
   const byPath = new Map(listed.map((e) => [e.path, e]));
   const heads: string[] = [];
+  const scanned: [string, string | null, string | null][] = [];
   if (request.heads) {
+    const namedPaths = new Set(named);
     for (const p of topics) {
       if (whole.has(p)) continue;
-      const held = heldHead?.(byPath.get(p)!, request.heads);
-      if (held) contents[p] = held;
+      const entry = byPath.get(p)!;
+      const header = namedPaths.has(p) ? undefined : held.header?.(entry);
+      if (header) {
+        scanned.push([p, header[0], header[1]]);
+        continue;
+      }
+      const bytes = held.head?.(entry, request.heads);
+      if (bytes) contents[p] = bytes;
       else heads.push(p);
     }
   }
@@ -76,7 +96,7 @@ export async function takeSnapshot(
   }
   const resolved: Record<string, string | null> = {};
   if (host.resolve) for (const p of request.resolve ?? []) if (p !== "") resolved[p] = await host.resolve(p);
-  return { entries, contents, resolved };
+  return { entries, contents, resolved, ...(scanned.length ? { scanned: JSON.stringify(scanned) } : {}) };
 }
 
 /** A read that failed because the file is no longer there as a file (code, or `errno` of an `IO_ERROR`). */

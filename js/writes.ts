@@ -13,7 +13,7 @@ import type { MemoryHost } from "./host.js";
 import { ioHost, withIoLock } from "./io.js";
 import type { LockOptions } from "./lock.js";
 import type { ScanCache } from "./scan-cache.js";
-import { applyEffects, takeSnapshot } from "./snapshot.js";
+import { applyEffects, takeSnapshot, type HeldReads } from "./snapshot.js";
 
 /** An empty directory: what `remember` and `forget` are checked against before any I/O. */
 const NOTHING: Snapshot = { entries: [], contents: {}, resolved: {} };
@@ -48,7 +48,18 @@ export async function remember(ctx: WriteContext, given: RememberInput): Promise
   const input = typeof read === "object" && read !== null && read.nowMs == null ? { ...read, nowMs: ctx.now() } : read;
   planRemember(input, NOTHING, ctx.limits);
   return write(ctx, async (io) => {
-    const snapshot = await takeSnapshot(io, rememberReadPlan(typeof input.file === "string" ? input.file : null, ctx.limits), ctx.concurrency, ctx.cache && ((e, lines) => ctx.cache!.headFor(e, lines)));
+    const cache = ctx.cache;
+    // what the cache holds of files unchanged since its last scan is not read, nor parsed, again
+    const held: HeldReads = cache
+      ? {
+          head: (e, lines) => cache.headFor(e, lines),
+          header: (e) => {
+            const m = cache.scannedFor(e);
+            return m && ([m.name ?? null, m.description ?? null] as const);
+          },
+        }
+      : {};
+    const snapshot = await takeSnapshot(io, rememberReadPlan(typeof input.file === "string" ? input.file : null, ctx.limits), ctx.concurrency, held);
     return planRemember(input, snapshot, ctx.limits);
   });
 }

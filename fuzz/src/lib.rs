@@ -238,6 +238,7 @@ impl std::fmt::Debug for FuzzSnapshot {
             .field("entries", &self.0.entries)
             .field("contents", &self.0.contents)
             .field("resolved", &self.0.resolved)
+            .field("scanned", &self.0.scanned)
             .finish()
     }
 }
@@ -291,7 +292,27 @@ impl<'a> Arbitrary<'a> for FuzzSnapshot {
                 resolved.insert(from, to);
             }
         }
-        Ok(Self(Snapshot::new(entries, contents, resolved)))
+        // frontmatter an earlier scan parsed (an opened memory's cache): for listed paths or
+        // any, with or without their heads also read; now and then not JSON triples at all
+        let mut scanned = Vec::new();
+        if u.ratio(1u8, 4u8)? {
+            for _ in 0..u.int_in_range(0..=4u8)? {
+                let path = match entries.get(usize::from(u.arbitrary::<u8>()?)) {
+                    Some(e) if u.ratio(3u8, 4u8)? => e.path.clone(),
+                    _ => FuzzPath::arbitrary(u)?.0,
+                };
+                let name = u.arbitrary::<Option<FuzzText>>()?.map(|t| t.0);
+                let description = u.arbitrary::<Option<FuzzText>>()?.map(|t| t.0);
+                scanned.push((path, name, description));
+            }
+        }
+        let mut snapshot = Snapshot::new(entries, contents, resolved).with_scanned(&scanned);
+        if scanned.is_empty() && u.ratio(1u8, 16u8)? {
+            snapshot.scanned = Some(FuzzText::arbitrary(u)?.0);
+        } else if scanned.is_empty() {
+            snapshot.scanned = None;
+        }
+        Ok(Self(snapshot))
     }
 }
 

@@ -668,7 +668,14 @@ contents?: { [key in string]: Head },
  * Where each path really is, from the host (`MemoryHost.resolve`): the relative path
  * after following symbolic links, or `null` when it leads out of the directory.
  */
-resolved?: { [key in string]: string | null }, };
+resolved?: { [key in string]: string | null }, 
+/**
+ * The frontmatter an earlier scan of the same bytes already parsed (an opened memory's
+ * cache holds it), for topic files whose head is not in `contents`: JSON text of
+ * `[path, name, description]` triples, `null` for a field the file does not have. The
+ * duplicate checks read these as they would the heads, without the heads crossing again.
+ */
+scanned?: string | null, };
 
 /**
  * What to read, for `takeSnapshot`.
@@ -756,8 +763,8 @@ resolve: Array<string>,
  */
 read: Array<string>, 
 /**
- * How much of the listing the command needs: `always` (`create`, `delete`, `rename`),
- * `ifDirectory` (`view`: only a folder's listing), or `never` (edits of one file). A host
+ * How much of the listing the command needs: `always` (`create`, `rename`), `ifDirectory`
+ * (`view`: only a folder's listing), or `never` (edits of one file, `delete`). A host
  * that cannot resolve links must list anyway: the listing is how it reports links out.
  */
 list: Listing, 

@@ -31,8 +31,11 @@ const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 const MAX_LINK_HOPS = 16;
 
 /** A directory open inside the root: its descriptor and its real path from the root. */
+/** What a walk needs of an open folder: its descriptor, and closing it. */
+export type DirHandle = Pick<FileHandle, "fd" | "close">;
+
 export interface OpenDir {
-  handle: FileHandle | null;
+  handle: DirHandle | null;
   /** Real relative segments (links resolved). */
   segments: string[];
   /** The shared root descriptor: released, not closed. */
@@ -68,9 +71,18 @@ export function procFdAvailable(fs: NodeFs): Promise<boolean> {
   return procFdWorks;
 }
 
+/** `open()`'s outcome as a promise (a failure rejects it, as the promise API's would). */
+function openedNow(open: () => DirHandle): Promise<DirHandle> {
+  try {
+    return Promise.resolve(open());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 export class DirWalker {
   /** The root's descriptor, shared by the calls in flight (a scan opens it once, not 200 times). */
-  private rootHandle: Promise<FileHandle> | null = null;
+  private rootHandle: Promise<DirHandle> | null = null;
   private rootUsers = 0;
 
   constructor(
@@ -78,6 +90,8 @@ export class DirWalker {
     private readonly root: string,
     /** `true`: the `/proc/self/fd` walk; `false`: plain paths with checks before and after. */
     readonly safe: boolean,
+    /** Opens the root at once (a synchronous `open`, where the host has one): no trip to the thread pool. */
+    private readonly openRootNow?: (path: string, flags: number) => DirHandle,
   ) {}
 
   /** A path for `name` inside `dir` that the kernel resolves inside that very directory. */
@@ -136,7 +150,7 @@ export class DirWalker {
       return { handle: null, segments: [] };
     }
     this.rootUsers++;
-    this.rootHandle ??= this.fs.open(this.root, O_RDONLY | O_DIRECTORY);
+    this.rootHandle ??= this.openRootNow ? openedNow(() => this.openRootNow!(this.root, O_RDONLY | O_DIRECTORY)) : this.fs.open(this.root, O_RDONLY | O_DIRECTORY);
     const opening = this.rootHandle;
     try {
       return { handle: await opening, segments: [], shared: true };

@@ -14,7 +14,7 @@ import { homedir, hostname } from "node:os";
 import { join, resolve as resolvePath, sep } from "node:path";
 import { tempFileName } from "../core.js";
 import { hostError, type HostEntry, type HostError, type HostHead, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
-import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type NodeFs, type OpenDir } from "./node-dirs.js";
+import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
 import { defaultRawFs, IoDriver, type RawFs } from "./node-io.js";
 import { closeDir, DirCache, headTask, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
 
@@ -64,8 +64,15 @@ export class NodeHost implements MemoryHost {
     const fs = options.fs ?? fsp;
     this.root = absolute;
     this.fs = fs;
-    this.walkerReady = (async () => new DirWalker(fs, absolute, options.descriptorWalk ?? (await procFdAvailable(fs))))();
     const raw = options.rawFs === undefined ? (options.fs ? null : defaultRawFs) : options.rawFs;
+    // the root of a write is opened synchronously where the fast calls are (a write holds it throughout)
+    const openNow = raw
+      ? (path: string, flags: number): DirHandle => {
+          const fd = raw.openSync(path, flags);
+          return { fd, close: async () => raw.closeSync(fd) };
+        }
+      : undefined;
+    this.walkerReady = (async () => new DirWalker(fs, absolute, options.descriptorWalk ?? (await procFdAvailable(fs)), openNow))();
     this.driver = raw ? new IoDriver(raw, options.io ?? "auto") : null;
   }
 
@@ -96,7 +103,30 @@ export class NodeHost implements MemoryHost {
   }
 
   async resolve(path: string): Promise<string | null> {
+    // no link at the end or on the way (one synchronous lstat shows it): the path is where it is
+    if (path !== "") {
+      const plain = await this.plainEntry(path);
+      if (plain !== undefined) return path;
+    }
     return resolveInside(await this.walkerReady, this.fs, path);
+  }
+
+  /**
+   * The entry at `path` through the fast reads when nothing on its way is a link (what the
+   * walker would find too): a file or folder, or `null` when nothing is there. `undefined`
+   * when the slower path must say (a link, anything else, a failure, or no fast reads).
+   */
+  private async plainEntry(path: string): Promise<HostEntry | null | undefined> {
+    if (!this.driver) return undefined;
+    let got: HostEntry | null | HostError | undefined;
+    try {
+      [got] = await this.statMany([path]);
+    } catch {
+      return undefined;
+    }
+    if (got === null) return null;
+    if (got === undefined || got instanceof Error || got.problem || (got.kind !== "file" && got.kind !== "directory")) return undefined;
+    return got;
   }
 
   /** Stats where a link out of the directory leads (for doctor); nothing is read. */
@@ -227,6 +257,10 @@ export class NodeHost implements MemoryHost {
   }
 
   async stat(path: string): Promise<HostEntry | null> {
+    // a file or folder with no link on its way: one synchronous lstat, not an open and fstat
+    const plain = await this.plainEntry(path);
+    if (plain === null) return null;
+    if (plain) return plain.kind === "directory" ? { path, kind: "directory", mtimeMs: plain.mtimeMs, size: 0 } : plain;
     const walker = await this.walkerReady;
     try {
       const { handle, dir } = await walker.openFile(path.split("/"), O_RDONLY | O_NONBLOCK);
@@ -483,6 +517,9 @@ export class NodeHost implements MemoryHost {
   /** `walker.stillInside`, with the two `readlink`s of the descriptor walk made synchronously. */
   private async stillInside(walker: DirWalker, dir: OpenDir, name: string): Promise<boolean> {
     if (!dir.handle || !this.driver) return walker.stillInside(dir, name);
+    // written through the root's own descriptor: the file is in the root wherever it now is
+    // (the check below would compare that descriptor's path with itself)
+    if (dir.shared && dir.segments.length === 0) return true;
     const root = await walker.openRoot();
     try {
       const [realRoot, here] = await this.driver.run(

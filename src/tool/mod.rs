@@ -105,8 +105,8 @@ pub struct ToolPlan {
     pub resolve: Vec<String>,
     /// Relative paths whose whole content is needed, if they are files.
     pub read: Vec<String>,
-    /// How much of the listing the command needs: `always` (`create`, `delete`, `rename`),
-    /// `ifDirectory` (`view`: only a folder's listing), or `never` (edits of one file). A host
+    /// How much of the listing the command needs: `always` (`create`, `rename`), `ifDirectory`
+    /// (`view`: only a folder's listing), or `never` (edits of one file, `delete`). A host
     /// that cannot resolve links must list anyway: the listing is how it reports links out.
     pub list: Listing,
     /// Whether the command may write (everything but `view`): the host takes the write lock.
@@ -286,8 +286,12 @@ pub fn plan_tool_command(input: &Value) -> ToolPlan {
     };
     plan.list = match &command {
         Command::View { .. } => Listing::IfDirectory,
-        Command::StrReplace { .. } | Command::Insert { .. } => Listing::Never,
-        Command::Create { .. } | Command::Delete { .. } | Command::Rename { .. } => Listing::Always,
+        // a delete needs the path's own entry and the index: its entries go by their links
+        Command::StrReplace { .. } | Command::Insert { .. } | Command::Delete { .. } => {
+            Listing::Never
+        }
+        // a create counts the topic files (the cap); a rename moves a folder's entries too
+        Command::Create { .. } | Command::Rename { .. } => Listing::Always,
     };
     plan.writes = !matches!(command, Command::View { .. });
     // edits of the index are checked against it; deletes and renames keep its entries true

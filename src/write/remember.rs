@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::entry::{format_entry, upsert_entry};
 use super::guard::{fits, index_rules, no_secrets, resolved_inside, room_for_topic};
-use super::similar::{name_key, similar_descriptions};
+use super::similar::{name_key, WordSet};
+use super::snapshot::{HeaderFields, ScannedHeaders};
 use super::yaml::{topic_file, TopicMeta};
 use super::{Effect, Snapshot};
 use crate::error::{Error, Refusal};
@@ -102,6 +103,8 @@ pub fn plan_remember(
         no_secrets(what, text)?;
     }
 
+    let scanned = snapshot.scanned_headers()?;
+    let header = |path: &str| header_of(snapshot, &scanned, path, limits);
     let existing: Vec<&str> = snapshot.topic_files().map(|e| e.path.as_str()).collect();
     let file = match &input.file {
         Some(file) => {
@@ -117,7 +120,7 @@ pub fn plan_remember(
             }
             file.clone()
         }
-        None => free_name(memory_type, name, &existing, snapshot, limits),
+        None => free_name(memory_type, name, &existing, &header),
     };
     resolved_inside(snapshot, &file)?;
     resolved_inside(snapshot, INDEX_FILE_NAME)?;
@@ -127,18 +130,15 @@ pub fn plan_remember(
     }
 
     // an explicit `file` is an update of that file; a derived name that exists is checked like any other
+    let (key, words) = (name_key(name), WordSet::of(description));
     for other in existing
         .iter()
         .filter(|p| input.file.is_none() || **p != file)
     {
-        let Some(fields) = header_of(snapshot, other, limits) else {
+        let Some(fields) = header(other) else {
             continue;
         };
-        if fields
-            .0
-            .as_deref()
-            .is_some_and(|n| name_key(n) == name_key(name))
-        {
+        if fields.0.as_deref().is_some_and(|n| name_key(n) == key) {
             return Err(Error::refused(
                 Refusal::DuplicateMemory,
                 format!("a memory named {name:?} already exists in {other}: update it (pass file: {other:?}) instead of adding a second"),
@@ -147,7 +147,7 @@ pub fn plan_remember(
         if let Some(d) = fields
             .1
             .as_deref()
-            .filter(|d| similar_descriptions(d, description))
+            .filter(|d| WordSet::of(d).similar(&words))
         {
             return Err(Error::refused(
                 Refusal::DuplicateMemory,
@@ -212,13 +212,17 @@ pub fn plan_remember(
     })
 }
 
-/// The `name` and `description` in a file's frontmatter, if it was read and parses.
+/// The `name` and `description` in a file's frontmatter, if it was read and parses: from its
+/// head when the host read it, else as an earlier scan parsed it (`scanned`).
 pub(crate) fn header_of(
     snapshot: &Snapshot,
+    scanned: &ScannedHeaders,
     path: &str,
     limits: &Limits,
-) -> Option<(Option<String>, Option<String>)> {
-    let text = snapshot.text(path)?;
+) -> Option<HeaderFields> {
+    let Some(text) = snapshot.text(path) else {
+        return scanned.get(path).cloned();
+    };
     let max = to_usize(limits.max_header_lines);
     match parse_header(first_lines(&text, max), max) {
         Header::Parsed(f) => Some((f.name, f.description)),
@@ -245,8 +249,7 @@ fn free_name(
     memory_type: MemoryType,
     name: &str,
     existing: &[&str],
-    snapshot: &Snapshot,
-    limits: &Limits,
+    header: &dyn Fn(&str) -> Option<HeaderFields>,
 ) -> String {
     let prefix = memory_type.as_str();
     let slug = slug(name);
@@ -256,7 +259,7 @@ fn free_name(
         .unwrap_or(&slug);
     let base = format!("{prefix}_{slug}");
     let same_name = |path: &str| {
-        header_of(snapshot, path, limits)
+        header(path)
             .and_then(|h| h.0)
             .is_some_and(|n| name_key(&n) == name_key(name))
     };

@@ -46,9 +46,31 @@ pub struct Snapshot {
     #[serde(default)]
     #[cfg_attr(test, ts(as = "Option<BTreeMap<String, Option<String>>>", optional))]
     pub resolved: BTreeMap<String, Option<String>>,
+    /// The frontmatter an earlier scan of the same bytes already parsed (an opened memory's
+    /// cache holds it), for topic files whose head is not in `contents`: JSON text of
+    /// `[path, name, description]` triples, `null` for a field the file does not have. The
+    /// duplicate checks read these as they would the heads, without the heads crossing again.
+    #[serde(default)]
+    pub scanned: Option<String>,
     /// `entries` by path, built on the first lookup (a listing can hold 50,000 entries).
     #[serde(skip)]
     by_path: OnceCell<HashMap<String, usize>>,
+}
+
+/// A topic file's `name` and `description`, as its frontmatter gives them.
+pub type HeaderFields = (Option<String>, Option<String>);
+
+/// [`Snapshot::scanned`], read: the first triple of a path counts.
+#[derive(Debug, Default)]
+pub struct ScannedHeaders {
+    by_path: HashMap<String, usize>,
+    fields: Vec<HeaderFields>,
+}
+
+impl ScannedHeaders {
+    pub fn get(&self, path: &str) -> Option<&HeaderFields> {
+        self.by_path.get(path).and_then(|&i| self.fields.get(i))
+    }
 }
 
 /// `MEMORY.md` as stored, for an edit that must keep every byte it does not change: the
@@ -88,8 +110,44 @@ impl Snapshot {
             entries,
             contents,
             resolved,
+            scanned: None,
             by_path: OnceCell::new(),
         }
+    }
+
+    /// With frontmatter already parsed by a scan (see [`Snapshot::scanned`]).
+    pub fn with_scanned(mut self, scanned: &[(String, Option<String>, Option<String>)]) -> Self {
+        self.scanned = serde_json::to_string(scanned).ok();
+        self
+    }
+
+    /// [`Snapshot::scanned`], read; `INVALID_ARGUMENT` when it is not such JSON.
+    pub fn scanned_headers(&self) -> Result<ScannedHeaders, Error> {
+        let mut out = ScannedHeaders::default();
+        let Some(json) = &self.scanned else {
+            return Ok(out);
+        };
+        let bad = || {
+            Error::invalid("snapshot.scanned must be JSON [path, name, description] triples (null for a missing field)")
+        };
+        // read through `Value`, whose parser the module has anyway
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|_| bad())?;
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => Ok(Some(s.clone())),
+            serde_json::Value::Null => Ok(None),
+            _ => Err(bad()),
+        };
+        for triple in value.as_array().ok_or_else(bad)? {
+            let Some([serde_json::Value::String(path), name, description]) =
+                triple.as_array().map(Vec::as_slice)
+            else {
+                return Err(bad());
+            };
+            let at = out.fields.len();
+            out.fields.push((text(name)?, text(description)?));
+            out.by_path.entry(path.clone()).or_insert(at);
+        }
+        Ok(out)
     }
 
     /// Records a file as written: its new content, and a listing entry if it had none.
