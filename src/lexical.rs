@@ -58,6 +58,8 @@ const SUPERSEDED: f64 = 0.5;
 const SHARED_SUBJECT: f64 = 2.0;
 const SHARED_SUBJECT_WEIGHT: f64 = 0.5;
 
+/// Words too common to tell memories apart, sorted (byte order, no repeats) for a binary search:
+/// a term is looked up once per word of every body read.
 const STOP_WORDS: &[&str] = &[
     "a",
     "about",
@@ -65,6 +67,7 @@ const STOP_WORDS: &[&str] = &[
     "again",
     "all",
     "also",
+    "am",
     "an",
     "and",
     "any",
@@ -74,6 +77,7 @@ const STOP_WORDS: &[&str] = &[
     "be",
     "been",
     "before",
+    "being",
     "but",
     "by",
     "can",
@@ -82,15 +86,22 @@ const STOP_WORDS: &[&str] = &[
     "do",
     "does",
     "doing",
+    "each",
+    "every",
+    "feedback",
     "for",
     "from",
     "get",
+    "going",
     "got",
     "had",
     "has",
     "have",
+    "help",
+    "here",
     "how",
     "i",
+    "i'm",
     "if",
     "in",
     "into",
@@ -98,11 +109,15 @@ const STOP_WORDS: &[&str] = &[
     "it",
     "its",
     "just",
+    "know",
     "let",
     "like",
+    "look",
     "make",
-    "me",
     "md",
+    "me",
+    "more",
+    "most",
     "my",
     "need",
     "new",
@@ -113,12 +128,21 @@ const STOP_WORDS: &[&str] = &[
     "on",
     "one",
     "or",
+    "other",
     "our",
     "out",
     "please",
+    "project",
+    "reference",
+    "same",
+    "see",
     "should",
     "so",
     "some",
+    "still",
+    "such",
+    "tell",
+    "than",
     "that",
     "the",
     "their",
@@ -126,13 +150,21 @@ const STOP_WORDS: &[&str] = &[
     "then",
     "there",
     "these",
+    "thing",
+    "things",
+    "think",
     "this",
     "to",
+    "today",
+    "too",
     "up",
     "us",
     "use",
+    "user",
+    "very",
     "want",
     "was",
+    "way",
     "we",
     "were",
     "what",
@@ -145,41 +177,10 @@ const STOP_WORDS: &[&str] = &[
     "will",
     "with",
     "would",
+    "yesterday",
+    "yet",
     "you",
     "your",
-    "i'm",
-    "am",
-    "being",
-    "each",
-    "every",
-    "here",
-    "more",
-    "most",
-    "other",
-    "same",
-    "such",
-    "than",
-    "too",
-    "very",
-    "yet",
-    "tell",
-    "know",
-    "think",
-    "going",
-    "way",
-    "thing",
-    "things",
-    "help",
-    "look",
-    "see",
-    "still",
-    "today",
-    "yesterday",
-    "again",
-    "user",
-    "feedback",
-    "project",
-    "reference",
 ];
 /// Words that say a memory warns rather than explains (stemmed as terms are).
 /// Words that say a memory warns rather than explains, looked for in its name and description
@@ -302,33 +303,46 @@ pub struct QueryTerm {
 
 /// Terms of a text: [`crate::words::terms`] without stop words and single letters, stemmed.
 pub fn tokens(text: &str) -> Vec<String> {
-    terms(text)
-        .into_iter()
-        .filter(|w| {
-            let cjk = w.chars().any(crate::words::is_cjk);
-            cjk || (w.chars().count() >= 2 && !STOP_WORDS.contains(&w.as_str()))
-        })
-        .map(|w| stem(&w))
-        .collect()
+    let mut out = Vec::new();
+    for_each_token(text, |t| out.push(t.to_owned()));
+    out
+}
+
+/// [`tokens`] one at a time, each lent for the call.
+fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
+    crate::words::for_each_term(text, |w| {
+        let keep = if w.is_ascii() {
+            w.len() >= 2 && !is_stop_word(w)
+        } else {
+            w.chars().any(crate::words::is_cjk) || (w.chars().count() >= 2 && !is_stop_word(w))
+        };
+        if keep {
+            f(&stem(w));
+        }
+    });
+}
+
+fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
 }
 
 /// Strips a few English suffixes so `deploys`, `deploying` and `deployed` meet `deploy`.
-fn stem(word: &str) -> String {
+fn stem(word: &str) -> std::borrow::Cow<'_, str> {
     if !word.is_ascii() {
-        return word.to_owned();
+        return word.into();
     }
     for suffix in ["ing", "ies", "es", "ed", "ly", "s"] {
         if let Some(base) = word.strip_suffix(suffix) {
             if base.len() >= 3 && !(suffix == "s" && base.ends_with('s')) {
                 return if suffix == "ies" {
-                    format!("{base}y")
+                    format!("{base}y").into()
                 } else {
-                    base.to_owned()
+                    base.into()
                 };
             }
         }
     }
-    word.to_owned()
+    word.into()
 }
 
 /// A memory's terms: what the side query sees (name, file name, description), and the body
@@ -340,15 +354,20 @@ struct Document {
 
 impl Document {
     fn new(memory: &Memory, head: Option<&crate::scan::Head>, limits: &Limits) -> Self {
-        let title_seq = tokens(&title_text(memory));
-        let body_seq = head
-            .map(|h| tokens(&body_text(h, limits)))
-            .unwrap_or_default();
-        let title: HashSet<String> = title_seq.into_iter().collect();
-        let body = body_seq
-            .into_iter()
-            .filter(|t| !title.contains(t))
-            .collect();
+        let mut title = HashSet::new();
+        for_each_token(&title_text(memory), |t| {
+            if !title.contains(t) {
+                title.insert(t.to_owned());
+            }
+        });
+        let mut body = HashSet::new();
+        if let Some(head) = head {
+            for_each_token(&body_text(head, limits), |t| {
+                if !title.contains(t) && !body.contains(t) {
+                    body.insert(t.to_owned());
+                }
+            });
+        }
         Self { title, body }
     }
 
@@ -463,12 +482,14 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
             .iter()
             .any(|t| t.iter().all(|w| doc.title.contains(w)));
         let kind = memory.memory_type;
-        let warns = kind == Some(crate::frontmatter::MemoryType::Feedback)
-            || says_any(memory, WARNING_WORDS);
+        // whether it warns is read only for a memory about a tool in use
+        let warns = about_tool
+            && (kind == Some(crate::frontmatter::MemoryType::Feedback)
+                || says_any(memory, WARNING_WORDS));
         if about_tool && kind == Some(crate::frontmatter::MemoryType::Reference) && !warns {
             continue; // a usage reference for a tool in use: the agent has the tool's own docs
         }
-        let about_tool = about_tool && warns;
+        let about_tool = warns;
         let mut evidence = 0.0;
         let mut matched = Vec::new();
         for term in &query {
@@ -551,6 +572,9 @@ fn newest_of_near_duplicates(
     docs: &[Document],
     weight: &dyn Fn(&str) -> f64,
 ) -> Vec<usize> {
+    if chosen.is_empty() {
+        return Vec::new(); // the word sets below are for comparing what was chosen
+    }
     let sets: Vec<WordSet> = memories
         .iter()
         .map(|m| {
@@ -598,4 +622,25 @@ fn newest_of_near_duplicates(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_for_the_binary_search() {
+        assert!(
+            STOP_WORDS.windows(2).all(|w| w.first() < w.last()),
+            "STOP_WORDS must be in byte order without repeats"
+        );
+        for word in STOP_WORDS {
+            assert!(is_stop_word(word), "{word}");
+        }
+        assert!(!is_stop_word("deploy") && !is_stop_word(""));
+        assert_eq!(
+            tokens("What should the user know about Deploying?"),
+            ["deploy"]
+        );
+    }
 }
