@@ -32,7 +32,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::limits::{to_usize, Limits};
 use crate::scan::Memory;
-use crate::words::terms;
 use crate::write::similar::WordSet;
 
 /// The best match must carry at least this much evidence — more than one term found in no
