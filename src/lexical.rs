@@ -27,6 +27,7 @@
 //! when the model call fails. `node bench/selection-eval.mjs` measures it.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -303,13 +304,13 @@ pub struct QueryTerm {
 /// Terms of a text: [`crate::words::terms`] without stop words and single letters, stemmed.
 pub fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_token(text, |t| out.push(t.to_owned()));
+    for_each_token(text, &mut |t| out.push(t.to_owned()));
     out
 }
 
 /// [`tokens`] one at a time, each lent for the call.
-fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
-    crate::words::for_each_term(text, |w| {
+fn for_each_token(text: &str, f: &mut dyn FnMut(&str)) {
+    crate::words::for_each_term(text, &mut |w| {
         let keep = if w.is_ascii() {
             w.len() >= 2 && !is_stop_word(w)
         } else {
@@ -344,24 +345,54 @@ fn stem(word: &str) -> std::borrow::Cow<'_, str> {
     word.into()
 }
 
+/// A fast hash for the term sets (the multiply-rotate hash of rustc's own tables): every word
+/// of every body read is looked up, and std's SipHash was a third of the selection. The keys
+/// are the folder's own words; nothing here depends on the order of a set.
+#[derive(Default, Clone, Copy)]
+struct TermHasher(u64);
+
+impl Hasher for TermHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let word = chunk
+                .iter()
+                .rev()
+                .fold(0u64, |w, &b| (w << 8) | u64::from(b));
+            self.add(word);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl TermHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type Terms = HashSet<String, BuildHasherDefault<TermHasher>>;
+
 /// A memory's terms: what the side query sees (name, file name, description), and the body
 /// lines the scan read, which count for less.
 struct Document {
-    title: HashSet<String>,
-    body: HashSet<String>,
+    title: Terms,
+    body: Terms,
 }
 
 impl Document {
     fn new(memory: &Memory, head: Option<&crate::scan::Head>, limits: &Limits) -> Self {
-        let mut title = HashSet::new();
-        for_each_token(&title_text(memory), |t| {
+        let mut title = Terms::default();
+        for_each_token(&title_text(memory), &mut |t| {
             if !title.contains(t) {
                 title.insert(t.to_owned());
             }
         });
-        let mut body = HashSet::new();
+        let mut body = Terms::default();
         if let Some(head) = head {
-            for_each_token(&body_text(head, limits), |t| {
+            for_each_token(&body_text(head, limits), &mut |t| {
                 if !title.contains(t) && !body.contains(t) {
                     body.insert(t.to_owned());
                 }
@@ -444,7 +475,7 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
         .map(|m| Document::new(m, input.heads.get(&m.path), &limits))
         .collect();
     let count = docs.len() as f64;
-    let mut frequency: HashMap<&str, usize> = HashMap::new();
+    let mut frequency: HashMap<&str, usize, BuildHasherDefault<TermHasher>> = HashMap::default();
     for doc in &docs {
         for term in doc.title.iter().chain(&doc.body) {
             *frequency.entry(term.as_str()).or_default() += 1;
@@ -462,14 +493,14 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
     query.dedup();
     let total: f64 = query.iter().map(|t| weight(t)).sum();
 
-    let tools: Vec<HashSet<String>> = input
+    let tools: Vec<Terms> = input
         .recent_tools
         .iter()
         .map(|t| {
             tokens(t)
                 .into_iter()
                 .filter(|w| w != "mcp")
-                .collect::<HashSet<_>>()
+                .collect::<Terms>()
         })
         .filter(|t| !t.is_empty())
         .collect();

@@ -31,12 +31,12 @@ pub enum Run<'a> {
 /// The runs of `text`, in order; everything else (spaces, punctuation, symbols) separates.
 pub fn runs(text: &str) -> Vec<Run<'_>> {
     let mut out = Vec::new();
-    for_each_run(text, |run| out.push(run));
+    for_each_run(text, &mut |run| out.push(run));
     out
 }
 
 /// [`runs`] one at a time, without collecting them (the lexical selector reads whole bodies).
-pub fn for_each_run<'a>(text: &'a str, mut f: impl FnMut(Run<'a>)) {
+pub fn for_each_run<'a>(text: &'a str, f: &mut dyn FnMut(Run<'a>)) {
     let mut start: Option<(usize, bool)> = None;
     for (i, c) in text.char_indices() {
         // ASCII first: no CJK there, and `is_alphanumeric` is `is_ascii_alphanumeric`
@@ -52,16 +52,16 @@ pub fn for_each_run<'a>(text: &'a str, mut f: impl FnMut(Run<'a>)) {
             continue;
         }
         if let Some((s, cjk)) = start {
-            emit_run(&mut f, text.get(s..i).unwrap_or(""), cjk);
+            emit_run(f, text.get(s..i).unwrap_or(""), cjk);
         }
         start = kind.map(|k| (i, k));
     }
     if let Some((s, cjk)) = start {
-        emit_run(&mut f, text.get(s..).unwrap_or(""), cjk);
+        emit_run(f, text.get(s..).unwrap_or(""), cjk);
     }
 }
 
-fn emit_run<'a>(f: &mut impl FnMut(Run<'a>), run: &'a str, cjk: bool) {
+fn emit_run<'a>(f: &mut dyn FnMut(Run<'a>), run: &'a str, cjk: bool) {
     if !run.is_empty() {
         f(if cjk { Run::Cjk(run) } else { Run::Word(run) });
     }
@@ -130,16 +130,16 @@ pub fn bigrams(run: &str) -> Vec<String> {
 /// and CJK bigrams.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_term(text, |t| out.push(t.to_owned()));
+    for_each_term(text, &mut |t| out.push(t.to_owned()));
     out
 }
 
 /// [`terms`] one at a time, each lent for the call: no allocation per term for words of ASCII
 /// letters and digits, which most are.
-pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+pub fn for_each_term(text: &str, f: &mut dyn FnMut(&str)) {
     let mut part = String::new();
-    for_each_run(text, |run| match run {
-        Run::Word(w) if w.is_ascii() => ascii_identifier_parts(w, &mut part, &mut f),
+    for_each_run(text, &mut |run| match run {
+        Run::Word(w) if w.is_ascii() => ascii_identifier_parts(w, &mut part, f),
         Run::Word(w) => identifier_parts(w).iter().for_each(|p| f(p)),
         Run::Cjk(s) => bigrams(s).iter().for_each(|b| f(b)),
     });
@@ -148,7 +148,7 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
 /// [`identifier_parts`] of a word of ASCII letters and digits (a run of [`runs`]), where
 /// lower, upper, letter and digit are the ASCII classes: each part lower-cased into `part`
 /// and lent to `f`.
-fn ascii_identifier_parts(word: &str, part: &mut String, f: &mut impl FnMut(&str)) {
+fn ascii_identifier_parts(word: &str, part: &mut String, f: &mut dyn FnMut(&str)) {
     let bytes = word.as_bytes();
     let mut start = 0;
     for (i, pair) in bytes.windows(2).enumerate() {
@@ -171,7 +171,7 @@ fn ascii_identifier_parts(word: &str, part: &mut String, f: &mut impl FnMut(&str
     lend_lowercase(word.get(start..).unwrap_or(""), part, f);
 }
 
-fn lend_lowercase(piece: &str, part: &mut String, f: &mut impl FnMut(&str)) {
+fn lend_lowercase(piece: &str, part: &mut String, f: &mut dyn FnMut(&str)) {
     if piece.is_empty() {
         return;
     }
