@@ -10,10 +10,10 @@
 // (what both entries load, so any bundler carries it with no configuration), and every
 // declaration gets a `.d.cts` twin for CommonJS consumers under `moduleResolution: node16`.
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
-import { commonJsDeclarations, inlineWasm, unhookGlue, wasmDeclaration } from "./packaging.mjs";
+import { bundleCli, commonJsDeclarations, inlineWasm, unhookGlue, wasmDeclaration } from "./packaging.mjs";
 import { ensureNpmDeps, ensureWasmBindgen, ensureWasmTarget, root, run, step } from "./toolchain.mjs";
 
 const INPUTS = ["src", "js", "Cargo.toml", "Cargo.lock", "tsconfig.json", "package.json", "scripts/build.mjs", "scripts/packaging.mjs"];
@@ -72,8 +72,7 @@ export function build({ force = false } = {}) {
   // typescript/bin/tsc, not .bin/tsc: typescript-5 (the consumer type test's second compiler) links the same bin name
   step("tsc", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "tsconfig.json"]));
   commonJsDeclarations(pkg);
-  const cli = join(pkg, "cli", "main.js");
-  if (existsSync(cli)) chmodSync(cli, 0o755);
+  step("esbuild: the memdir command", () => bundleCli(pkg));
   const optimised = readFileSync(wasm);
   const gzip = gzipSync(optimised, { level: 9 }).length;
   console.error(

@@ -1,8 +1,10 @@
 // The steps of the build that make pkg/ work in every bundler and type-check in every
 // consumer (README "Bundlers"). Each checks what it changed, so a new wasm-bindgen or
 // TypeScript that emits something else fails the build instead of shipping it.
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { deflateRawSync } from "node:zlib";
 
 /**
@@ -92,4 +94,50 @@ export function commonJsDeclarations(pkgDir) {
     count++;
   }
   if (count === 0) throw new Error("no declarations to twin: did tsc run?");
+}
+
+/**
+ * The `memdir` command as a few files instead of some forty modules: Node loads each module of
+ * a graph on its own (read, parse, link), which cost `memdir recall` ~25 ms of CPU. esbuild
+ * bundles pkg/cli/main.js with code splitting, and the result replaces pkg/cli: `main.js` (the
+ * argument parser and the help, all `--help` and `--version` load), the chunk of the commands
+ * with the core (`run.ts`), the MCP server's chunk, and what they share. The chunks stay in
+ * pkg/cli, so every `new URL(…, import.meta.url)` in them still names the same file (checked).
+ * The library's own modules (pkg/*.js) are untouched; the CLI no longer imports them.
+ */
+export function bundleCli(pkgDir) {
+  const cliDir = join(pkgDir, "cli");
+  const esbuild = createRequire(import.meta.url)("esbuild");
+  const out = mkdtempSync(join(pkgDir, ".cli-"));
+  try {
+    esbuild.buildSync({
+      entryPoints: [join(cliDir, "main.js")],
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      platform: "node",
+      target: "node20.19",
+      packages: "external", // the MCP SDK, an optional peer dependency, is found at run time
+      outdir: out,
+      chunkNames: "[name]-[hash]",
+      logLevel: "warning",
+    });
+    const files = readdirSync(out);
+    for (const file of files) {
+      const text = readFileSync(join(out, file), "utf8");
+      const relativeImports = [...text.matchAll(/(?:from\s*|import\(\s*)["'](\.{1,2}\/[^"']*)["']/g)].map((m) => m[1]);
+      const outside = relativeImports.filter((s) => !/^\.\/[^/]+\.js$/.test(s) || !files.includes(s.slice(2)));
+      if (outside.length > 0) throw new Error(`bundled CLI: ${file} imports ${outside.join(", ")}, not one of its own chunks`);
+      for (const [, url] of text.matchAll(/new URL\(\s*["']([^"']+)["'],\s*import\.meta\.url\s*\)/g)) {
+        if (!existsSync(fileURLToPath(new URL(url, `file://${cliDir}/`)))) throw new Error(`bundled CLI: ${file} reads ${url} from pkg/cli, where there is no such file`);
+      }
+    }
+    rmSync(cliDir, { recursive: true, force: true });
+    renameSync(out, cliDir);
+    chmodSync(cliDir, 0o755); // mkdtemp made it private
+    chmodSync(join(cliDir, "main.js"), 0o755);
+    return files.length;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }

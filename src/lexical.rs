@@ -27,12 +27,12 @@
 //! when the model call fails. `node bench/selection-eval.mjs` measures it.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
 use crate::limits::{to_usize, Limits};
 use crate::scan::Memory;
-use crate::words::terms;
 use crate::write::similar::WordSet;
 
 /// The best match must carry at least this much evidence — more than one term found in no
@@ -58,6 +58,8 @@ const SUPERSEDED: f64 = 0.5;
 const SHARED_SUBJECT: f64 = 2.0;
 const SHARED_SUBJECT_WEIGHT: f64 = 0.5;
 
+/// Words too common to tell memories apart, sorted (byte order, no repeats) for a binary search:
+/// a term is looked up once per word of every body read.
 const STOP_WORDS: &[&str] = &[
     "a",
     "about",
@@ -65,6 +67,7 @@ const STOP_WORDS: &[&str] = &[
     "again",
     "all",
     "also",
+    "am",
     "an",
     "and",
     "any",
@@ -74,6 +77,7 @@ const STOP_WORDS: &[&str] = &[
     "be",
     "been",
     "before",
+    "being",
     "but",
     "by",
     "can",
@@ -82,15 +86,22 @@ const STOP_WORDS: &[&str] = &[
     "do",
     "does",
     "doing",
+    "each",
+    "every",
+    "feedback",
     "for",
     "from",
     "get",
+    "going",
     "got",
     "had",
     "has",
     "have",
+    "help",
+    "here",
     "how",
     "i",
+    "i'm",
     "if",
     "in",
     "into",
@@ -98,11 +109,15 @@ const STOP_WORDS: &[&str] = &[
     "it",
     "its",
     "just",
+    "know",
     "let",
     "like",
+    "look",
     "make",
-    "me",
     "md",
+    "me",
+    "more",
+    "most",
     "my",
     "need",
     "new",
@@ -113,12 +128,21 @@ const STOP_WORDS: &[&str] = &[
     "on",
     "one",
     "or",
+    "other",
     "our",
     "out",
     "please",
+    "project",
+    "reference",
+    "same",
+    "see",
     "should",
     "so",
     "some",
+    "still",
+    "such",
+    "tell",
+    "than",
     "that",
     "the",
     "their",
@@ -126,13 +150,21 @@ const STOP_WORDS: &[&str] = &[
     "then",
     "there",
     "these",
+    "thing",
+    "things",
+    "think",
     "this",
     "to",
+    "today",
+    "too",
     "up",
     "us",
     "use",
+    "user",
+    "very",
     "want",
     "was",
+    "way",
     "we",
     "were",
     "what",
@@ -145,41 +177,10 @@ const STOP_WORDS: &[&str] = &[
     "will",
     "with",
     "would",
+    "yesterday",
+    "yet",
     "you",
     "your",
-    "i'm",
-    "am",
-    "being",
-    "each",
-    "every",
-    "here",
-    "more",
-    "most",
-    "other",
-    "same",
-    "such",
-    "than",
-    "too",
-    "very",
-    "yet",
-    "tell",
-    "know",
-    "think",
-    "going",
-    "way",
-    "thing",
-    "things",
-    "help",
-    "look",
-    "see",
-    "still",
-    "today",
-    "yesterday",
-    "again",
-    "user",
-    "feedback",
-    "project",
-    "reference",
 ];
 /// Words that say a memory warns rather than explains (stemmed as terms are).
 /// Words that say a memory warns rather than explains, looked for in its name and description
@@ -302,53 +303,101 @@ pub struct QueryTerm {
 
 /// Terms of a text: [`crate::words::terms`] without stop words and single letters, stemmed.
 pub fn tokens(text: &str) -> Vec<String> {
-    terms(text)
-        .into_iter()
-        .filter(|w| {
-            let cjk = w.chars().any(crate::words::is_cjk);
-            cjk || (w.chars().count() >= 2 && !STOP_WORDS.contains(&w.as_str()))
-        })
-        .map(|w| stem(&w))
-        .collect()
+    let mut out = Vec::new();
+    for_each_token(text, &mut |t| out.push(t.to_owned()));
+    out
+}
+
+/// [`tokens`] one at a time, each lent for the call.
+fn for_each_token(text: &str, f: &mut dyn FnMut(&str)) {
+    crate::words::for_each_term(text, &mut |w| {
+        let keep = if w.is_ascii() {
+            w.len() >= 2 && !is_stop_word(w)
+        } else {
+            w.chars().any(crate::words::is_cjk) || (w.chars().count() >= 2 && !is_stop_word(w))
+        };
+        if keep {
+            f(&stem(w));
+        }
+    });
+}
+
+fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
 }
 
 /// Strips a few English suffixes so `deploys`, `deploying` and `deployed` meet `deploy`.
-fn stem(word: &str) -> String {
+fn stem(word: &str) -> std::borrow::Cow<'_, str> {
     if !word.is_ascii() {
-        return word.to_owned();
+        return word.into();
     }
     for suffix in ["ing", "ies", "es", "ed", "ly", "s"] {
         if let Some(base) = word.strip_suffix(suffix) {
             if base.len() >= 3 && !(suffix == "s" && base.ends_with('s')) {
                 return if suffix == "ies" {
-                    format!("{base}y")
+                    format!("{base}y").into()
                 } else {
-                    base.to_owned()
+                    base.into()
                 };
             }
         }
     }
-    word.to_owned()
+    word.into()
 }
+
+/// A fast hash for the term sets (the multiply-rotate hash of rustc's own tables): every word
+/// of every body read is looked up, and std's SipHash was a third of the selection. The keys
+/// are the folder's own words; nothing here depends on the order of a set.
+#[derive(Default, Clone, Copy)]
+struct TermHasher(u64);
+
+impl Hasher for TermHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let word = chunk
+                .iter()
+                .rev()
+                .fold(0u64, |w, &b| (w << 8) | u64::from(b));
+            self.add(word);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl TermHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type Terms = HashSet<String, BuildHasherDefault<TermHasher>>;
 
 /// A memory's terms: what the side query sees (name, file name, description), and the body
 /// lines the scan read, which count for less.
 struct Document {
-    title: HashSet<String>,
-    body: HashSet<String>,
+    title: Terms,
+    body: Terms,
 }
 
 impl Document {
     fn new(memory: &Memory, head: Option<&crate::scan::Head>, limits: &Limits) -> Self {
-        let title_seq = tokens(&title_text(memory));
-        let body_seq = head
-            .map(|h| tokens(&body_text(h, limits)))
-            .unwrap_or_default();
-        let title: HashSet<String> = title_seq.into_iter().collect();
-        let body = body_seq
-            .into_iter()
-            .filter(|t| !title.contains(t))
-            .collect();
+        let mut title = Terms::default();
+        for_each_token(&title_text(memory), &mut |t| {
+            if !title.contains(t) {
+                title.insert(t.to_owned());
+            }
+        });
+        let mut body = Terms::default();
+        if let Some(head) = head {
+            for_each_token(&body_text(head, limits), &mut |t| {
+                if !title.contains(t) && !body.contains(t) {
+                    body.insert(t.to_owned());
+                }
+            });
+        }
         Self { title, body }
     }
 
@@ -426,7 +475,7 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
         .map(|m| Document::new(m, input.heads.get(&m.path), &limits))
         .collect();
     let count = docs.len() as f64;
-    let mut frequency: HashMap<&str, usize> = HashMap::new();
+    let mut frequency: HashMap<&str, usize, BuildHasherDefault<TermHasher>> = HashMap::default();
     for doc in &docs {
         for term in doc.title.iter().chain(&doc.body) {
             *frequency.entry(term.as_str()).or_default() += 1;
@@ -444,14 +493,14 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
     query.dedup();
     let total: f64 = query.iter().map(|t| weight(t)).sum();
 
-    let tools: Vec<HashSet<String>> = input
+    let tools: Vec<Terms> = input
         .recent_tools
         .iter()
         .map(|t| {
             tokens(t)
                 .into_iter()
                 .filter(|w| w != "mcp")
-                .collect::<HashSet<_>>()
+                .collect::<Terms>()
         })
         .filter(|t| !t.is_empty())
         .collect();
@@ -463,12 +512,14 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
             .iter()
             .any(|t| t.iter().all(|w| doc.title.contains(w)));
         let kind = memory.memory_type;
-        let warns = kind == Some(crate::frontmatter::MemoryType::Feedback)
-            || says_any(memory, WARNING_WORDS);
+        // whether it warns is read only for a memory about a tool in use
+        let warns = about_tool
+            && (kind == Some(crate::frontmatter::MemoryType::Feedback)
+                || says_any(memory, WARNING_WORDS));
         if about_tool && kind == Some(crate::frontmatter::MemoryType::Reference) && !warns {
             continue; // a usage reference for a tool in use: the agent has the tool's own docs
         }
-        let about_tool = about_tool && warns;
+        let about_tool = warns;
         let mut evidence = 0.0;
         let mut matched = Vec::new();
         for term in &query {
@@ -551,6 +602,9 @@ fn newest_of_near_duplicates(
     docs: &[Document],
     weight: &dyn Fn(&str) -> f64,
 ) -> Vec<usize> {
+    if chosen.is_empty() {
+        return Vec::new(); // the word sets below are for comparing what was chosen
+    }
     let sets: Vec<WordSet> = memories
         .iter()
         .map(|m| {
@@ -598,4 +652,25 @@ fn newest_of_near_duplicates(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_for_the_binary_search() {
+        assert!(
+            STOP_WORDS.windows(2).all(|w| w.first() < w.last()),
+            "STOP_WORDS must be in byte order without repeats"
+        );
+        for word in STOP_WORDS {
+            assert!(is_stop_word(word), "{word}");
+        }
+        assert!(!is_stop_word("deploy") && !is_stop_word(""));
+        assert_eq!(
+            tokens("What should the user know about Deploying?"),
+            ["deploy"]
+        );
+    }
 }

@@ -31,33 +31,39 @@ pub enum Run<'a> {
 /// The runs of `text`, in order; everything else (spaces, punctuation, symbols) separates.
 pub fn runs(text: &str) -> Vec<Run<'_>> {
     let mut out = Vec::new();
+    for_each_run(text, &mut |run| out.push(run));
+    out
+}
+
+/// [`runs`] one at a time, without collecting them (the lexical selector reads whole bodies).
+pub fn for_each_run<'a>(text: &'a str, f: &mut dyn FnMut(Run<'a>)) {
     let mut start: Option<(usize, bool)> = None;
     for (i, c) in text.char_indices() {
-        let kind = if is_cjk(c) {
+        // ASCII first: no CJK there, and `is_alphanumeric` is `is_ascii_alphanumeric`
+        let kind = if c.is_ascii() {
+            c.is_ascii_alphanumeric().then_some(false)
+        } else if is_cjk(c) {
             Some(true)
-        } else if c.is_alphanumeric() {
-            Some(false)
         } else {
-            None
+            c.is_alphanumeric().then_some(false)
         };
         let continues = matches!((start, kind), (Some((_, cjk)), Some(k)) if cjk == k);
         if continues {
             continue;
         }
         if let Some((s, cjk)) = start {
-            push_run(&mut out, text.get(s..i).unwrap_or(""), cjk);
+            emit_run(f, text.get(s..i).unwrap_or(""), cjk);
         }
         start = kind.map(|k| (i, k));
     }
     if let Some((s, cjk)) = start {
-        push_run(&mut out, text.get(s..).unwrap_or(""), cjk);
+        emit_run(f, text.get(s..).unwrap_or(""), cjk);
     }
-    out
 }
 
-fn push_run<'a>(out: &mut Vec<Run<'a>>, run: &'a str, cjk: bool) {
+fn emit_run<'a>(f: &mut dyn FnMut(Run<'a>), run: &'a str, cjk: bool) {
     if !run.is_empty() {
-        out.push(if cjk { Run::Cjk(run) } else { Run::Word(run) });
+        f(if cjk { Run::Cjk(run) } else { Run::Word(run) });
     }
 }
 
@@ -124,13 +130,55 @@ pub fn bigrams(run: &str) -> Vec<String> {
 /// and CJK bigrams.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for run in runs(text) {
-        match run {
-            Run::Word(w) => out.extend(identifier_parts(w)),
-            Run::Cjk(s) => out.extend(bigrams(s)),
+    for_each_term(text, &mut |t| out.push(t.to_owned()));
+    out
+}
+
+/// [`terms`] one at a time, each lent for the call: no allocation per term for words of ASCII
+/// letters and digits, which most are.
+pub fn for_each_term(text: &str, f: &mut dyn FnMut(&str)) {
+    let mut part = String::new();
+    for_each_run(text, &mut |run| match run {
+        Run::Word(w) if w.is_ascii() => ascii_identifier_parts(w, &mut part, f),
+        Run::Word(w) => identifier_parts(w).iter().for_each(|p| f(p)),
+        Run::Cjk(s) => bigrams(s).iter().for_each(|b| f(b)),
+    });
+}
+
+/// [`identifier_parts`] of a word of ASCII letters and digits (a run of [`runs`]), where
+/// lower, upper, letter and digit are the ASCII classes: each part lower-cased into `part`
+/// and lent to `f`.
+fn ascii_identifier_parts(word: &str, part: &mut String, f: &mut dyn FnMut(&str)) {
+    let bytes = word.as_bytes();
+    let mut start = 0;
+    for (i, pair) in bytes.windows(2).enumerate() {
+        let (p, c) = match pair {
+            [p, c] => (*p, *c),
+            _ => continue,
+        };
+        let next = bytes.get(i + 2).copied();
+        let boundary = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
+            || (p.is_ascii_alphabetic() && c.is_ascii_digit())
+            || (p.is_ascii_digit() && c.is_ascii_alphabetic())
+            || (p.is_ascii_uppercase()
+                && c.is_ascii_uppercase()
+                && next.is_some_and(|n| n.is_ascii_lowercase()));
+        if boundary {
+            lend_lowercase(word.get(start..=i).unwrap_or(""), part, f);
+            start = i + 1;
         }
     }
-    out
+    lend_lowercase(word.get(start..).unwrap_or(""), part, f);
+}
+
+fn lend_lowercase(piece: &str, part: &mut String, f: &mut dyn FnMut(&str)) {
+    if piece.is_empty() {
+        return;
+    }
+    part.clear();
+    part.push_str(piece);
+    part.make_ascii_lowercase();
+    f(part);
 }
 
 /// The words of a text for telling near-duplicates apart: spaced-script words whole
@@ -172,5 +220,78 @@ mod tests {
         );
         assert_eq!(terms("入库改造"), ["入库", "库改", "改造"]);
         assert_eq!(terms("库"), ["库"]);
+    }
+
+    /// The runs and terms as first written (one `char` at a time, every part allocated): the
+    /// fast paths must give exactly what these give.
+    fn reference_runs(text: &str) -> Vec<Run<'_>> {
+        let mut out = Vec::new();
+        let mut start: Option<(usize, bool)> = None;
+        fn push<'a>(out: &mut Vec<Run<'a>>, text: &'a str, s: usize, e: usize, cjk: bool) {
+            let run = text.get(s..e).unwrap_or("");
+            if !run.is_empty() {
+                out.push(if cjk { Run::Cjk(run) } else { Run::Word(run) });
+            }
+        }
+        for (i, c) in text.char_indices() {
+            let kind = if is_cjk(c) {
+                Some(true)
+            } else if c.is_alphanumeric() {
+                Some(false)
+            } else {
+                None
+            };
+            if matches!((start, kind), (Some((_, cjk)), Some(k)) if cjk == k) {
+                continue;
+            }
+            if let Some((s, cjk)) = start {
+                push(&mut out, text, s, i, cjk);
+            }
+            start = kind.map(|k| (i, k));
+        }
+        if let Some((s, cjk)) = start {
+            push(&mut out, text, s, text.len(), cjk);
+        }
+        out
+    }
+
+    fn reference_terms(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for run in reference_runs(text) {
+            match run {
+                Run::Word(w) => out.extend(identifier_parts(w)),
+                Run::Cjk(s) => out.extend(bigrams(s)),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fast_paths_split_as_the_reference_does() {
+        // every string of up to four of these: cases, digits, separators, non-ASCII letters
+        // and digits (one that lower-cases to two chars), CJK
+        let alphabet = [
+            'a', 'B', 'C', 'd', '1', '_', ' ', '.', 'é', 'É', 'İ', 'Ⅻ', '٣', '识', 'カ',
+        ];
+        let mut texts = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        texts.extend(
+            [
+                "parseHTTPResponse2 XMLHttpRequest iOS macOS v1 v2 2fa ABCDef ab12cd 12ab",
+                "feedback_rust-error.md OCR识别 Ünïcödé straße ΣΊΣΥΦΟΣ 😀emoji😀 ﬁle",
+            ]
+            .map(str::to_owned),
+        );
+        for text in &texts {
+            assert_eq!(runs(text), reference_runs(text), "runs of {text:?}");
+            assert_eq!(terms(text), reference_terms(text), "terms of {text:?}");
+        }
     }
 }

@@ -1,8 +1,9 @@
 /**
  * The command table: one entry per command. Adding a command is one entry here; its code is
- * imported when it runs (so `--help` and `--version` stay instant). A command's `run` gets the
- * parsed options and an `Output`; `openFromArgs` (memory.ts) opens `--dir`/`--project`, and
- * `chooseSelector` (selector.ts) turns `--provider`, `--fallback` and the keys into a selector.
+ * imported when it runs, through `run.ts` (so `--help` and `--version` stay instant). A
+ * command's `run` gets the parsed options and an `Output`; `openFromArgs` (memory.ts) opens
+ * `--dir`/`--project`, and `chooseSelector` (selector.ts) turns `--provider`, `--fallback` and
+ * the keys into a selector.
  * A command with its own argument parser (`mcp`) sets `ownArgs` and gets the raw arguments.
  */
 import { UsageError } from "./args.js";
@@ -19,21 +20,21 @@ export const COMMANDS: Record<string, Command> = {
     details: "Prints the directory memdir uses: --dir as given, else Claude Code's folder for the project\n(~/.claude/projects/<key>/memory, or under CLAUDE_CONFIG_DIR). It need not exist yet.",
     options: [],
     positionals: none("path"),
-    run: (ctx) => import("./read.js").then((m) => m.path(ctx)),
+    run: (ctx) => import("./run.js").then((m) => m.read.path(ctx)),
   },
   index: {
     summary: "MEMORY.md as it goes into the prompt (cut to its limits)",
     usage: "memdir index [options]",
     options: [],
     positionals: none("index"),
-    run: (ctx) => import("./read.js").then((m) => m.index(ctx)),
+    run: (ctx) => import("./run.js").then((m) => m.read.index(ctx)),
   },
   scan: {
     summary: "the memories: type, path, age, description (dropped files marked)",
     usage: "memdir scan [--max-files <n>] [options]",
     options: ["max-files"],
     positionals: none("scan"),
-    run: (ctx) => import("./read.js").then((m) => m.scan(ctx)),
+    run: (ctx) => import("./run.js").then((m) => m.read.scan(ctx)),
   },
   recall: {
     args: '"<query>"',
@@ -47,7 +48,7 @@ export const COMMANDS: Record<string, Command> = {
       if (args.length > 1) throw new UsageError(`recall takes one query in quotes: memdir recall ${JSON.stringify(args.join(" "))}`, "recall");
       if (args[0]!.trim() === "") throw new UsageError('the query is empty: memdir recall "how do we deploy?"', "recall");
     },
-    run: (ctx) => import("./recall.js").then((m) => m.run(ctx)),
+    run: (ctx) => import("./run.js").then((m) => m.recall.run(ctx)),
   },
   remember: {
     args: "--type <t> --name <n> --description <d> [--file <f>] [--body <text>]",
@@ -56,7 +57,7 @@ export const COMMANDS: Record<string, Command> = {
     details: 'Example: echo "Use a real DB." | memdir remember --type feedback --name Testing --description "Integration tests hit a real database"\nExit 1 when a rule refuses the memory (nothing is written), 3 when --dir is a file.',
     options: ["type", "name", "description", "file", "body"],
     positionals: none("remember"),
-    run: (ctx) => import("./write.js").then((m) => m.remember(ctx)),
+    run: (ctx) => import("./run.js").then((m) => m.write.remember(ctx)),
   },
   forget: {
     args: "<file>",
@@ -66,7 +67,7 @@ export const COMMANDS: Record<string, Command> = {
     positionals: (args) => {
       if (args.length !== 1) throw new UsageError("forget takes one file: memdir forget feedback_testing.md", "forget");
     },
-    run: (ctx) => import("./write.js").then((m) => m.forget(ctx)),
+    run: (ctx) => import("./run.js").then((m) => m.write.forget(ctx)),
   },
   doctor: {
     args: "[--fix]",
@@ -75,7 +76,7 @@ export const COMMANDS: Record<string, Command> = {
     details: "Exit 1 while errors remain.",
     options: ["fix", "stale-days", "max-files"],
     positionals: none("doctor"),
-    run: (ctx) => import("./doctor.js").then((m) => m.run(ctx)),
+    run: (ctx) => import("./run.js").then((m) => m.doctor.run(ctx)),
   },
   mcp: {
     args: "[--read-only] [--no-index]",

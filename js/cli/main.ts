@@ -42,10 +42,14 @@ async function main(argv: string[], early: Early): Promise<number> {
   if (own) return own(argv.slice(1)); // a server (mcp) runs long: V8's own tiering suits it
   // A command runs once and exits. V8 compiles the hot WebAssembly functions again with its
   // optimising compiler, in the background, and Node waits for those jobs before it exits
-  // (40–100 ms measured, longer than the command's work); they would never run. A larger tiering
-  // budget leaves a short process on the baseline code. Set before the core is loaded (each
-  // command imports it when it runs).
-  setFlagsFromString("--wasm-tiering-budget=100000000");
+  // (40–100 ms measured, longer than the command's work); they would never run. The largest
+  // tiering budget the flag takes leaves a short process on the baseline code (100,000,000 was
+  // not enough: a hot helper such as memcmp, called millions of times on 200 files, spent it).
+  // Lazy validation: a function body is validated when first compiled, not all ~800 KB when the
+  // module is (~2 ms of every command's start; a command calls a small part of the core).
+  // Set before the core is loaded (each command imports it when it runs).
+  setFlagsFromString("--wasm-tiering-budget=2147483647");
+  setFlagsFromString("--wasm-lazy-validation");
   if (argv[0] === "help" && argv.length === 2 && Object.hasOwn(COMMANDS, argv[1]!) && COMMANDS[argv[1]!]!.ownArgs) return COMMANDS[argv[1]!]!.ownArgs!(["--help"]);
   early.command = argv.find((a) => Object.hasOwn(COMMANDS, a)); // for "see memdir <command> --help", should parsing fail
   const args = parseArgv(argv, optionsOf);

@@ -5,7 +5,6 @@
  * (a temporary file in the same folder, `fsync`, then `rename`), so a crash never leaves half
  * a file. Headers are read without reading whole files.
  */
-import { randomBytes } from "node:crypto";
 import { constants, watch as watchFolder } from "node:fs";
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
@@ -17,6 +16,12 @@ import { hostError, type HostEntry, type HostError, type HostHead, type HostWatc
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
 import { defaultRawFs, IoDriver, type RawFs } from "./node-io.js";
 import { closeDir, DirCache, headTask, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
+
+/**
+ * `bytes` random bytes in hex. `node:crypto` is loaded on the first write, not on import: an
+ * ESM import of it reads every export (WebCrypto's loader among them), ~6 ms of a command's start.
+ */
+const randomHex = (bytes: number): string => process.getBuiltinModule("node:crypto").randomBytes(bytes).toString("hex");
 
 export type { NodeFs } from "./node-dirs.js";
 export type { RawFs } from "./node-io.js";
@@ -471,7 +476,7 @@ export class NodeHost implements MemoryHost {
     const segments = path.split("/");
     const name = segments.pop()!;
     const dir = await walker.openDir(segments, { create: true });
-    const tmp = tempFileName(name, randomBytes(6).toString("hex"));
+    const tmp = tempFileName(name, randomHex(6));
     if (this.driver) {
       try {
         await this.driver.run(writeTask((n) => walker.at(dir, n), tmp, name, data, options));

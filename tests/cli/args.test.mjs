@@ -31,6 +31,15 @@ test("--version and --help do not load the WebAssembly core; a command does", ()
   assert.match(r.err, /\[wasm-probe\]/, "the probe sees a command load the core");
 });
 
+test("a command sets V8's WebAssembly flags before it compiles the core: the largest tiering budget, lazy validation", () => {
+  const probe = { NODE_OPTIONS: `--require ${fileURLToPath(new URL("./wasm-probe.cjs", import.meta.url))}` };
+  const dir = tempMemory({ "MEMORY.md": "- [A](a.md) — a\n" });
+  const r = memdir(["index", "--dir", dir], { env: probe });
+  assert.equal(r.code, 0, r.err);
+  const events = r.err.split("\n").filter((line) => /^\[(v8-flag|wasm-probe)\]/.test(line));
+  assert.deepEqual(events, ["[v8-flag] --wasm-tiering-budget=2147483647", "[v8-flag] --wasm-lazy-validation", "[wasm-probe] new WebAssembly.Module"]);
+});
+
 test("help for each command: memdir <command> --help, -h, and memdir help <command>", () => {
   for (const command of ["path", "index", "scan", "recall", "remember", "forget", "doctor"]) {
     const a = memdir([command, "--help"]);

@@ -3,12 +3,13 @@
 // redacted), the raw answer and the injected blocks. Providers are the repo's mock servers
 // on 127.0.0.1 (tests/mock/providers.mjs).
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { copyExampleMemory } from "../../examples/ages.mjs";
 import { startMockProviders } from "../mock/providers.mjs";
-import { fm, freePort, memdir, memdirAsync, removeTemps, tempMemory } from "./helpers.mjs";
+import { bin, fm, freePort, memdir, memdirAsync, removeTemps, tempDir, tempMemory } from "./helpers.mjs";
 
 const KEY = "sk-ant-test-3f9c2a7d"; // the mock's key for this file: printed nowhere
 const OPENAI_KEY = "sk-openai-test-5e1b";
@@ -158,6 +159,34 @@ test("the lexical selector ignores --model and says so", () => {
   const r = memdir(["recall", QUERY, "--dir", examples, "--model", "claude-opus-5-5"]);
   assert.equal(r.code, 0);
   assert.equal(r.err, `memdir: --model ignored: the lexical selector calls no model (${NO_KEY_REASON})\n`);
+});
+
+test("a command stays on V8's baseline WebAssembly code: no function is compiled again with TurboFan (Node would wait at exit for those jobs)", () => {
+  // 200 memories: with a tiering budget of 100,000,000 V8 recompiled 7 functions here (memcmp, the hash, …)
+  const files = {};
+  for (let i = 0; i < 200; i++) files[`project_${i}.md`] = [`${fm(`memory ${i} about deploys, tests and on-call`, "project")}${"Body line with **Why:** and **How to apply:**.\n".repeat(20)}`, i % 30];
+  const dir = tempMemory(files);
+  const r = spawnSync(process.execPath, ["--trace-wasm-compilation-times", bin, "recall", "what should I know about deploys and tests", "--dir", dir], {
+    encoding: "utf8",
+    env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^Compiled /m, "V8 traces its WebAssembly compilations (the check sees them)");
+  assert.deepEqual(r.stdout.split("\n").filter((line) => /using TurboFan/.test(line)), []);
+});
+
+test("a recall loads no node:crypto (the first write does): an ESM import of it cost the command ~6 ms at start", () => {
+  const probe = join(tempDir(), "probe.cjs");
+  writeFileSync(probe, `process.on("exit", () => process.stderr.write("[loaded] " + process.moduleLoadList.filter((m) => /^NativeModule (crypto|internal\\/crypto\\/)/.test(m)).join(",") + "\\n"));\n`);
+  const dir = tempMemory({ "project_deploys.md": [fm("production deploys freeze on Fridays", "project"), 1] });
+  const run = (args) => spawnSync(process.execPath, ["--require", probe, bin, ...args], { encoding: "utf8", env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } });
+  const recall = run(["recall", "can we deploy on friday", "--dir", dir]);
+  assert.equal(recall.status, 0, recall.stderr);
+  assert.match(recall.stderr, /^\[loaded\] $/m);
+  // the probe sees it when it is loaded: a write's temporary file name is random
+  const remember = run(["remember", "--dir", dir, "--type", "project", "--name", "Tea", "--description", "the team drinks green tea", "--body", "Green."]);
+  assert.equal(remember.status, 0, remember.stderr);
+  assert.match(remember.stderr, /^\[loaded\] .*NativeModule crypto/m);
 });
 
 test("library: a timeoutMs past what a timer holds is a long deadline, not one of 1 ms", async () => {

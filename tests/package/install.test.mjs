@@ -182,6 +182,27 @@ test("the browser entry's module graph imports nothing from Node; only Node's ow
   assert.ok([...nodeGraph.values()].some(({ specifiers }) => specifiers.includes("node:zlib")), "the check sees node: imports where there are some");
 });
 
+test("the memdir bin is the bundled CLI: a few files of its own, not the library's modules; it recalls from the tarball", async () => {
+  assert.deepEqual(manifest.bin, { memdir: "./pkg/cli/main.js" });
+  const cli = graph(join(installed, "pkg/cli/main.js"));
+  const files = [...cli.keys()].map((file) => relative(installed, file));
+  assert.ok(files.every((file) => dirname(file) === "pkg/cli"), `the CLI imports only its own chunks: ${files.join(", ")}`);
+  // main.js (arguments, help), the commands with the core, the MCP server, what they share; unbundled it was some 45 modules
+  assert.ok(files.length >= 3 && files.length <= 8, `${files.length} files: ${files.join(", ")}`);
+  const core = files.filter((file) => cli.get(join(installed, file)).text.includes("lexicalSelect"));
+  assert.equal(core.length, 1, "the core's glue is in one chunk");
+  assert.ok(!cli.get(join(installed, "pkg/cli/main.js")).text.includes("lexicalSelect"), "--help and --version load no core");
+  const dir = join(work, "bin-memory");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "project_deploys.md"), "---\nname: Deploy freeze\ndescription: production deploys freeze on Fridays after 14:00\ntype: project\n---\n\nAsk the release manager first.\n");
+  writeFileSync(join(dir, "user_tea.md"), "---\nname: Tea\ndescription: the user likes green tea\ntype: user\n---\n");
+  const bin = join(project, "node_modules/.bin/memdir");
+  const out = JSON.parse(await spawnText(bin, ["recall", "can we deploy to production on friday afternoon", "--dir", dir, "--json"], { cwd: project, env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } }));
+  assert.equal(out.selector, "lexical");
+  assert.deepEqual(out.memories.map((m) => m.path), ["project_deploys.md"]);
+  assert.match(await spawnText(bin, ["--version"], { cwd: project }), new RegExp(`^memdir ${manifest.version.replaceAll(".", "\\.")}\n$`));
+});
+
 test("a bundle that skipped the module condition: calls say why (NOT_INITIALIZED) until initSync(bytes of memdir/memdir.wasm)", async () => {
   writeFileSync(
     join(project, "no-module-condition.js"),
