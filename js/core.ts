@@ -485,11 +485,14 @@ export function scanMemoClose(memo: number): void {
 /**
  * `scanPacked` with the scan memo `memo`: a memory unchanged since the memo's last scan is
  * `null` in the JSON, its position in `same` and its entry in the listing in `sameEntries`.
+ * `headSame`: entries given no head because it is the very array given for that path at the
+ * memo's last scan (the core uses the bytes it kept); one it does not hold is `INVALID_ARGUMENT`.
  */
 export function scanPackedMemo(
   listing: PackedListing,
   limits: Partial<Limits> | null | undefined,
   memo: number,
+  headSame: Uint32Array = new Uint32Array(0),
 ): { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array; same: Uint32Array; sameEntries: Uint32Array } {
-  return guard({ listing, limits, memo }, (a) => wasm.scanPackedMemo(a.listing, a.limits ?? null, a.memo));
+  return guard({ listing, limits, memo, headSame }, (a) => wasm.scanPackedMemo(a.listing, a.limits ?? null, a.memo, a.headSame));
 }

@@ -84,22 +84,40 @@ export class ScanMemo {
   /** The core's `scanMemories` through the memo (see {@link scanListing}). */
   scan(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
     if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
-    const listing = packListing(entries, heads, packed);
     this.handle ??= scanMemoOpen();
-    let out = scanPackedMemo(listing, limits, this.handle);
+    // a head given last time as this very array does not cross again: the core kept its bytes
+    const given = new Map<number, Uint8Array>();
+    const same: number[] = [];
+    for (const [i, bytes] of heads) {
+      if (this.lastHeads.get(entries[i]!.path) === bytes) same.push(i);
+      else given.set(i, bytes);
+    }
+    let out: ReturnType<typeof scanPackedMemo> | null = null;
+    if (same.length > 0) {
+      try {
+        out = scanPackedMemo(packListing(entries, given, packed), limits, this.handle, Uint32Array.from(same));
+      } catch {
+        out = null; // the core no longer holds one of them (a restart, another limit): every head crosses
+      }
+    }
+    out ??= scanPackedMemo(packListing(entries, heads, packed), limits, this.handle);
     let reused = this.reuse(entries, out);
     if (reused === null) {
       // the core remembers what this side does not have (a failed turn between them): start over
       this.close();
       this.handle = scanMemoOpen();
-      out = scanPackedMemo(listing, limits, this.handle);
+      out = scanPackedMemo(packListing(entries, heads, packed), limits, this.handle);
       reused = this.reuse(entries, out) ?? new Map();
     }
     const result = unpackScan(entries, out, reused);
     this.last = new Map(result.memories.map((m) => [m.path, m] as const));
     this.lastMemories = result.memories;
+    this.lastHeads = new Map([...heads].map(([i, bytes]) => [entries[i]!.path, bytes] as const));
     return result;
   }
+
+  /** The heads given at the last scan through this memo, by path (the arrays themselves). */
+  private lastHeads = new Map<string, Uint8Array>();
 
   /** The memories of the last scan through this memo, as that scan returned them. */
   private lastMemories: Memory[] | null = null;
@@ -136,6 +154,7 @@ export class ScanMemo {
     this.handle = null;
     this.last.clear();
     this.lastMemories = null;
+    this.lastHeads.clear();
   }
 }
 

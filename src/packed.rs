@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use crate::codes::EntryKind;
 use crate::scan::{
-    plan_scan_order, scan_indexed, scan_with_memo, Diagnostic, FileHead, Head, Memory, ScanResult,
+    plan_scan_order, scan_indexed, scan_with_memo, scan_with_memo_same, Diagnostic, FileHead, Head,
+    Memory, ScanResult,
 };
 use crate::scan_memo::ScanMemo;
 use crate::{Error, Limits};
@@ -196,13 +197,38 @@ pub fn scan_packed(listing: &PackedListing<'_>, limits: &Limits) -> Result<Packe
 
 /// [`scan_packed`] with a [`ScanMemo`]: a memory the memo's last scan gave unchanged is `null`
 /// in `memories` and its position is in [`PackedScan::same`] (the caller has it already).
+///
+/// `head_same`: entries given without a head because it is the very head the caller gave for
+/// that path at the memo's last scan; each must be one the memo holds, else `INVALID_ARGUMENT`
+/// (the caller gives every head again).
 pub fn scan_packed_memo(
     listing: &PackedListing<'_>,
     limits: &Limits,
     memo: &mut ScanMemo,
+    head_same: &[u32],
 ) -> Result<PackedScan, Error> {
     let files = unpack(listing)?;
-    let (result, dropped_at, same) = scan_with_memo(&files, limits, memo);
+    if head_same.is_empty() {
+        let (result, dropped_at, same) = scan_with_memo(&files, limits, memo);
+        return encode(result, dropped_at, &same);
+    }
+    memo.begin(limits.max_header_lines);
+    let mut known = vec![false; files.len()];
+    for &entry in head_same {
+        let i = usize::try_from(entry).unwrap_or(usize::MAX);
+        let held = files
+            .get(i)
+            .is_some_and(|f| f.head.is_none() && memo.head(&f.path).is_some());
+        match known.get_mut(i) {
+            Some(slot) if held => *slot = true,
+            _ => {
+                return Err(Error::invalid(format!(
+                    "headSame: entry {entry} has a head given, or none kept in the memo"
+                )))
+            }
+        }
+    }
+    let (result, dropped_at, same) = scan_with_memo_same(&files, limits, memo, &known);
     encode(result, dropped_at, &same)
 }
 

@@ -347,7 +347,7 @@ pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
 
 /// [`scan_memories`], and where each dropped memory is in the listing.
 pub(crate) fn scan_indexed(files: &[FileHead], limits: &Limits) -> (ScanResult, Vec<usize>) {
-    let (result, dropped_at, _) = scan_indexed_memo(files, limits, None);
+    let (result, dropped_at, _) = scan_indexed_memo(files, limits, None, &[]);
     (result, dropped_at)
 }
 
@@ -359,7 +359,19 @@ pub fn scan_with_memo(
     limits: &Limits,
     memo: &mut ScanMemo,
 ) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
-    scan_indexed_memo(files, limits, Some(memo))
+    scan_indexed_memo(files, limits, Some(memo), &[])
+}
+
+/// [`scan_with_memo`] where `head_same[i]` says entry `i` was given no head because it is the
+/// very head the memo holds for its path (the caller gave the same bytes last time). Every such
+/// path must have a reading in the memo (see [`ScanMemo::head`], after [`ScanMemo::begin`]).
+pub fn scan_with_memo_same(
+    files: &[FileHead],
+    limits: &Limits,
+    memo: &mut ScanMemo,
+    head_same: &[bool],
+) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
+    scan_indexed_memo(files, limits, Some(memo), head_same)
 }
 
 fn head_bytes(file: &FileHead) -> Option<&[u8]> {
@@ -374,6 +386,7 @@ fn scan_indexed_memo(
     files: &[FileHead],
     limits: &Limits,
     mut memo: Option<&mut ScanMemo>,
+    head_same: &[bool],
 ) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
     let mut diagnostics = Vec::new();
     let ordered = candidates(files, &mut diagnostics);
@@ -389,7 +402,39 @@ fn scan_indexed_memo(
         let index = candidate.index;
         let (path, mtime_ms) = (candidate.file.path.as_str(), candidate.mtime_ms);
         let head = head_bytes(candidate.file);
+        let known = head.is_none() && head_same.get(index).copied().unwrap_or(false);
         let (memory, same) = match (memo.as_deref_mut(), head) {
+            // the head the memo holds: its reading when kept at the same mtime, else read again
+            // from the bytes it holds (a file now past the cap is read as any dropped one)
+            (Some(memo), None) if known => match memo.reading_at(path, mtime_ms).filter(|_| kept) {
+                Some((memory, read)) => {
+                    diagnostics.extend_from_slice(read);
+                    (memory.clone(), Some(index))
+                }
+                None => {
+                    let head = memo.head(path).map(<[u8]>::to_vec);
+                    let filled = FileHead {
+                        head: head.clone().map(Head::Bytes),
+                        ..candidate.file.clone()
+                    };
+                    let mut own = Vec::new();
+                    let memory = read_memory(
+                        Candidate {
+                            file: &filled,
+                            index,
+                            mtime_ms,
+                        },
+                        limits,
+                        kept,
+                        &mut own,
+                    );
+                    if let Some(head) = head.filter(|_| kept) {
+                        memo.keep(path, &head, mtime_ms, &memory, &own);
+                    }
+                    diagnostics.append(&mut own);
+                    (memory, None)
+                }
+            },
             (Some(memo), Some(head)) if kept => match memo.reading(path, head, mtime_ms) {
                 Some((memory, read)) => {
                     diagnostics.extend_from_slice(read);

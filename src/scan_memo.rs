@@ -43,7 +43,7 @@ impl ScanMemo {
     }
 
     /// Before a scan with `max_header_lines`: readings made with another limit are dropped.
-    pub(crate) fn begin(&mut self, max_header_lines: u32) {
+    pub fn begin(&mut self, max_header_lines: u32) {
         if self.max_header_lines != max_header_lines {
             self.readings.clear();
             self.max_header_lines = max_header_lines;
@@ -61,6 +61,20 @@ impl ScanMemo {
             .get(path)
             .filter(|r| r.mtime_bits == mtime_ms.to_bits() && same_bytes(&r.head, head))
             .map(|r| (&r.memory, r.diagnostics.as_slice()))
+    }
+
+    /// The memory and diagnostics read last time from the head of `path` at this mtime, the
+    /// caller knowing the head is the same bytes (it gave the very same array again).
+    pub(crate) fn reading_at(&self, path: &str, mtime_ms: f64) -> Option<(&Memory, &[Diagnostic])> {
+        self.readings
+            .get(path)
+            .filter(|r| r.mtime_bits == mtime_ms.to_bits())
+            .map(|r| (&r.memory, r.diagnostics.as_slice()))
+    }
+
+    /// The head last read for `path`.
+    pub fn head(&self, path: &str) -> Option<&[u8]> {
+        self.readings.get(path).map(|r| r.head.as_slice())
     }
 
     pub(crate) fn keep(

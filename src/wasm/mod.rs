@@ -606,7 +606,8 @@ pub fn scan_memo_close(memo: u32) {
 }
 
 /// `scanPacked` with the scan memo `memo`: memories unchanged since its last scan are `null` in
-/// the JSON, their positions in `same` and their entries in `sameEntries`.
+/// the JSON, their positions in `same` and their entries in `sameEntries`. `headSame`: entries
+/// given no head because it is the very head given for that path at the memo's last scan.
 #[wasm_bindgen(js_name = scanPackedMemo, unchecked_return_type = "{ json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array; same: Uint32Array; sameEntries: Uint32Array }")]
 pub fn scan_packed_memo(
     #[wasm_bindgen(
@@ -615,9 +616,11 @@ pub fn scan_packed_memo(
     listing: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
     memo: u32,
+    #[wasm_bindgen(unchecked_param_type = "Uint32Array")] head_same: JsValue,
 ) -> JsResult {
     let args = read_packed(&listing)?;
     let limits = limits_arg(limits)?;
+    let head_same = typed::<js_sys::Uint32Array>(&head_same, "headSame", "Uint32Array")?.to_vec();
     let out = SCAN_MEMOS.with(|memos| {
         let mut memos = memos.borrow_mut();
         let at = match memos.iter().position(|(id, _)| *id == memo) {
@@ -628,7 +631,7 @@ pub fn scan_packed_memo(
             }
         };
         match memos.get_mut(at) {
-            Some((_, memo)) => packed::scan_packed_memo(&args.listing(), &limits, memo),
+            Some((_, memo)) => packed::scan_packed_memo(&args.listing(), &limits, memo, &head_same),
             None => packed::scan_packed(&args.listing(), &limits),
         }
     });

@@ -99,5 +99,8 @@ test("a selection request for the memo's last scan (the memories taken from the 
   assert.deepEqual(memo.selectionRequest({ ...input, memories: [...scanned.memories] }), expected, "other memories cross as before");
   scanMemoClose(memo.handle); // as a restarted module has no memo
   assert.deepEqual(memo.selectionRequest(input), expected, "the memo gone: the memories cross");
+  // the same head arrays again, the memo gone: they cross after all, and the scan is the same
+  assert.ok(same(memo.scan(entries, heads, defaultLimits()), scanned), "heads the core no longer holds are given again");
+  assert.ok(same(memo.scan(entries, heads, { ...defaultLimits(), maxHeaderLines: 2 }), scanMemories(asBytes(files), { ...defaultLimits(), maxHeaderLines: 2 })), "another header limit: read again");
   memo.close();
 });
