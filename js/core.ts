@@ -472,9 +472,9 @@ export function buildSelectionRequestMemo(input: SelectionInput, memo: number): 
   return guard({ input, memo }, (a) => wasm.buildSelectionRequestMemo(a.input, a.memo));
 }
 
-/** A scan memo in the core (what one opened memory's scans read, kept between turns): its handle. */
-export function scanMemoOpen(): number {
-  return guard({}, () => wasm.scanMemoOpen());
+/** Opens a scan memo in the core (what one opened memory's scans read, kept between turns) under a handle never used before. */
+export function scanMemoOpen(memo: number): void {
+  guard({ memo }, (a) => wasm.scanMemoOpen(a.memo));
 }
 
 /** Drops a scan memo. */

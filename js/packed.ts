@@ -76,15 +76,29 @@ export function scanOrder(entries: HostEntry[], packed?: PackedEntries): number[
  * A scan memo in the core and the memories its last scan gave, by path: a turn's scan parses
  * only the heads that changed, and keeps the memory objects of the others.
  */
+/**
+ * Handles of scan memos: unique for the life of the page or process, across restarts of the
+ * core (which forget every memo), so a handle from before a restart is never another memory's.
+ */
+let nextMemoHandle = 1;
+
 export class ScanMemo {
   private handle: number | null = null;
+
+  /** A memo opened in the core under a new handle. */
+  private open(): number {
+    const handle = nextMemoHandle++;
+    scanMemoOpen(handle);
+    this.handle = handle;
+    return handle;
+  }
   /** The memories of the last scan through this memo, by path. */
   private last = new Map<string, Memory>();
 
   /** The core's `scanMemories` through the memo (see {@link scanListing}). */
   scan(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
     if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
-    this.handle ??= scanMemoOpen();
+    let handle = this.handle ?? this.open();
     // a head given last time as this very array does not cross again: the core kept its bytes
     const given = new Map<number, Uint8Array>();
     const same: number[] = [];
@@ -95,18 +109,28 @@ export class ScanMemo {
     let out: ReturnType<typeof scanPackedMemo> | null = null;
     if (same.length > 0) {
       try {
-        out = scanPackedMemo(packListing(entries, given, packed), limits, this.handle, Uint32Array.from(same));
+        out = scanPackedMemo(packListing(entries, given, packed), limits, handle, Uint32Array.from(same));
       } catch {
         out = null; // the core no longer holds one of them (a restart, another limit): every head crosses
       }
     }
-    out ??= scanPackedMemo(packListing(entries, heads, packed), limits, this.handle);
+    const full = () => packListing(entries, heads, packed);
+    if (out === null) {
+      try {
+        out = scanPackedMemo(full(), limits, handle);
+      } catch {
+        // the core restarted and forgot the memo: a new one (a listing it refuses throws again)
+        this.close();
+        handle = this.open();
+        out = scanPackedMemo(full(), limits, handle);
+      }
+    }
     let reused = this.reuse(entries, out);
     if (reused === null) {
       // the core remembers what this side does not have (a failed turn between them): start over
       this.close();
-      this.handle = scanMemoOpen();
-      out = scanPackedMemo(packListing(entries, heads, packed), limits, this.handle);
+      handle = this.open();
+      out = scanPackedMemo(full(), limits, handle);
       reused = this.reuse(entries, out) ?? new Map();
     }
     const result = unpackScan(entries, out, reused);

@@ -12,10 +12,11 @@
  * (an added, removed or renamed file changes its folder's key: its mtime, or where a folder has
  * none, as in the browser hosts, an `ino` made of its names) and the names the watcher
  * reported. The heads it holds (the newest files, whose edits change the answer) are checked
- * right after each turn, off the turn's path, so an edit of one that the watcher missed is
- * seen one turn late at most (`trustWatcher: false` checks them at the start of every turn
- * instead); a full listing still runs in the background at least every `fullCheckMs`, so an
- * edit of an older file the watcher missed is seen by then. Writes through memdir tell the
+ * right after each turn, off the turn's path: an edit of one that the watcher missed, made
+ * before that check, is seen at the next turn; one made after it, by the check after the next
+ * turn or the background listing, whichever comes first (`trustWatcher: false` checks them at
+ * the start of every turn instead). A full listing runs in the background at least every
+ * `fullCheckMs`, so an edit of an older file the watcher missed is seen by then. Writes through memdir tell the
  * cache at once, without waiting for an event.
  */
 import type { Limits, Memory, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
@@ -37,8 +38,9 @@ export interface ScanCacheOptions {
   /**
    * With watchers, a turn checks only the folders and the files a watcher reported; the files
    * whose heads it holds (the newest `maxFiles`) are checked right after the turn instead, so an
-   * edit the watcher missed is seen one turn late at most. Default `true`. `false` checks them
-   * at the start of every turn as well (one `lstat` each: ~1 ms for 200 files on Node).
+   * edit the watcher missed is seen a turn late (or by the background listing, at most
+   * `fullCheckMs` later). Default `true`. `false` checks them at the start of every turn as
+   * well (one `lstat` each: ~1 ms for 200 files on Node).
    */
   trustWatcher?: boolean;
 }
@@ -143,7 +145,7 @@ export class ScanCache {
     const run = this.queue.then(() => this.scanNow(concurrency));
     // the held files are checked after the turn, before the next one starts
     this.queue = run.then(
-      () => this.checkHeld(),
+      () => this.checkHeld().catch(() => undefined),
       () => undefined,
     );
     return run;

@@ -363,7 +363,10 @@ impl Hasher for TermHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.0
+        // the low bits of a product depend only on the inputs' low bits, and hashbrown takes its
+        // bucket from the low bits: words sharing a short prefix would share a few buckets
+        // (a crafted body made a selection quadratic). The high bits are folded down.
+        self.0.rotate_left(26)
     }
 }
 
@@ -672,5 +675,32 @@ mod tests {
             tokens("What should the user know about Deploying?"),
             ["deploy"]
         );
+    }
+}
+
+#[cfg(test)]
+mod term_hash_tests {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+
+    use super::TermHasher;
+
+    /// Words that share their first bytes still spread over the buckets a table picks by the
+    /// low bits (a crafted body of such words made every lookup collide).
+    #[test]
+    fn words_with_a_common_prefix_spread_over_the_low_bits() {
+        let build = BuildHasherDefault::<TermHasher>::default();
+        for prefix in ["con", "abcdefg", ""] {
+            let mut buckets = std::collections::HashSet::new();
+            for i in 0..4096u32 {
+                let word = format!("{prefix}{}", char::from_u32(0x61 + i % 26).unwrap_or('a'))
+                    + &i.to_string();
+                buckets.insert(build.hash_one(word.as_str()) & 0xff);
+            }
+            assert!(
+                buckets.len() > 200,
+                "{prefix:?}: {} of 256 low-byte buckets",
+                buckets.len()
+            );
+        }
     }
 }

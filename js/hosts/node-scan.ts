@@ -129,12 +129,18 @@ export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = [])
   try {
     const dirents = (yield { op: "readdir", path: self(ctx, dir), big: (dir.bytes ?? 0) >= BIG_FOLDER_BYTES }) as Dirent[];
     names = dirents.map((d) => d.name).sort();
-    // through the folder's plain path when it still leads to the folder held open (an `lstat`
-    // through /proc/self/fd costs twice as much); else, or if it moved meanwhile, through the
-    // descriptor. A stat only orders and keys the listing: every head is read through the descriptor.
+    // through the folder's plain path when it leads to the folder held open (an `lstat` through
+    // /proc/self/fd costs twice as much); else, or if it moved meanwhile, through the descriptor.
+    // A stat only orders and keys the listing: every head is read through the descriptor.
+    // The path is checked before and after; a swap and a swap back between the two could show
+    // the stats (never the contents) of same-named files elsewhere. Any failure through the
+    // plain path (a name too long with it, one that vanished, a link on the way) takes the
+    // descriptor for the whole folder.
     const plain = yield* plainPath(ctx, dir);
-    stats = plain === null ? [] : ((yield { op: "lstatMany", paths: names.map((name) => `${plain}/${name}`) }) as (Stats | Error)[]);
-    if (plain === null || !(yield* leadsTo(plain, dir))) stats = (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (Stats | Error)[];
+    let viaPlain = plain !== null && (yield* leadsTo(plain, dir));
+    stats = viaPlain ? ((yield { op: "lstatMany", paths: names.map((name) => `${plain}/${name}`) }) as (Stats | Error)[]) : [];
+    viaPlain &&= !stats.some((st) => st instanceof Error) && (yield* leadsTo(plain!, dir));
+    if (!viaPlain) stats = (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (Stats | Error)[];
     for (const st of stats) if (st instanceof Error && !isCode(st, "ENOENT")) throw st;
   } catch (error) {
     if (isCode(error, "ENOENT")) return out; // vanished while listing

@@ -580,23 +580,22 @@ pub fn scan_packed(
 }
 
 thread_local! {
-    /// The scan memos of the opened memories, by handle. A module restarted after a trap starts
-    /// with none: a handle from before finds nothing and gets a new memo (its scan parses all).
+    /// The scan memos of the opened memories, by the handle the caller chose. A module restarted
+    /// after a trap starts with none: a handle from before is unknown (`INVALID_ARGUMENT`), and
+    /// the caller, whose handles stay unique across restarts, opens a new one.
     static SCAN_MEMOS: std::cell::RefCell<Vec<(u32, crate::scan_memo::ScanMemo)>> =
         const { std::cell::RefCell::new(Vec::new()) };
-    static NEXT_SCAN_MEMO: std::cell::Cell<u32> = const { std::cell::Cell::new(1) };
 }
 
-/// A new scan memo (what an opened memory's scans read, kept between turns); its handle.
+/// Opens a scan memo (what an opened memory's scans read, kept between turns) under `memo`, a
+/// handle the caller never used before; one still open under it starts over.
 #[wasm_bindgen(js_name = scanMemoOpen)]
-pub fn scan_memo_open() -> u32 {
-    let id = NEXT_SCAN_MEMO.with(|next| {
-        let id = next.get();
-        next.set(id.wrapping_add(1).max(1));
-        id
+pub fn scan_memo_open(memo: u32) {
+    SCAN_MEMOS.with(|memos| {
+        let mut memos = memos.borrow_mut();
+        memos.retain(|(id, _)| *id != memo);
+        memos.push((memo, Default::default()));
     });
-    SCAN_MEMOS.with(|memos| memos.borrow_mut().push((id, Default::default())));
-    id
 }
 
 /// Drops a scan memo (an unknown handle is nothing to drop).
@@ -623,16 +622,9 @@ pub fn scan_packed_memo(
     let head_same = typed::<js_sys::Uint32Array>(&head_same, "headSame", "Uint32Array")?.to_vec();
     let out = SCAN_MEMOS.with(|memos| {
         let mut memos = memos.borrow_mut();
-        let at = match memos.iter().position(|(id, _)| *id == memo) {
-            Some(at) => at,
-            None => {
-                memos.push((memo, Default::default()));
-                memos.len() - 1
-            }
-        };
-        match memos.get_mut(at) {
+        match memos.iter_mut().find(|(id, _)| *id == memo) {
             Some((_, memo)) => packed::scan_packed_memo(&args.listing(), &limits, memo, &head_same),
-            None => packed::scan_packed(&args.listing(), &limits),
+            None => Err(crate::Error::invalid("no such scan memo")),
         }
     });
     let out = out.map_err(|e| to_js_error(&e))?;

@@ -349,6 +349,19 @@ test("recall when the directory cannot be listed: failed, saying why, naming no 
   for (const [fn, code] of [["readdir", "EIO"], ["lstat", "EIO"], ["open", "EACCES"]]) {
     const dir = makeDir("base");
     const { fs, rawFs, state } = faultyFs({ fault: { fn, k: 0, code } });
+    if (fn === "lstat") {
+      // an entry's lstat fails through the folder's plain path and again through its descriptor
+      // (one failure alone is taken again through the descriptor: see the next test)
+      const once = rawFs.lstatSync;
+      rawFs.lstatSync = (path, ...rest) => {
+        if (String(path).endsWith(".md") && !String(path).endsWith("MEMORY.md")) {
+          state.hit = { fn, path };
+          throw Object.assign(new Error(`EIO: i/o error, lstat '${path}'`), { code: "EIO", errno: -5, syscall: "lstat", path });
+        }
+        return once(path, ...rest);
+      };
+      state.fault = null;
+    }
     const r = await (await openMemory({ host: new NodeHost(dir, { fs, rawFs }), selector: { provider: "lexical" } })).recall("when do deploys go out?");
     assert.ok(state.hit, `${fn}: the fault was met`);
     assert.equal(r.outcome, "failed", `${fn}: ${r.error}`);
@@ -356,4 +369,13 @@ test("recall when the directory cannot be listed: failed, saying why, naming no 
     assert.ok(!r.error.includes(root) && !r.error.includes("/proc/"), r.error);
     assert.deepEqual([...state.open.values()], []);
   }
+});
+
+test("an entry's lstat that fails once through the folder's plain path is taken again through its descriptor", async () => {
+  const dir = makeDir("base");
+  const { fs, rawFs, state } = faultyFs({ fault: { fn: "lstat", path: /\.md$/, code: "EIO" } });
+  const r = await (await openMemory({ host: new NodeHost(dir, { fs, rawFs }), selector: { provider: "lexical" } })).recall("when do deploys go out?");
+  assert.ok(state.hit, "the fault was met");
+  assert.ok(!state.hit.path.startsWith("/proc/"), `through the plain path: ${state.hit.path}`);
+  assert.equal(r.outcome, "selected", r.error);
 });

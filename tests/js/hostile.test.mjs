@@ -273,6 +273,42 @@ test("a trap is recovered: the module is re-instantiated and the next call is ex
   assert.deepEqual([recalled.outcome, recalled.memories.map((m) => m.path)], ["selected", ["user_role.md"]]);
 });
 
+test("two opened memories across a restart of the module never share the core's scan memo", async () => {
+  // A restarted module forgets every scan memo; a handle from before must never name another
+  // memory's (the review found one memory's selection request listing another's files).
+  const raw = await import(new URL("../../pkg/wasm/memdir.js", import.meta.url));
+  const trapOnce = () => {
+    for (let i = 0; i < 100; i++) {
+      try {
+        raw.planToolCommand({ command: "view", path: "/memories", x: nested(20_000) });
+      } catch (error) {
+        if (error instanceof WebAssembly.RuntimeError) return memdir.memoryAgeDays(0, 0); // the facade restarts it
+      }
+    }
+    assert.fail("no trap in 100 tries");
+  };
+  const seen = [];
+  const selector = async (req) => {
+    seen.push(req.user);
+    return '{"selected_memories":[]}';
+  };
+  const fm = (d) => `---\ndescription: ${d}\ntype: project\n---\nbody\n`;
+  const a = await memdir.openMemory({ host: new memdir.InMemoryHost({ "secret_project_a.md": fm("project A's deploy password rotation") }), selector });
+  await a.recall("how do we rotate the deploy password today?");
+  trapOnce();
+  const c = await memdir.openMemory({ host: new memdir.InMemoryHost({ "c_deploy.md": fm("project C deploys on Fridays") }), selector });
+  await c.recall("how do we deploy project C on Fridays?");
+  seen.length = 0;
+  await a.recall("how do we rotate the deploy password today?");
+  await c.recall("how do we deploy project C on Fridays?");
+  assert.match(seen[0], /secret_project_a\.md/);
+  assert.doesNotMatch(seen[0], /c_deploy\.md/, "A's request lists A's files only");
+  assert.match(seen[1], /c_deploy\.md/);
+  assert.doesNotMatch(seen[1], /secret_project_a\.md/, "C's request lists C's files only");
+  a.close();
+  c.close();
+});
+
 test("calls from deep in the JS stack: the stack's RangeError or WASM_TRAPPED, then exact answers", () => {
   // An agent deep in recursion: at some depths the JS stack runs out inside the module, which
   // leaves it half-way through a call (its stack pointer moved); memdir restarts it.

@@ -230,3 +230,34 @@ test("the listing's stats go through the folder's plain path, and through its de
   assert.deepEqual(entries.map((e) => e.path), names);
   for (const e of entries) assert.equal(e.mtimeMs, realTime.getTime(), `${e.path}: the held folder's file, not the other's`);
 });
+
+test("a folder whose path with an entry's name is past PATH_MAX lists all the same (found in review)", async (t) => {
+  if (process.platform !== "linux") return t.skip("/proc/self/fd is Linux's");
+  // built from inside (chdir), as nothing can name the file by its whole path
+  const cwd = process.cwd();
+  const base = mkdtempSync(join(tmpdir(), "memdir-node-long-"));
+  t.after(() => execFileSync("rm", ["-rf", base])); // rm walks by descriptor: the path is too long for rmSync
+  let root = base;
+  try {
+    process.chdir(root);
+    while (root.length < 4000) {
+      const part = "d".repeat(Math.min(250, 4000 - root.length));
+      mkdirSync(part);
+      process.chdir(part);
+      root = `${root}/${part}`;
+    }
+    const name = `${"x".repeat(240)}.md`;
+    writeFileSync(name, fm("deep down"));
+    writeFileSync("short.md", fm("short"));
+  } finally {
+    process.chdir(cwd);
+  }
+  const host = new NodeHost(root);
+  let listed;
+  try {
+    listed = (await host.list()).map((e) => e.path).sort();
+  } catch (error) {
+    assert.fail(`list failed: ${error.code} ${error.message.slice(0, 80)}`);
+  }
+  assert.deepEqual(listed, ["short.md", `${"x".repeat(240)}.md`]);
+});
