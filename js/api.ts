@@ -136,6 +136,11 @@ export interface OpenedMemory {
    * `remember` and `forget` tools (`memdir/ai-sdk`). The text always names the real folder.
    */
   instructions(options?: { via?: WriteVia }): string;
+  /**
+   * The memories, newest first, the files past the cap and what is wrong with them. The arrays
+   * are the caller's own; the memory objects are shared with the opened memory's cache (an
+   * unchanged file's memory is the same object turn after turn): read them, do not change them.
+   */
   scan(): Promise<ScanResult>;
   recall(query: string, options?: RecallOptions): Promise<RecallResult>;
   /** Stops the folder watchers (they never keep a process alive); the memory still works, checking every turn. */
