@@ -75,6 +75,23 @@ function* leadsTo(path: string, dir: WalkDir): IoTask<boolean> {
   }
 }
 
+/**
+ * `lstat` of `names` in the folder `dir` holds open: through the folder's plain path when it
+ * leads to that folder (an `lstat` through /proc/self/fd costs twice as much). The path is
+ * checked before and after; a swap and a swap back between the two could show the stats (never
+ * the contents: heads are read through the descriptor) of same-named files elsewhere. Any
+ * failure through the plain path (a name too long with it, one that vanished, a link on the
+ * way) takes the descriptor for the whole folder.
+ */
+function* lstatNames(ctx: WalkContext, dir: WalkDir, names: string[]): IoTask<(Stats | Error)[]> {
+  const plain = yield* plainPath(ctx, dir);
+  if (plain !== null && (yield* leadsTo(plain, dir))) {
+    const stats = (yield { op: "lstatMany", paths: names.map((name) => `${plain}/${name}`) }) as (Stats | Error)[];
+    if (!stats.some((st) => st instanceof Error) && (yield* leadsTo(plain, dir))) return stats;
+  }
+  return (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (Stats | Error)[];
+}
+
 /** An entry from `lstat` (or `fstat`) of what is not a link. */
 export function statEntry(path: string, st: Stats): HostEntry {
   // one shape for every entry (a scan compares thousands of them)
@@ -132,15 +149,7 @@ export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = [])
     // through the folder's plain path when it leads to the folder held open (an `lstat` through
     // /proc/self/fd costs twice as much); else, or if it moved meanwhile, through the descriptor.
     // A stat only orders and keys the listing: every head is read through the descriptor.
-    // The path is checked before and after; a swap and a swap back between the two could show
-    // the stats (never the contents) of same-named files elsewhere. Any failure through the
-    // plain path (a name too long with it, one that vanished, a link on the way) takes the
-    // descriptor for the whole folder.
-    const plain = yield* plainPath(ctx, dir);
-    let viaPlain = plain !== null && (yield* leadsTo(plain, dir));
-    stats = viaPlain ? ((yield { op: "lstatMany", paths: names.map((name) => `${plain}/${name}`) }) as (Stats | Error)[]) : [];
-    viaPlain &&= !stats.some((st) => st instanceof Error) && (yield* leadsTo(plain!, dir));
-    if (!viaPlain) stats = (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (Stats | Error)[];
+    stats = yield* lstatNames(ctx, dir, names);
     for (const st of stats) if (st instanceof Error && !isCode(st, "ENOENT")) throw st;
   } catch (error) {
     if (isCode(error, "ENOENT")) return out; // vanished while listing
@@ -283,8 +292,12 @@ export function* headTask(ctx: WalkContext, dirs: DirCache, path: string, maxLin
   }
 }
 
-/** `lstat` of `paths` (all in the folder `segments`) through its descriptor; `null` for what is not there. */
-export function* statTask(ctx: WalkContext, dirs: DirCache, segments: string[], paths: string[]): IoTask<(HostEntry | null | Error)[]> {
+/**
+ * `lstat` of `paths` (all in the folder `segments`) through its descriptor; `null` for what is
+ * not there. `plain`: through the folder's plain path where it leads there (see `lstatNames`),
+ * for the cache's checks, whose stats only say what to read again.
+ */
+export function* statTask(ctx: WalkContext, dirs: DirCache, segments: string[], paths: string[], plain = false): IoTask<(HostEntry | null | Error)[]> {
   let dir: WalkDir | null;
   try {
     dir = yield* dirs.get(ctx, segments);
@@ -295,7 +308,8 @@ export function* statTask(ctx: WalkContext, dirs: DirCache, segments: string[], 
   // a link on the way: changed, as far as a cache can tell
   if (dir === null) return paths.map((path): HostEntry => ({ path, kind: "other", mtimeMs: 0, size: 0, problem: "symlink" }));
   const d = dir;
-  const stats = (yield { op: "lstatMany", paths: paths.map((p) => at(ctx, d, p.slice(p.lastIndexOf("/") + 1))) }) as (Stats | Error)[];
+  const names = paths.map((p) => p.slice(p.lastIndexOf("/") + 1));
+  const stats = plain ? yield* lstatNames(ctx, d, names) : ((yield { op: "lstatMany", paths: names.map((name) => at(ctx, d, name)) }) as (Stats | Error)[]);
   return stats.map((st, i) => {
     const path = paths[i]!;
     if (st instanceof Error) return isCode(st, "ENOENT", "ENOTDIR") ? null : st;

@@ -366,7 +366,8 @@ export class NodeHost implements MemoryHost {
     await this.withDirs(async (ctx, dirs) => {
       for (const [folder, at] of folders) {
         const segments = folder === "" ? [] : folder.split("/");
-        const got = await driver.run(statTask(ctx, dirs, segments, at.map((i) => paths[i]!)));
+        // through the folder's plain path where it leads there: a cache's check reads nothing by it
+        const got = await driver.run(statTask(ctx, dirs, segments, at.map((i) => paths[i]!), true));
         at.forEach((i, k) => (out[i] = got[k] as HostEntry | null | HostError));
       }
     });

@@ -229,6 +229,21 @@ test("the listing's stats go through the folder's plain path, and through its de
   const entries = await swap.host.list();
   assert.deepEqual(entries.map((e) => e.path), names);
   for (const e of entries) assert.equal(e.mtimeMs, realTime.getTime(), `${e.path}: the held folder's file, not the other's`);
+
+  // the cache's checks (statMany) the same way
+  const checked = listingWhile(quiet, () => {});
+  assert.deepEqual((await checked.host.statMany(names)).map((e) => e.path), names);
+  assert.equal(checked.counts.descriptor, 0, "the plain path only");
+  const base2 = temp();
+  const swapped2 = join(base2, "memory");
+  const other2 = join(base2, "other");
+  fill(swapped2, "real", realTime);
+  fill(other2, "other", otherTime);
+  const swap2 = listingWhile(swapped2, () => {
+    fs.renameSync(swapped2, join(base2, "memory-real"));
+    fs.symlinkSync(other2, swapped2);
+  });
+  for (const e of await swap2.host.statMany(names)) assert.equal(e.mtimeMs, realTime.getTime(), `statMany ${e.path}: the held folder's file`);
 });
 
 test("a folder whose path with an entry's name is past PATH_MAX lists all the same (found in review)", async (t) => {
