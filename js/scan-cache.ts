@@ -129,8 +129,8 @@ export class ScanCache {
   private closed = false;
   /** What the core read from each head, kept between turns: a changed turn parses only what changed. */
   private readonly memo = new ScanMemo();
-  /** Counts, for tests and the benchmark: full listings, checks, heads read, core scans, checks of the held files after a turn. */
-  readonly stats = { listings: 0, checks: 0, headsRead: 0, scans: 0, backgroundListings: 0, heldChecks: 0 };
+  /** Counts, for tests and the benchmark: full listings, checks, heads read, core scans, checks of the held files after a turn, plans. */
+  readonly stats = { listings: 0, checks: 0, headsRead: 0, scans: 0, backgroundListings: 0, heldChecks: 0, plans: 0 };
 
   constructor(
     private readonly host: MemoryHost,
@@ -235,23 +235,29 @@ export class ScanCache {
   private async scanNow(concurrency: number): Promise<Scanned> {
     const io = ioHost(this.host);
     if (this.watching && this.entries) await immediate(); // let events already queued arrive
+    // a new listing, or entries a check updated in place (it drops `packed`; `order` too unless the plan stands)
     let listingChanged = false;
     if (!(await this.check())) {
       listingChanged = this.takeListing(await io.list(), Date.now());
       if (this.watching) this.rootKey = await this.rootNow();
-    } else listingChanged = this.order === null;
+    }
+    const replan = listingChanged || this.order === null;
+    listingChanged ||= replan || this.packed === null;
     const entries = this.entries!;
     // nothing changed, nothing held is racy, no read failed last time: the last scan stands
-    if (!listingChanged && this.order !== null && this.last && this.usedProblems === "" && !this.anyRacy()) {
+    if (!listingChanged && this.last && this.usedProblems === "" && !this.anyRacy()) {
       this.afterScan();
       return this.last;
     }
     // a large folder's phases are each a long call: the event loop goes between them
     const large = entries.length >= LARGE_LISTING;
     if (large) await immediate();
-    if (listingChanged || this.order === null || this.packed === null) {
+    if (listingChanged || this.packed === null) {
       this.packed = packEntries(entries);
       if (large) await immediate();
+    }
+    if (replan || this.order === null) {
+      this.stats.plans++;
       this.order = scanOrder(entries, this.packed);
     }
     const order = this.order;
@@ -351,6 +357,9 @@ export class ScanCache {
       if (was !== folderKey(now)) return false;
     }
     let changed = false;
+    // the plan (which heads to read) stands when only held files changed, each to a later time:
+    // the newest files only grew newer, so they are still the newest
+    let planStands = true;
     for (let k = folders; k < paths.length; k++) {
       const now = stats[k];
       if (now === undefined || isError(now)) return false;
@@ -362,11 +371,15 @@ export class ScanCache {
       const was = entries[at]!;
       if (now === null || now.kind !== was.kind || now.problem) return false;
       if (!sameFile(now, was)) {
+        if (!(this.held.has(was.path) && Number.isFinite(now.mtimeMs) && now.mtimeMs >= was.mtimeMs)) planStands = false;
         entries[at] = { ...was, ...now, path: was.path };
         changed = true;
       }
     }
-    if (changed) this.order = null;
+    if (changed) {
+      this.packed = null; // the times changed: packed again
+      if (!planStands) this.order = null;
+    }
     return true;
   }
 

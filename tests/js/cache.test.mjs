@@ -243,3 +243,45 @@ test("a scan of 5,000 files lets the event loop through while it lists (synchron
   assert.ok(host.yields > 0, "the listing yielded");
   assert.ok(turns > 1, `other work ran during the scan (${turns} turns of the event loop)`);
 });
+
+test("a held file edited to a later time keeps the plan (no new one); an older file edited plans again, and enters", async () => {
+  const { ScanCache } = await import("../../pkg/scan-cache.js");
+  const { defaultLimits } = await import("memdir");
+  const dir = temp();
+  fill(dir, 6);
+  await sleep(150);
+  const cache = new ScanCache(new NodeHost(dir), { ...defaultLimits(), maxFiles: 3 }, { trustWatcher: false });
+  const paths = async () => (await cache.scan(4)).result.memories.map((m) => m.path);
+  assert.deepEqual(await paths(), ["a5.md", "a4.md", "a3.md"]);
+  const plans = cache.stats.plans;
+  writeFileSync(join(dir, "a4.md"), fm("A4", "memory four, edited")); // held: now the newest
+  let got;
+  for (let i = 0; i < 100 && (got = await paths())[0] !== "a4.md"; i++) await sleep(10);
+  assert.deepEqual(got, ["a4.md", "a5.md", "a3.md"]);
+  assert.equal(cache.stats.plans, plans, "the held files only grew newer: the plan stands");
+  const t = new Date();
+  writeFileSync(join(dir, "a0.md"), fm("A0", "memory zero, edited"), { flag: "r+" }); // not held
+  utimesSync(join(dir, "a0.md"), t, t);
+  for (let i = 0; i < 100 && (got = await paths())[0] !== "a0.md"; i++) await sleep(10);
+  assert.deepEqual(got, ["a0.md", "a4.md", "a5.md"], "the older file, now the newest, enters");
+  assert.ok(cache.stats.plans > plans, "planned again");
+  cache.close();
+});
+
+test("a file touched (a new time, the same bytes) moves up with its new time, whatever the watcher", async () => {
+  for (const watcher of ["real", "silent", "none"]) {
+    for (const trustWatcher of [true, false]) {
+      const dir = temp();
+      fill(dir, 3);
+      await sleep(150);
+      const memory = await openMemory({ host: counted(dir, watcher).host, selector: { provider: "lexical" }, cache: { trustWatcher, fullCheckMs: 50 } });
+      assert.deepEqual((await memory.scan()).memories.map((m) => m.path), ["a2.md", "a1.md", "a0.md"]);
+      const t = new Date(Date.now() - 1000);
+      utimesSync(join(dir, "a0.md"), t, t);
+      const scan = await eventually(memory, (s) => s.memories[0]?.path === "a0.md");
+      assert.equal(scan.memories[0]?.path, "a0.md", `${watcher}, trustWatcher ${trustWatcher}: the touched file first`);
+      assert.ok(Math.abs(scan.memories[0].mtimeMs - t.getTime()) < 1, `with its new time: ${scan.memories[0].mtimeMs}`);
+      memory.close();
+    }
+  }
+});
