@@ -16,8 +16,8 @@
  * before that check, is seen at the next turn; one made after it, by the check after the next
  * turn or the background listing, whichever comes first (`trustWatcher: false` checks them at
  * the start of every turn instead). A full listing runs in the background at least every
- * `fullCheckMs`, so an edit of an older file the watcher missed is seen by then. Writes through memdir tell the
- * cache at once, without waiting for an event.
+ * `fullCheckMs`, so an edit of an older file the watcher missed is seen by then. Writes through
+ * memdir tell the cache at once, without waiting for an event.
  */
 import type { Limits, Memory, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry, HostError, HostHead, HostWatcher, MemoryHost } from "./host.js";
@@ -242,7 +242,7 @@ export class ScanCache {
       if (this.watching) this.rootKey = await this.rootNow();
     }
     const replan = listingChanged || this.order === null;
-    listingChanged ||= replan || this.packed === null;
+    listingChanged ||= this.order === null || this.packed === null;
     const entries = this.entries!;
     // nothing changed, nothing held is racy, no read failed last time: the last scan stands
     if (!listingChanged && this.last && this.usedProblems === "" && !this.anyRacy()) {
