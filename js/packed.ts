@@ -76,6 +76,15 @@ export function scanOrder(entries: HostEntry[], packed?: PackedEntries): number[
  * A scan memo in the core and the memories its last scan gave, by path: a turn's scan parses
  * only the heads that changed, and keeps the memory objects of the others.
  */
+/** `run()`'s result, or `null` when it threw. */
+function attempt<T>(run: () => T): T | null {
+  try {
+    return run();
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Handles of scan memos: unique for the life of the page or process, across restarts of the
  * core (which forget every memo), so a handle from before a restart is never another memory's.
@@ -84,6 +93,10 @@ let nextMemoHandle = 1;
 
 export class ScanMemo {
   private handle: number | null = null;
+  /** The memories of the last scan through this memo, as that scan returned them. */
+  private lastMemories: Memory[] | null = null;
+  /** The heads given at the last scan through this memo, by path (the arrays themselves). */
+  private lastHeads = new Map<string, Uint8Array>();
 
   /** A memo opened in the core under a new handle. */
   private open(): number {
@@ -92,13 +105,11 @@ export class ScanMemo {
     this.handle = handle;
     return handle;
   }
-  /** The memories of the last scan through this memo, by path. */
-  private last = new Map<string, Memory>();
 
   /** The core's `scanMemories` through the memo (see {@link scanListing}). */
   scan(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
     if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
-    let handle = this.handle ?? this.open();
+    const handle = this.handle ?? this.open();
     // a head given last time as this very array does not cross again: the core kept its bytes
     const given = new Map<number, Uint8Array>();
     const same: number[] = [];
@@ -106,45 +117,23 @@ export class ScanMemo {
       if (this.lastHeads.get(entries[i]!.path) === bytes) same.push(i);
       else given.set(i, bytes);
     }
-    let out: ReturnType<typeof scanPackedMemo> | null = null;
-    if (same.length > 0) {
-      try {
-        out = scanPackedMemo(packListing(entries, given, packed), limits, handle, Uint32Array.from(same));
-      } catch {
-        out = null; // the core no longer holds one of them (a restart, another limit): every head crosses
-      }
-    }
     const full = () => packListing(entries, heads, packed);
-    if (out === null) {
-      try {
-        out = scanPackedMemo(full(), limits, handle);
-      } catch {
-        // the core restarted and forgot the memo: a new one (a listing it refuses throws again)
-        this.close();
-        handle = this.open();
-        out = scanPackedMemo(full(), limits, handle);
-      }
-    }
-    let reused = this.reuse(entries, out);
-    if (reused === null) {
-      // the core remembers what this side does not have (a failed turn between them): start over
+    // the core may no longer hold a head named the same (another limit) or the memo (a restart)
+    let out = same.length > 0 ? attempt(() => scanPackedMemo(packListing(entries, given, packed), limits, handle, Uint32Array.from(same))) : null;
+    out ??= attempt(() => scanPackedMemo(full(), limits, handle));
+    let reused = out && this.reuse(entries, out);
+    if (!out || !reused) {
+      // the memo is gone, or the core remembers what this side does not have (a failed turn
+      // between them): start over with a new one (a listing the core refuses throws here)
       this.close();
-      handle = this.open();
-      out = scanPackedMemo(full(), limits, handle);
+      out = scanPackedMemo(full(), limits, this.open());
       reused = this.reuse(entries, out) ?? new Map();
     }
     const result = unpackScan(entries, out, reused);
-    this.last = new Map(result.memories.map((m) => [m.path, m] as const));
     this.lastMemories = result.memories;
     this.lastHeads = new Map([...heads].map(([i, bytes]) => [entries[i]!.path, bytes] as const));
     return result;
   }
-
-  /** The heads given at the last scan through this memo, by path (the arrays themselves). */
-  private lastHeads = new Map<string, Uint8Array>();
-
-  /** The memories of the last scan through this memo, as that scan returned them. */
-  private lastMemories: Memory[] | null = null;
 
   /**
    * `buildSelectionRequest`; for the memories of this memo's last scan, the core takes them
@@ -164,8 +153,10 @@ export class ScanMemo {
   /** The memories the core says are unchanged, by position; `null` when one is not at hand. */
   private reuse(entries: HostEntry[], out: { same: Uint32Array; sameEntries: Uint32Array }): Map<number, Memory> | null {
     const reused = new Map<number, Memory>();
+    if (out.same.length === 0) return reused;
+    const last = new Map((this.lastMemories ?? []).map((m) => [m.path, m] as const));
     for (let k = 0; k < out.same.length; k++) {
-      const memory = this.last.get(entries[out.sameEntries[k]!]?.path ?? "");
+      const memory = last.get(entries[out.sameEntries[k]!]?.path ?? "");
       if (!memory) return null;
       reused.set(out.same[k]!, memory);
     }
@@ -176,7 +167,6 @@ export class ScanMemo {
   close(): void {
     if (this.handle !== null) scanMemoClose(this.handle);
     this.handle = null;
-    this.last.clear();
     this.lastMemories = null;
     this.lastHeads.clear();
   }
