@@ -28,15 +28,20 @@ export async function seedOpfs(name, files, { missing = false } = {}) {
   }
 }
 
-/** Puts `files` into the database memdir:<name>, store `files`, as `{ data: Blob, size, mtimeMs }`. */
-export async function seedIndexedDb(name, files, { missing = false } = {}) {
-  if (missing) return;
-  const db = await new Promise((resolve, reject) => {
+/** The database memdir:<name>, its store `files` made if new (as IndexedDbHost makes it). */
+function openStore(name) {
+  return new Promise((resolve, reject) => {
     const req = indexedDB.open(`memdir:${name}`, 1);
     req.onupgradeneeded = () => req.result.createObjectStore("files");
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
   });
+}
+
+/** Puts `files` into the database memdir:<name>, store `files`, as `{ data: Blob, size, mtimeMs }`. */
+export async function seedIndexedDb(name, files, { missing = false } = {}) {
+  if (missing) return;
+  const db = await openStore(name);
   await new Promise((resolve, reject) => {
     const tx = db.transaction("files", "readwrite");
     for (const [path, content] of Object.entries(files)) {
@@ -123,12 +128,7 @@ export async function seedMemories(backend, name, n, { folders = [], gapMs = 3 }
 
 /** Puts `[path, content, mtimeMs]` rows straight into the store of memory `name` (behind any host's back: no event). */
 export async function rawPut(name, rows) {
-  const db = await new Promise((resolve, reject) => {
-    const req = indexedDB.open(`memdir:${name}`, 1);
-    req.onupgradeneeded = () => req.result.createObjectStore("files");
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
+  const db = await openStore(name);
   await new Promise((resolve, reject) => {
     const tx = db.transaction("files", "readwrite");
     for (const [path, content, mtimeMs] of rows) {

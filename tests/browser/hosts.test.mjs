@@ -344,7 +344,10 @@ for (const backend of ["OpfsHost", "IndexedDbHost"]) {
         async ({ backends, until }, { backend, name, start }) => {
           const host = await backends[backend].open(name);
           await until(start);
-          for (let round = 0; round < 40; round++) await host.writeFile("big.md", new TextEncoder().encode(round % 2 ? "a".repeat(300_000) : `${"b".repeat(200_000)}\n`));
+          // 40 rounds, and for a second and a half at least: a reader slowed by a loaded machine
+          // still sees both versions
+          const writeUntil = Date.now() + 1500;
+          for (let round = 0; round < 40 || Date.now() < writeUntil; round++) await host.writeFile("big.md", new TextEncoder().encode(round % 2 ? "a".repeat(300_000) : `${"b".repeat(200_000)}\n`));
           await host.writeFile("done.md", new Uint8Array(0));
         },
         { backend, name, start },

@@ -216,17 +216,21 @@ test("the listing's stats go through the folder's plain path, and through its de
   assert.deepEqual(listed.map((e) => e.path), names, "no entry lost to the move");
   assert.ok(moved.counts.descriptor >= names.length);
 
+  /** A folder that, at its first plain-path stat, is swapped for a link to another folder of the same names. */
+  const swappedWhile = () => {
+    const base = temp();
+    const swapped = join(base, "memory");
+    const other = join(base, "other");
+    fill(swapped, "real", realTime);
+    fill(other, "other", otherTime);
+    return listingWhile(swapped, () => {
+      fs.renameSync(swapped, join(base, "memory-real"));
+      fs.symlinkSync(other, swapped);
+    });
+  };
+
   // a link to another folder swapped in: its files' times never reach the listing
-  const base = temp();
-  const swapped = join(base, "memory");
-  const other = join(base, "other");
-  fill(swapped, "real", realTime);
-  fill(other, "other", otherTime);
-  const swap = listingWhile(swapped, () => {
-    fs.renameSync(swapped, join(base, "memory-real"));
-    fs.symlinkSync(other, swapped);
-  });
-  const entries = await swap.host.list();
+  const entries = await swappedWhile().host.list();
   assert.deepEqual(entries.map((e) => e.path), names);
   for (const e of entries) assert.equal(e.mtimeMs, realTime.getTime(), `${e.path}: the held folder's file, not the other's`);
 
@@ -234,16 +238,7 @@ test("the listing's stats go through the folder's plain path, and through its de
   const checked = listingWhile(quiet, () => {});
   assert.deepEqual((await checked.host.statMany(names)).map((e) => e.path), names);
   assert.equal(checked.counts.descriptor, 0, "the plain path only");
-  const base2 = temp();
-  const swapped2 = join(base2, "memory");
-  const other2 = join(base2, "other");
-  fill(swapped2, "real", realTime);
-  fill(other2, "other", otherTime);
-  const swap2 = listingWhile(swapped2, () => {
-    fs.renameSync(swapped2, join(base2, "memory-real"));
-    fs.symlinkSync(other2, swapped2);
-  });
-  for (const e of await swap2.host.statMany(names)) assert.equal(e.mtimeMs, realTime.getTime(), `statMany ${e.path}: the held folder's file`);
+  for (const e of await swappedWhile().host.statMany(names)) assert.equal(e.mtimeMs, realTime.getTime(), `statMany ${e.path}: the held folder's file`);
 });
 
 test("a folder whose path with an entry's name is past PATH_MAX lists all the same (found in review)", async (t) => {
