@@ -403,51 +403,52 @@ fn scan_indexed_memo(
         let (path, mtime_ms) = (candidate.file.path.as_str(), candidate.mtime_ms);
         let head = head_bytes(candidate.file);
         let known = head.is_none() && head_same.get(index).copied().unwrap_or(false);
-        let (memory, same) = match (memo.as_deref_mut(), head) {
-            // the head the memo holds: its reading when kept at the same mtime, else read again
-            // from the bytes it holds (a file now past the cap is read as any dropped one)
-            (Some(memo), None) if known => match memo.reading_at(path, mtime_ms).filter(|_| kept) {
-                Some((memory, read)) => {
-                    diagnostics.extend_from_slice(read);
-                    (memory.clone(), Some(index))
-                }
-                None => {
-                    let head = memo.head(path).map(<[u8]>::to_vec);
-                    let filled = FileHead {
-                        head: head.clone().map(Head::Bytes),
-                        ..candidate.file.clone()
-                    };
-                    let mut own = Vec::new();
-                    let memory = read_memory(
-                        Candidate {
-                            file: &filled,
-                            index,
-                            mtime_ms,
-                        },
-                        limits,
-                        kept,
-                        &mut own,
-                    );
-                    if let Some(head) = head.filter(|_| kept) {
-                        memo.keep(path, &head, mtime_ms, &memory, &own);
+        let (memory, same) = match memo.as_deref_mut() {
+            Some(memo) if head.is_some() || known => {
+                // the reading of this very head at this mtime, for a memory kept
+                let hit = match head {
+                    _ if !kept => None,
+                    Some(head) => memo.reading(path, head, mtime_ms),
+                    None => memo.reading_at(path, mtime_ms),
+                };
+                match hit {
+                    Some((memory, read)) => {
+                        diagnostics.extend_from_slice(read);
+                        (memory.clone(), Some(index))
                     }
-                    diagnostics.append(&mut own);
-                    (memory, None)
+                    None => {
+                        // read again: the head given, or the one the memo holds (a file now past
+                        // the cap is read as any dropped one, and not kept)
+                        let held;
+                        let file = match head {
+                            Some(_) => candidate.file,
+                            None => {
+                                held = FileHead {
+                                    head: memo.head(path).map(|h| Head::Bytes(h.to_vec())),
+                                    ..candidate.file.clone()
+                                };
+                                &held
+                            }
+                        };
+                        let mut own = Vec::new();
+                        let memory = read_memory(
+                            Candidate {
+                                file,
+                                index,
+                                mtime_ms,
+                            },
+                            limits,
+                            kept,
+                            &mut own,
+                        );
+                        if let Some(bytes) = head_bytes(file).filter(|_| kept) {
+                            memo.keep(path, bytes, mtime_ms, &memory, &own);
+                        }
+                        diagnostics.append(&mut own);
+                        (memory, None)
+                    }
                 }
-            },
-            (Some(memo), Some(head)) if kept => match memo.reading(path, head, mtime_ms) {
-                Some((memory, read)) => {
-                    diagnostics.extend_from_slice(read);
-                    (memory.clone(), Some(index))
-                }
-                None => {
-                    let mut own = Vec::new();
-                    let memory = read_memory(candidate, limits, kept, &mut own);
-                    memo.keep(path, head, mtime_ms, &memory, &own);
-                    diagnostics.append(&mut own);
-                    (memory, None)
-                }
-            },
+            }
             _ => (read_memory(candidate, limits, kept, &mut diagnostics), None),
         };
         if kept {
