@@ -146,10 +146,7 @@ export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = [])
   try {
     const dirents = (yield { op: "readdir", path: self(ctx, dir), big: (dir.bytes ?? 0) >= BIG_FOLDER_BYTES }) as Dirent[];
     names = dirents.map((d) => d.name).sort();
-    // through the folder's plain path when it leads to the folder held open (an `lstat` through
-    // /proc/self/fd costs twice as much); else, or if it moved meanwhile, through the descriptor.
-    // A stat only orders and keys the listing: every head is read through the descriptor.
-    stats = yield* lstatNames(ctx, dir, names);
+    stats = yield* lstatNames(ctx, dir, names); // a stat only orders and keys the listing
     for (const st of stats) if (st instanceof Error && !isCode(st, "ENOENT")) throw st;
   } catch (error) {
     if (isCode(error, "ENOENT")) return out; // vanished while listing
