@@ -58,6 +58,14 @@ export interface HostError extends Error {
   code: "ENOENT" | "EEXIST" | "EISDIR" | "ENOTDIR" | "EACCES" | "ENOTEMPTY" | "EINVAL" | string;
 }
 
+/** One file of {@link MemoryHost.writeFiles}. */
+export interface WriteRequest {
+  path: string;
+  data: Uint8Array;
+  /** Fail with `EEXIST` when it exists. */
+  exclusive?: boolean;
+}
+
 export interface MemoryHost {
   /** A label for messages and `absolutePath`s, e.g. the directory's absolute path or URI. */
   readonly root: string;
@@ -76,6 +84,14 @@ export interface MemoryHost {
    * power cut is a lock nobody holds).
    */
   writeFile(path: string, data: Uint8Array, options?: { exclusive?: boolean; durable?: boolean }): Promise<void>;
+  /**
+   * Writes several files as `writeFile` does, with every file's bytes on the disk — their
+   * flushes overlapped, where the host can — before any name points at them; then the names,
+   * in the order given. A failure before the names leaves none of the files written; one at a
+   * name leaves the names before it. A failure is thrown with `writePath`, the file it met.
+   * Hosts leave it out: `writeFile` is called for each, in order.
+   */
+  writeFiles?(files: WriteRequest[]): Promise<void>;
   /** Removes a file, or a directory and everything in it. */
   remove(path: string): Promise<void>;
   /** Renames a file or directory; fails with `EEXIST` if the destination exists. */

@@ -5,7 +5,7 @@
  * `errno`, the relative path in `path`, and a message naming the path as the caller shows it.
  */
 import { MemdirError } from "./errors.js";
-import type { HostEntry, HostError, MemoryHost } from "./host.js";
+import type { HostEntry, HostError, MemoryHost, WriteRequest } from "./host.js";
 import { LOCK_FILE, withLock, type LockOptions } from "./lock.js";
 
 const WHY: Record<string, string> = {
@@ -58,6 +58,7 @@ export function ioHost(host: MemoryHost, show: (path: string) => string = (p) =>
   const resolve = host.resolve?.bind(host);
   const readHeads = host.readHeads?.bind(host);
   const statMany = host.statMany?.bind(host);
+  const writeFiles = host.writeFiles?.bind(host);
   // failures come back in place: each mapped as a thrown one would be
   const inPlace = <T>(action: string, paths: string[], got: (T | Error)[]): (T | HostError)[] =>
     got.map((g, i) => (g instanceof Error ? (ioError(action, paths[i]!, g, show(paths[i]!)) as unknown as HostError) : g));
@@ -73,6 +74,18 @@ export function ioHost(host: MemoryHost, show: (path: string) => string = (p) =>
     rename: (from, to) => mapped("rename", from, () => host.rename(from, to), `${show(from)} to ${show(to)}`),
     ...(resolve ? { resolve: (path: string) => mapped("resolve", path, () => resolve(path)) } : {}),
     ...(readHeads ? { readHeads: async (paths: string[], maxLines: number) => inPlace("read", paths, await mapped("read", paths[0] ?? "", () => readHeads(paths, maxLines))) } : {}),
+    ...(writeFiles
+      ? {
+          writeFiles: async (files: WriteRequest[]) => {
+            try {
+              await writeFiles(files);
+            } catch (error) {
+              const path = (error as { writePath?: unknown } | null)?.writePath;
+              throw ioError("write", typeof path === "string" ? path : (files[0]?.path ?? ""), error, show(typeof path === "string" ? path : (files[0]?.path ?? "")));
+            }
+          },
+        }
+      : {}),
     ...(statMany ? { statMany: async (paths: string[]) => inPlace("look up", paths, await mapped("look up", paths[0] ?? "", () => statMany(paths))) } : {}),
   };
 }

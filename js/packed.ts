@@ -43,20 +43,24 @@ export function packEntries(entries: HostEntry[]): PackedEntries {
   const n = entries.length;
   const mtimes = new Float64Array(n);
   const kinds = new Uint8Array(n);
-  let paths = "";
-  let problems = "";
+  // joined once, flat (`+=` in a loop builds a rope of as many pieces, each a young object
+  // the collector copies until the rope is flattened)
+  const paths = new Array<string>(n + 1);
+  const problems: string[] = [];
   for (let i = 0; i < n; i++) {
     const e = entries[i]!;
-    paths += e.path + "\0";
+    paths[i] = e.path;
     mtimes[i] = e.mtimeMs;
     let kind: number = KIND[e.kind] ?? KIND.other;
     if (e.problem) {
       kind |= HAS_PROBLEM;
-      problems += e.problem + "\0";
+      problems.push(e.problem);
     }
     kinds[i] = kind;
   }
-  return { paths, mtimes, kinds, problems };
+  paths[n] = "";
+  if (problems.length) problems.push("");
+  return { paths: n ? paths.join("\0") : "", mtimes, kinds, problems: problems.join("\0") };
 }
 
 function fileHeads(entries: HostEntry[], heads?: Map<number, Uint8Array>): FileHead[] {

@@ -75,8 +75,10 @@ function racy(e: HostEntry, nowMs: number): boolean {
   return nowMs - changed < window;
 }
 
-/** A listing this long is planned and scanned with the event loop let through between the steps. */
+/** A listing this long is also packed with the event loop let through before and after. */
 const LARGE_LISTING = 2_000;
+/** Work done in one go before the event loop is let through (as the Node host's reads do). */
+const SLICE_MS = 4;
 
 /**
  * After the events already queued: `setImmediate` in Node; in browsers, which have none, a
@@ -105,7 +107,8 @@ function errorCode(error: unknown): string {
 
 export class ScanCache {
   private entries: HostEntry[] | null = null;
-  private readonly position = new Map<string, number>();
+  /** Positions in `entries` by path, built on first need (see {@link positions}). */
+  private position: Map<string, number> | null = null;
   private readonly held = new Map<string, Held>();
   /** The plan for `entries` (positions, newest first), or `null` once they changed. */
   private order: number[] | null = null;
@@ -165,6 +168,7 @@ export class ScanCache {
     await immediate(); // after the turn's caller has its answer
     if (this.closed || !this.trusting) return;
     const paths = [...this.held.keys()];
+    const position = await this.positions();
     this.stats.heldChecks++;
     let stats: (HostEntry | null | HostError)[];
     try {
@@ -175,7 +179,7 @@ export class ScanCache {
     }
     paths.forEach((path, k) => {
       const now = stats[k];
-      const at = this.position.get(path);
+      const at = position.get(path);
       const was = at === undefined ? undefined : this.entries?.[at];
       if (now == null || isError(now) || !was || !sameFile(now, was)) this.dirty.add(path);
     });
@@ -237,8 +241,10 @@ export class ScanCache {
     if (this.watching && this.entries) await immediate(); // let events already queued arrive
     // a new listing, or entries a check updated in place (it drops `packed`; `order` too unless the plan stands)
     let listingChanged = false;
+    let listed = false;
     if (!(await this.check())) {
       listingChanged = this.takeListing(await io.list(), Date.now());
+      listed = true;
       if (this.watching) this.rootKey = await this.rootNow();
     }
     const replan = listingChanged || this.order === null;
@@ -249,9 +255,11 @@ export class ScanCache {
       this.afterScan();
       return this.last;
     }
-    // a large folder's phases are each a long call: the event loop goes between them
+    // each core call starts a task of its own (the reads before it ran in slices up to
+    // `SLICE_MS`, and a call after them in the same task would add to one); a large folder's
+    // packing is a long step too
     const large = entries.length >= LARGE_LISTING;
-    if (large) await immediate();
+    if (large || listed) await immediate();
     if (listingChanged || this.packed === null) {
       this.packed = packEntries(entries);
       if (large) await immediate();
@@ -268,6 +276,7 @@ export class ScanCache {
     const maxFiles = this.limits.maxFiles;
     const heads = new Map<number, Uint8Array>();
     const problems = new Map<number, string>();
+    let readAny = false;
     let cursor = 0;
     while (heads.size < maxFiles && cursor < order.length) {
       const batch = order.slice(cursor, cursor + (maxFiles - heads.size));
@@ -280,6 +289,7 @@ export class ScanCache {
         else toRead.push(i);
       }
       if (toRead.length === 0) continue;
+      readAny = true;
       const nowMs = Date.now();
       const read = await this.readHeads(toRead.map((i) => entries[i]!.path), concurrency);
       this.stats.headsRead += toRead.length;
@@ -310,7 +320,7 @@ export class ScanCache {
       this.afterScan();
       return this.last;
     }
-    if (large) await immediate();
+    if (large || readAny) await immediate();
     const scanned = problems.size ? entries.map((e, i) => (problems.has(i) ? { ...e, problem: problems.get(i)! } : e)) : entries;
     this.stats.scans++;
     // a read that failed changes its entry: packed again with the problem
@@ -335,6 +345,8 @@ export class ScanCache {
   private async check(): Promise<boolean> {
     if (this.options.enabled === false || this.entries === null || this.unknown || !this.watching || !this.host.statMany) return false;
     const entries = this.entries;
+    const position = await this.positions();
+    if (this.entries !== entries) return false;
     const paths = [""];
     for (const e of entries) if (e.kind === "directory" && !e.problem) paths.push(e.path);
     const folders = paths.length;
@@ -353,7 +365,7 @@ export class ScanCache {
     for (let k = 0; k < folders; k++) {
       const now = stats[k];
       if (now == null || isError(now) || now.kind !== "directory") return false;
-      const was = k === 0 ? this.rootKey : folderKey(entries[this.position.get(paths[k]!)!]!);
+      const was = k === 0 ? this.rootKey : folderKey(entries[position.get(paths[k]!)!]!);
       if (was !== folderKey(now)) return false;
     }
     let changed = false;
@@ -363,7 +375,7 @@ export class ScanCache {
     for (let k = folders; k < paths.length; k++) {
       const now = stats[k];
       if (now === undefined || isError(now)) return false;
-      const at = this.position.get(paths[k]!);
+      const at = position.get(paths[k]!);
       if (at === undefined) {
         if (now !== null) return false; // new: its folder changed too, list it
         continue;
@@ -381,6 +393,29 @@ export class ScanCache {
       if (!planStands) this.order = null;
     }
     return true;
+  }
+
+  /**
+   * Positions in `entries` by path. Built when a turn first needs them (a memory opened for one
+   * scan never does), in slices with the event loop let through between them: at 20,000 entries
+   * one pass held it for ~10 ms.
+   */
+  private async positions(): Promise<Map<string, number>> {
+    for (;;) {
+      const entries = this.entries ?? [];
+      if (this.position !== null) return this.position;
+      const map = new Map<string, number>();
+      let slice = performance.now();
+      for (let i = 0; i < entries.length; i++) {
+        map.set(entries[i]!.path, i);
+        if ((i & 1023) === 1023 && performance.now() - slice >= SLICE_MS) {
+          await immediate();
+          slice = performance.now();
+        }
+      }
+      // a listing taken meanwhile: build for that one
+      if ((this.entries ?? []) === entries) return (this.position = map);
+    }
   }
 
   /** The root folder's key, taken once it is watched. */
@@ -415,8 +450,7 @@ export class ScanCache {
     }
     if (changed) {
       this.entries = listed;
-      this.position.clear();
-      listed.forEach((e, i) => this.position.set(e.path, i));
+      this.position = null;
       this.order = null;
     }
     this.watchFolders();
@@ -508,7 +542,7 @@ export class ScanCache {
   /** Keeps nothing (the cache turned off): every scan starts over. */
   private forget(): void {
     this.entries = null;
-    this.position.clear();
+    this.position = null;
     this.held.clear();
     this.order = null;
     this.last = null;

@@ -3,7 +3,7 @@
  * it decided. Nothing here decides whether a write is allowed.
  */
 import type { Effect, ReadPlan, Snapshot } from "./core.js";
-import type { HostEntry, MemoryHost } from "./host.js";
+import type { HostEntry, MemoryHost, WriteRequest } from "./host.js";
 import { bounded } from "./bounded.js";
 import { scanOrder } from "./packed.js";
 
@@ -107,9 +107,22 @@ function vanished(error: unknown): boolean {
 
 /** Applies the core's effects in order; each write is atomic on the host. */
 export async function applyEffects(host: MemoryHost, effects: Effect[]): Promise<void> {
-  for (const effect of effects) {
-    if (effect.op === "write") await host.writeFile(effect.path, encoder.encode(effect.text), { exclusive: effect.exclusive });
-    else if (effect.op === "remove") await host.remove(effect.path);
-    else await host.rename(effect.from, effect.to);
+  for (let i = 0; i < effects.length; ) {
+    const effect = effects[i]!;
+    if (effect.op !== "write") {
+      if (effect.op === "remove") await host.remove(effect.path);
+      else await host.rename(effect.from, effect.to);
+      i++;
+      continue;
+    }
+    // writes in a row (a memory, then the index) reach the disk together, then are named in order
+    const writes: WriteRequest[] = [];
+    for (; i < effects.length; i++) {
+      const e = effects[i]!;
+      if (e.op !== "write") break;
+      writes.push({ path: e.path, data: encoder.encode(e.text), exclusive: e.exclusive });
+    }
+    if (writes.length > 1 && host.writeFiles) await host.writeFiles(writes);
+    else for (const w of writes) await host.writeFile(w.path, w.data, { exclusive: w.exclusive });
   }
 }

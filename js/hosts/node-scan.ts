@@ -10,7 +10,7 @@ import type { Dirent, Stats } from "node:fs";
 import { join } from "node:path";
 import { hostError, type HostEntry, type HostHead } from "../host.js";
 import { isCode } from "./node-dirs.js";
-import type { IoTask } from "./node-io.js";
+import type { IoTask, StatLike, StatLite } from "./node-io.js";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 /** Bytes read at a time for a head; most heads fit in one read. */
@@ -35,7 +35,7 @@ export interface WalkContext {
   /** Descriptor walk (`/proc/self/fd`) or plain paths. */
   safe: boolean;
   /** An entry for a symbolic link (followed inside only), by the host's slower path. */
-  linkEntry(dir: WalkDir, name: string, path: string, st: Stats): Promise<HostEntry>;
+  linkEntry(dir: WalkDir, name: string, path: string, st: StatLike): Promise<HostEntry>;
   /** A head by the host's slower path (a link on the way). */
   readHeadSlowly(path: string, maxLines: number): Promise<HostHead>;
   /** A file by the host's slower path (a link on the way). */
@@ -83,17 +83,17 @@ function* leadsTo(path: string, dir: WalkDir): IoTask<boolean> {
  * failure through the plain path (a name too long with it, one that vanished, a link on the
  * way) takes the descriptor for the whole folder.
  */
-function* lstatNames(ctx: WalkContext, dir: WalkDir, names: string[]): IoTask<(Stats | Error)[]> {
+function* lstatNames(ctx: WalkContext, dir: WalkDir, names: string[]): IoTask<(StatLite | Error)[]> {
   const plain = yield* plainPath(ctx, dir);
   if (plain !== null && (yield* leadsTo(plain, dir))) {
-    const stats = (yield { op: "lstatMany", paths: names.map((name) => `${plain}/${name}`) }) as (Stats | Error)[];
+    const stats = (yield { op: "lstatMany", paths: names.map((name) => `${plain}/${name}`) }) as (StatLite | Error)[];
     if (!stats.some((st) => st instanceof Error) && (yield* leadsTo(plain, dir))) return stats;
   }
-  return (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (Stats | Error)[];
+  return (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (StatLite | Error)[];
 }
 
 /** An entry from `lstat` (or `fstat`) of what is not a link. */
-export function statEntry(path: string, st: Stats): HostEntry {
+export function statEntry(path: string, st: StatLike): HostEntry {
   // one shape for every entry (a scan compares thousands of them)
   const kind = st.isFile() ? "file" : st.isDirectory() ? "directory" : "other";
   const entry: HostEntry = { path, kind, mtimeMs: st.mtimeMs, size: kind === "file" ? st.size : 0, ctimeMs: st.ctimeMs, ino: st.ino };
@@ -142,7 +142,7 @@ export function* closeDir(dir: WalkDir | null): IoTask<void> {
 export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = []): IoTask<HostEntry[]> {
   const prefix = dir.segments.length ? `${dir.segments.join("/")}/` : "";
   let names: string[];
-  let stats: (Stats | Error)[];
+  let stats: (StatLite | Error)[];
   try {
     const dirents = (yield { op: "readdir", path: self(ctx, dir), big: (dir.bytes ?? 0) >= BIG_FOLDER_BYTES }) as Dirent[];
     names = dirents.map((d) => d.name).sort();
@@ -155,6 +155,8 @@ export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = [])
     return out;
   }
   for (let i = 0; i < names.length; i++) {
+    // thousands of entries are a long loop: the event loop goes through when the slice is up
+    if ((i & 255) === 255) yield { op: "pause" };
     const st = stats[i]!;
     if (st instanceof Error) continue; // vanished between readdir and lstat
     const name = names[i]!;
@@ -306,7 +308,7 @@ export function* statTask(ctx: WalkContext, dirs: DirCache, segments: string[], 
   if (dir === null) return paths.map((path): HostEntry => ({ path, kind: "other", mtimeMs: 0, size: 0, problem: "symlink" }));
   const d = dir;
   const names = paths.map((p) => p.slice(p.lastIndexOf("/") + 1));
-  const stats = plain ? yield* lstatNames(ctx, d, names) : ((yield { op: "lstatMany", paths: names.map((name) => at(ctx, d, name)) }) as (Stats | Error)[]);
+  const stats = plain ? yield* lstatNames(ctx, d, names) : ((yield { op: "lstatMany", paths: names.map((name) => at(ctx, d, name)) }) as (StatLite | Error)[]);
   return stats.map((st, i) => {
     const path = paths[i]!;
     if (st instanceof Error) return isCode(st, "ENOENT", "ENOTDIR") ? null : st;
@@ -379,10 +381,18 @@ export function* readFileTask(ctx: WalkContext, dirs: DirCache, path: string, ca
  * exists: an atomic create-if-absent). The temporary file is removed when anything fails.
  */
 export function* writeTask(at: (name: string) => string, tmp: string, name: string, data: Uint8Array, options: { exclusive?: boolean; durable?: boolean }): IoTask<void> {
-  let created = false;
+  yield* stageTask(at, tmp, data, options);
+  yield* commitTask(at, tmp, name, options);
+}
+
+/**
+ * The first half of a write: the bytes in the temporary file `tmp`, on the disk (unless
+ * `durable: false`); the temporary file is removed if this fails.
+ */
+export function* stageTask(at: (name: string) => string, tmp: string, data: Uint8Array, options: { durable?: boolean }): IoTask<void> {
+  let done = false;
+  const fd = (yield { op: "open", path: at(tmp), flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW }) as number;
   try {
-    const fd = (yield { op: "open", path: at(tmp), flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW }) as number;
-    created = true;
     try {
       for (let written = 0; written < data.length; ) {
         written += (yield { op: "write", fd, buffer: data, offset: written, length: data.length - written, position: written }) as number;
@@ -393,15 +403,29 @@ export function* writeTask(at: (name: string) => string, tmp: string, name: stri
     } finally {
       yield { op: "close", fd };
     }
+    done = true;
+  } finally {
+    if (!done) yield* unlinkQuietly(at(tmp));
+  }
+}
+
+/**
+ * The second half: the name pointed at the staged file (`exclusive`: only if nothing has the
+ * name, by `link`); the temporary file is removed if this fails.
+ */
+export function* commitTask(at: (name: string) => string, tmp: string, name: string, options: { exclusive?: boolean }): IoTask<void> {
+  let clean = false;
+  try {
     if (options.exclusive) {
       yield { op: "link", from: at(tmp), to: at(name) };
       yield { op: "unlink", path: at(tmp) };
     } else {
       yield { op: "rename", from: at(tmp), to: at(name) };
     }
-    created = false;
+    clean = true;
   } finally {
-    if (created) yield* unlinkQuietly(at(tmp));
+    // a failed name, or a failed removal of the temporary name after a link: tried once more
+    if (!clean) yield* unlinkQuietly(at(tmp));
   }
 }
 

@@ -12,10 +12,10 @@ import * as fsp from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { join, resolve as resolvePath, sep } from "node:path";
 import { tempFileName } from "../core.js";
-import { hostError, type HostEntry, type HostError, type HostHead, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type HostError, type HostHead, type HostWatcher, type LockOwner, type MemoryHost, type WriteRequest } from "../host.js";
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
-import { defaultRawFs, IoDriver, type RawFs } from "./node-io.js";
-import { closeDir, DirCache, headTask, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
+import { defaultRawFs, IoDriver, type RawFs, type StatLike } from "./node-io.js";
+import { closeDir, commitTask, DirCache, headTask, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, stageTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
 
 /**
  * `bytes` random bytes in hex. `node:crypto` is loaded on the first write, not on import: an
@@ -238,7 +238,7 @@ export class NodeHost implements MemoryHost {
    * folder whose files are listed under their real path only (never twice). A link out, or
    * to nothing, is `symlink_escape`.
    */
-  private async linkEntry(walker: DirWalker, dir: OpenDir, name: string, path: string, st: Stats): Promise<HostEntry> {
+  private async linkEntry(walker: DirWalker, dir: OpenDir, name: string, path: string, st: StatLike): Promise<HostEntry> {
     const escape: HostEntry = { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "symlink_escape" };
     let real: string[];
     try {
@@ -520,6 +520,68 @@ export class NodeHost implements MemoryHost {
     }
   }
 
+  /**
+   * Several files, their bytes staged in temporary files and flushed at once (two `fsync`s in
+   * flight overlap on the thread pool: `remember`'s memory and index cost one flush's wait),
+   * then named in order. Without the fast reads, one `writeFile` after another.
+   */
+  async writeFiles(files: WriteRequest[]): Promise<void> {
+    const driver = this.driver;
+    if (!driver || files.length < 2) {
+      for (const f of files) {
+        try {
+          await this.writeFile(f.path, f.data, { exclusive: f.exclusive });
+        } catch (error) {
+          throw withWritePath(error, f.path);
+        }
+      }
+      return;
+    }
+    const walker = await this.walkerReady;
+    const staged: { file: WriteRequest; dir: OpenDir; name: string; tmp: string; at: (name: string) => string }[] = [];
+    const discard = async (from: number) => {
+      for (const s of staged.slice(from)) await driver.run(unlinkQuietly(s.at(s.tmp)));
+    };
+    try {
+      for (const file of files) {
+        const segments = file.path.split("/");
+        const name = segments.pop()!;
+        let dir: OpenDir;
+        try {
+          dir = await walker.openDir(segments, { create: true });
+        } catch (error) {
+          throw withWritePath(error, file.path);
+        }
+        staged.push({ file, dir, name, tmp: tempFileName(name, randomHex(6)), at: (n) => walker.at(dir, n) });
+      }
+      const flushed = await Promise.allSettled(staged.map((s) => driver.run(stageTask(s.at, s.tmp, s.file.data, {}))));
+      const failed = flushed.findIndex((r) => r.status === "rejected");
+      if (failed >= 0) {
+        // nothing is named yet: the staged files go, and nothing was written
+        for (let i = 0; i < staged.length; i++) if (flushed[i]!.status === "fulfilled") await driver.run(unlinkQuietly(staged[i]!.at(staged[i]!.tmp)));
+        throw withWritePath((flushed[failed] as PromiseRejectedResult).reason, staged[failed]!.file.path);
+      }
+      let at = 0;
+      try {
+        for (; at < staged.length; at++) {
+          const s = staged[at]!;
+          await driver.run(commitTask(s.at, s.tmp, s.name, { exclusive: s.file.exclusive }));
+          if (!(await this.stillInside(walker, s.dir, s.name))) {
+            // the folder was moved out while we wrote: take the file back out of it
+            await driver.run(unlinkQuietly(s.at(s.name)));
+            throw escapeError(s.file.path);
+          }
+        }
+      } catch (error) {
+        // the files after the one that failed are not named: their staged bytes go
+        await discard(at + 1);
+        throw withWritePath(error, staged[at]!.file.path);
+      }
+    } finally {
+      for (const s of staged) await walker.close(s.dir);
+    }
+  }
+
   /** `walker.stillInside`, with the two `readlink`s of the descriptor walk made synchronously. */
   private async stillInside(walker: DirWalker, dir: OpenDir, name: string): Promise<boolean> {
     if (!dir.handle || !this.driver) return walker.stillInside(dir, name);
@@ -629,4 +691,11 @@ function outsideTarget(root: string, link: string): string | null {
   if (link.startsWith("~")) return null;
   if (sep === "/" && /^([A-Za-z]:[\\/]|\\\\)/.test(link)) return null;
   return resolvePath(root, link);
+}
+
+/** `error` (an `Error`, or one made of it) with `writePath`: the file of a batch it met. */
+function withWritePath(error: unknown, path: string): Error {
+  const e = error instanceof Error ? error : new Error(String(error));
+  Object.defineProperty(e, "writePath", { value: path, configurable: true });
+  return e;
 }

@@ -244,6 +244,46 @@ test("a scan of 5,000 files lets the event loop through while it lists (synchron
   assert.ok(turns > 1, `other work ran during the scan (${turns} turns of the event loop)`);
 });
 
+test("each core call of a turn starts a task of its own: the event loop runs between the listing and the plan, and between the reads and the scan", async () => {
+  const { ScanMemo } = await import("../../pkg/packed.js");
+  const dir = temp();
+  fill(dir, 30);
+  const { host } = counted(dir, "none");
+  const list = host.list.bind(host);
+  const readHeads = host.readHeads.bind(host);
+  // an immediate queued as the I/O ends has run by the next step only if the turn let the loop through
+  let afterList = null;
+  let afterReads = null;
+  const seen = { atReads: null, atScan: null };
+  host.list = async () => {
+    const entries = await list();
+    afterList = false;
+    setImmediate(() => (afterList = true));
+    return entries;
+  };
+  host.readHeads = async (paths, lines) => {
+    seen.atReads = afterList; // the plan came between the listing and this read
+    const heads = await readHeads(paths, lines);
+    afterReads = false;
+    setImmediate(() => (afterReads = true));
+    return heads;
+  };
+  const scan = ScanMemo.prototype.scan;
+  ScanMemo.prototype.scan = function (...args) {
+    seen.atScan = afterReads;
+    return scan.apply(this, args);
+  };
+  try {
+    const memory = await openMemory({ host, selector: { provider: "lexical" } });
+    const result = await memory.scan();
+    memory.close();
+    assert.equal(result.memories.length, 30);
+    assert.deepEqual(seen, { atReads: true, atScan: true });
+  } finally {
+    ScanMemo.prototype.scan = scan;
+  }
+});
+
 test("a held file edited to a later time keeps the plan (no new one); an older file edited plans again, and enters", async () => {
   const { ScanCache } = await import("../../pkg/scan-cache.js");
   const { defaultLimits } = await import("memdir");

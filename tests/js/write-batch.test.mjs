@@ -1,0 +1,135 @@
+// Writes in a row (remember's memory, then the index) on the Node host: both files' bytes on the
+// disk before either name points at them, the names in order, and a failure before the names
+// leaving neither file (nor a temporary one) behind.
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { openMemory } from "memdir";
+import { NodeHost } from "../../pkg/hosts/node.js";
+
+const temps = [];
+function temp() {
+  const d = mkdtempSync(join(tmpdir(), "memdir-batch-"));
+  temps.push(d);
+  return d;
+}
+after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const bytes = (s) => new TextEncoder().encode(s);
+const base = (p) => p.slice(p.lastIndexOf("/") + 1);
+
+/**
+ * `node:fs` recording the calls that make a write durable and named. `failWrite(name)`: the
+ * write of a temporary file for `name` fails with ENOSPC.
+ */
+function recordingFs(failWrite = () => false) {
+  const calls = [];
+  const raw = Object.create(fs);
+  const names = new Map(); // fd → the temporary file's name
+  raw.openSync = (path, flags, mode) => {
+    const fd = fs.openSync(path, flags, mode);
+    names.set(fd, base(path));
+    return fd;
+  };
+  raw.writeSync = (fd, ...rest) => {
+    if (failWrite(names.get(fd) ?? "")) throw Object.assign(new Error("no space left"), { code: "ENOSPC" });
+    return fs.writeSync(fd, ...rest);
+  };
+  raw.fsync = (fd, done) => {
+    calls.push(`fsync ${names.get(fd)}`);
+    fs.fsync(fd, done);
+  };
+  raw.linkSync = (from, to) => {
+    calls.push(`name ${base(to)}`);
+    return fs.linkSync(from, to);
+  };
+  raw.renameSync = (from, to) => {
+    calls.push(`name ${base(to)}`);
+    return fs.renameSync(from, to);
+  };
+  return { raw, calls };
+}
+
+test("writeFiles: every file flushed before the first is named, then named in the order given", async () => {
+  const dir = temp();
+  writeFileSync(join(dir, "MEMORY.md"), "old index\n");
+  const { raw, calls } = recordingFs();
+  const host = new NodeHost(dir, { rawFs: raw, io: "sync" });
+  await host.writeFiles([
+    { path: "project_a.md", data: bytes("memory a\n"), exclusive: true },
+    { path: "MEMORY.md", data: bytes("- [A](project_a.md) — a\n") },
+  ]);
+  assert.equal(readFileSync(join(dir, "project_a.md"), "utf8"), "memory a\n");
+  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "- [A](project_a.md) — a\n");
+  const firstName = calls.findIndex((c) => c.startsWith("name "));
+  assert.equal(calls.slice(0, firstName).filter((c) => c.startsWith("fsync ")).length, 2, `both flushed before a name: ${calls}`);
+  assert.deepEqual(calls.filter((c) => c.startsWith("name ")), ["name project_a.md", "name MEMORY.md"]);
+  assert.deepEqual(readdirSync(dir).sort(), ["MEMORY.md", "project_a.md"], "no temporary file left");
+});
+
+test("writeFiles: a failure before the names leaves neither file, nor a temporary one, and names the file it met", async () => {
+  const dir = temp();
+  writeFileSync(join(dir, "MEMORY.md"), "old index\n");
+  const { raw, calls } = recordingFs((name) => name.startsWith(".MEMORY.md."));
+  const host = new NodeHost(dir, { rawFs: raw, io: "sync" });
+  await assert.rejects(
+    host.writeFiles([
+      { path: "project_a.md", data: bytes("memory a\n"), exclusive: true },
+      { path: "MEMORY.md", data: bytes("new index\n") },
+    ]),
+    (error) => error.code === "ENOSPC" && error.writePath === "MEMORY.md",
+  );
+  assert.deepEqual(calls.filter((c) => c.startsWith("name ")), [], "nothing named");
+  assert.deepEqual(readdirSync(dir), ["MEMORY.md"], "the memory was not left without its index line, and no temporary file stays");
+  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "old index\n");
+});
+
+test("writeFiles: an exclusive name that exists fails at its name, and the files after it are not written", async () => {
+  const dir = temp();
+  writeFileSync(join(dir, "MEMORY.md"), "old index\n");
+  writeFileSync(join(dir, "project_a.md"), "already here\n");
+  const host = new NodeHost(dir, { io: "sync" });
+  await assert.rejects(
+    host.writeFiles([
+      { path: "project_a.md", data: bytes("memory a\n"), exclusive: true },
+      { path: "MEMORY.md", data: bytes("new index\n") },
+    ]),
+    (error) => error.code === "EEXIST" && error.writePath === "project_a.md",
+  );
+  assert.equal(readFileSync(join(dir, "project_a.md"), "utf8"), "already here\n");
+  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "old index\n");
+  assert.deepEqual(readdirSync(dir).sort(), ["MEMORY.md", "project_a.md"], "no temporary file left");
+});
+
+test("remember: the memory and its index line are flushed together, and a failed index write leaves no memory without its line", async () => {
+  const dir = temp();
+  writeFileSync(join(dir, "MEMORY.md"), "");
+  const ok = recordingFs();
+  const memory = await openMemory({ host: new NodeHost(dir, { rawFs: ok.raw, io: "sync" }), selector: { provider: "lexical" } });
+  try {
+    const written = await memory.remember({ type: "project", name: "Deploys", description: "deploys go out on Tuesdays", body: "Why: the freeze." });
+    const names = ok.calls.filter((c) => c.startsWith("name ") && !c.includes(".memdir.lock"));
+    assert.deepEqual(names, [`name ${written.file}`, "name MEMORY.md"]);
+    const firstName = ok.calls.findIndex((c) => c === `name ${written.file}`);
+    assert.equal(ok.calls.slice(0, firstName).filter((c) => c.startsWith("fsync ")).length, 2, `${ok.calls}`);
+    assert.match(readFileSync(join(dir, "MEMORY.md"), "utf8"), new RegExp(written.file.replace(".", "\\.")));
+  } finally {
+    memory.close();
+  }
+
+  const failing = recordingFs((name) => name.startsWith(".MEMORY.md."));
+  const again = await openMemory({ host: new NodeHost(dir, { rawFs: failing.raw, io: "sync" }), selector: { provider: "lexical" } });
+  try {
+    await assert.rejects(again.remember({ type: "project", name: "On-call", description: "on-call rotates weekly", body: "b" }), (error) => error.code === "IO_ERROR" && error.path === "MEMORY.md");
+    assert.deepEqual(
+      readdirSync(dir).filter((n) => n.includes("on-call") || n.includes(".tmp")),
+      [],
+      "no memory file without its index line, no temporary file",
+    );
+  } finally {
+    again.close();
+  }
+});
