@@ -1,0 +1,56 @@
+// How long memdir's scans hold the event loop, in more detail than `npm run bench` gives (which
+// keeps the worst hold of every run): max, 99th and 90th percentile of `monitorEventLoopDelay`
+// over `runs` cold scans (a new `openMemory` after a file changed) and as many turns with one
+// file changed, next to the same process idle (this VM's own noise).
+//
+//   node bench/event-loop.mjs [files=200] [runs=30]
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { memoryFolder, touchOne } from "./fixture.mjs";
+
+const memdir = await import("memdir");
+const n = Number(process.argv[2] ?? 200);
+const runs = Number(process.argv[3] ?? 30);
+const folder = memoryFolder(n);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const open = () => memdir.openMemory({ dir: folder.dir, selector: { provider: "lexical" } });
+const show = (h) => `max ${(h.max / 1e6).toFixed(1)} ms, p99 ${(h.percentile(99) / 1e6).toFixed(1)}, p90 ${(h.percentile(90) / 1e6).toFixed(1)}`;
+try {
+  await sleep(150); // past the moment the files were written
+  for (let i = 0; i < 3; i++) {
+    const warm = await open();
+    await warm.scan();
+    warm.close();
+  }
+  const idle = monitorEventLoopDelay({ resolution: 1 });
+  idle.enable();
+  await sleep(300);
+  idle.disable();
+
+  const cold = monitorEventLoopDelay({ resolution: 1 });
+  cold.enable();
+  for (let k = 0; k < runs; k++) {
+    touchOne(folder, k + 1000);
+    await sleep(2);
+    const memory = await open();
+    await memory.scan();
+    memory.close();
+  }
+  cold.disable();
+
+  const memory = await open();
+  await memory.scan();
+  await sleep(150);
+  await memory.scan();
+  const changed = monitorEventLoopDelay({ resolution: 1 });
+  changed.enable();
+  for (let k = 0; k < runs; k++) {
+    touchOne(folder, k + 2000);
+    await sleep(2);
+    await memory.scan();
+  }
+  changed.disable();
+  memory.close();
+  console.log(`${n} files, ${runs} runs each — idle: ${show(idle)} | cold scans: ${show(cold)} | one file changed: ${show(changed)}`);
+} finally {
+  folder.remove();
+}
