@@ -23,7 +23,9 @@ export async function openFromArgs(ctx: CommandContext, selector?: SelectorConfi
   if (values.project === "") throw new UsageError("--project needs a path", ctx.command);
   const maxFiles = wholeNumber("max-files", values["max-files"], "a whole number of files", 1, U32_MAX);
   const limits = maxFiles === undefined ? {} : { maxFiles };
-  const memory = await openMemory(values.dir !== undefined ? { dir: resolve(values.dir), limits, ...(selector ? { selector } : {}) } : { projectRoot: resolve(values.project ?? "."), limits, ...(selector ? { selector } : {}) });
+  // a command is one turn: no watchers to start (nor the checks after a turn they bring)
+  const common = { limits, cache: { watch: false }, ...(selector ? { selector } : {}) };
+  const memory = await openMemory(values.dir !== undefined ? { dir: resolve(values.dir), ...common } : { projectRoot: resolve(values.project ?? "."), ...common });
   ctx.out.debug(`memory directory: ${memory.host.root}`);
   return memory;
 }
