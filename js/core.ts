@@ -462,6 +462,11 @@ export function planScanPacked(listing: PackedListing): Uint32Array {
   return guard({ listing }, (a) => wasm.planScanPacked(a.listing));
 }
 
+/** `planScanPacked` through scan memo `memo`, which keeps the listing (the scan after it can give its times alone: `pathsSame`). */
+export function planScanPackedMemo(listing: PackedListing, memo: number): Uint32Array {
+  return guard({ listing, memo }, (a) => wasm.planScanPackedMemo(a.listing, a.memo));
+}
+
 /** `scanMemories` on a packed listing, packed (`js/packed.ts` unpacks it). */
 export function scanPacked(listing: PackedListing, limits?: Partial<Limits> | null): { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array } {
   return guard({ listing, limits }, (a) => wasm.scanPacked(a.listing, a.limits ?? null));
@@ -487,12 +492,15 @@ export function scanMemoClose(memo: number): void {
  * `null` in the JSON, its position in `same` and its entry in the listing in `sameEntries`.
  * `headSame`: entries given no head because it is the very array given for that path at the
  * memo's last scan (the core uses the bytes it kept); one it does not hold is `INVALID_ARGUMENT`.
+ * `pathsSame`: the listing is the memo's last one (planned or scanned) but for its times: only
+ * `mtimes` and the heads are read; a memo without it is `INVALID_ARGUMENT`.
  */
 export function scanPackedMemo(
   listing: PackedListing,
   limits: Partial<Limits> | null | undefined,
   memo: number,
   headSame: Uint32Array = new Uint32Array(0),
+  pathsSame = false,
 ): { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array; same: Uint32Array; sameEntries: Uint32Array } {
-  return guard({ listing, limits, memo, headSame }, (a) => wasm.scanPackedMemo(a.listing, a.limits ?? null, a.memo, a.headSame));
+  return guard({ listing, limits, memo, headSame, pathsSame }, (a) => wasm.scanPackedMemo(a.listing, a.limits ?? null, a.memo, a.headSame, a.pathsSame));
 }

@@ -4,7 +4,7 @@
  * Nothing is decided here: which files to read, in which order, and what they hold is the
  * core's (`planScanPacked`, `scanPacked`); this file only moves bytes.
  */
-import { buildSelectionRequest, buildSelectionRequestMemo, planScan, planScanPacked, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
+import { buildSelectionRequest, buildSelectionRequestMemo, planScan, planScanPacked, planScanPackedMemo, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
 import type { FileHead, Limits, Memory, PackedListing, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry } from "./host.js";
 
@@ -95,8 +95,27 @@ function attempt<T>(run: () => T): T | null {
  */
 let nextMemoHandle = 1;
 
+/** No kinds: a listing given by its times alone (`pathsSame`). */
+const NO_KINDS = new Uint8Array(0);
+
+/** Whether the core's memo holds `held` as the listing `packed` is but for its times. */
+function sameListing(held: PackedEntries | null, packed: PackedEntries): boolean {
+  if (held === null) return false;
+  if (held === packed) return true;
+  if (held.paths !== packed.paths || held.problems !== packed.problems || held.kinds.length !== packed.kinds.length) return false;
+  for (let i = 0; i < packed.kinds.length; i++) if (held.kinds[i] !== packed.kinds[i]) return false;
+  return true;
+}
+
 export class ScanMemo {
   private handle: number | null = null;
+  /**
+   * The listing the core's memo holds (from this side's last plan or scan through it), or
+   * `null` when unknown: a scan of the same paths, kinds and problems gives its times alone.
+   */
+  private held: PackedEntries | null = null;
+  /** Plans and scans that gave the core the whole listing, and scans that gave its times alone (tests count them). */
+  readonly crossings = { whole: 0, timesOnly: 0 };
   /** The memories of the last scan through this memo, as that scan returned them. */
   private lastMemories: Memory[] | null = null;
   /** The heads given at the last scan through this memo, by path (the arrays themselves). */
@@ -110,10 +129,31 @@ export class ScanMemo {
     return handle;
   }
 
+  /**
+   * The core's plan (`scanOrder`) through the memo, which then holds the listing: the scan of
+   * the same turn gives its times alone.
+   */
+  plan(entries: HostEntry[], packed: PackedEntries): number[] {
+    if (!unpackable(entries)) {
+      const handle = this.handle ?? this.open();
+      const order = attempt(() => planScanPackedMemo(packListing(entries, undefined, packed), handle));
+      if (order) {
+        this.crossings.whole++;
+        this.held = packed;
+        return Array.from(order);
+      }
+      this.held = null; // the memo is gone (a restart): the scan starts it over
+    }
+    return scanOrder(entries, packed);
+  }
+
   /** The core's `scanMemories` through the memo (see {@link scanListing}). */
   scan(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
     if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
     const handle = this.handle ?? this.open();
+    const base = packed ?? packEntries(entries);
+    // the listing the memo holds but for its times: the times alone cross (and the heads)
+    const timesOnly = sameListing(this.held, base) ? { paths: "", mtimes: base.mtimes, kinds: NO_KINDS, problems: "" } : null;
     // a head given last time as this very array does not cross again: the core kept its bytes
     const given = new Map<number, Uint8Array>();
     const same: number[] = [];
@@ -121,9 +161,15 @@ export class ScanMemo {
       if (this.lastHeads.get(entries[i]!.path) === bytes) same.push(i);
       else given.set(i, bytes);
     }
-    const full = () => packListing(entries, heads, packed);
-    // the core may no longer hold a head named the same (another limit) or the memo (a restart)
-    let out = same.length > 0 ? attempt(() => scanPackedMemo(packListing(entries, given, packed), limits, handle, Uint32Array.from(same))) : null;
+    const full = () => packListing(entries, heads, base);
+    // the core may no longer hold a head named the same (another limit), the listing, or the
+    // memo (a restart): each attempt gives more
+    let out = null;
+    if (timesOnly && same.length > 0) out = attempt(() => scanPackedMemo(packListing(entries, given, timesOnly), limits, handle, Uint32Array.from(same), true));
+    if (timesOnly) out ??= attempt(() => scanPackedMemo(packListing(entries, heads, timesOnly), limits, handle, undefined, true));
+    if (out) this.crossings.timesOnly++;
+    else this.crossings.whole++;
+    if (same.length > 0) out ??= attempt(() => scanPackedMemo(packListing(entries, given, base), limits, handle, Uint32Array.from(same)));
     out ??= attempt(() => scanPackedMemo(full(), limits, handle));
     let reused = out && this.reuse(entries, out);
     if (!out || !reused) {
@@ -133,6 +179,7 @@ export class ScanMemo {
       out = scanPackedMemo(full(), limits, this.open());
       reused = this.reuse(entries, out) ?? new Map();
     }
+    this.held = base;
     const result = unpackScan(entries, out, reused);
     this.lastMemories = result.memories;
     this.lastHeads = new Map([...heads].map(([i, bytes]) => [entries[i]!.path, bytes] as const));
@@ -171,6 +218,7 @@ export class ScanMemo {
   close(): void {
     if (this.handle !== null) scanMemoClose(this.handle);
     this.handle = null;
+    this.held = null;
     this.lastMemories = null;
     this.lastHeads.clear();
   }

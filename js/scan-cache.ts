@@ -266,7 +266,8 @@ export class ScanCache {
     }
     if (replan || this.order === null) {
       this.stats.plans++;
-      this.order = scanOrder(entries, this.packed);
+      // through the memo when there is one: it then holds the listing, and the scan gives its times alone
+      this.order = this.options.enabled === false ? scanOrder(entries, this.packed) : this.memo.plan(entries, this.packed);
     }
     const order = this.order;
     const packed = this.packed;

@@ -11,10 +11,10 @@ use serde::Serialize;
 
 use crate::codes::EntryKind;
 use crate::scan::{
-    plan_scan_order, scan_indexed, scan_with_memo, scan_with_memo_same, Diagnostic, FileHead, Head,
-    Memory, ScanResult,
+    plan_scan_order, plan_scan_order_verdicts, scan_indexed, scan_with_memo_verdicts, verdicts,
+    Diagnostic, FileHead, Head, Memory, ScanResult,
 };
-use crate::scan_memo::ScanMemo;
+use crate::scan_memo::{HeldListing, ScanMemo};
 use crate::{Error, Limits};
 
 /// `kinds` byte: a regular file.
@@ -107,6 +107,13 @@ fn mismatch(what: &str, got: usize, entries: usize) -> Error {
 
 /// The listing as the scan's [`FileHead`]s. Lengths that do not agree are `INVALID_ARGUMENT`.
 pub fn unpack(listing: &PackedListing<'_>) -> Result<Vec<FileHead>, Error> {
+    let mut files = unpack_entries(listing)?;
+    attach_heads(&mut files, listing)?;
+    Ok(files)
+}
+
+/// The listing's entries, without their heads.
+fn unpack_entries(listing: &PackedListing<'_>) -> Result<Vec<FileHead>, Error> {
     let paths: Vec<&str> = listing.paths.split_terminator('\0').collect();
     let n = paths.len();
     if listing.mtimes.len() != n {
@@ -114,13 +121,6 @@ pub fn unpack(listing: &PackedListing<'_>) -> Result<Vec<FileHead>, Error> {
     }
     if listing.kinds.len() != n {
         return Err(mismatch("kinds", listing.kinds.len(), n));
-    }
-    if listing.head_entries.len() != listing.head_ends.len() {
-        return Err(Error::invalid(format!(
-            "packed listing: {} head entries but {} head ends",
-            listing.head_entries.len(),
-            listing.head_ends.len()
-        )));
     }
     let mut problems = listing.problems.split_terminator('\0');
     let mut files = Vec::with_capacity(n);
@@ -158,6 +158,19 @@ pub fn unpack(listing: &PackedListing<'_>) -> Result<Vec<FileHead>, Error> {
             "packed listing: more problems than entries marked with one",
         ));
     }
+    Ok(files)
+}
+
+/// The listing's heads put on its `files`.
+fn attach_heads(files: &mut [FileHead], listing: &PackedListing<'_>) -> Result<(), Error> {
+    let n = files.len();
+    if listing.head_entries.len() != listing.head_ends.len() {
+        return Err(Error::invalid(format!(
+            "packed listing: {} head entries but {} head ends",
+            listing.head_entries.len(),
+            listing.head_ends.len()
+        )));
+    }
     let mut start = 0usize;
     for (&entry, &end) in listing.head_entries.iter().zip(listing.head_ends) {
         let end = usize::try_from(end).unwrap_or(usize::MAX);
@@ -176,7 +189,7 @@ pub fn unpack(listing: &PackedListing<'_>) -> Result<Vec<FileHead>, Error> {
         file.head = Some(Head::Bytes(bytes.to_vec()));
         start = end;
     }
-    Ok(files)
+    Ok(())
 }
 
 /// [`crate::scan::plan_scan`] on a packed listing: the entries to read, newest first.
@@ -195,32 +208,81 @@ pub fn scan_packed(listing: &PackedListing<'_>, limits: &Limits) -> Result<Packe
     encode(result, dropped_at, &[])
 }
 
+/// [`crate::scan::plan_scan`] on a packed listing through a [`ScanMemo`]: the memo keeps the
+/// listing, so the scan that follows can give its times alone (`paths_same`).
+pub fn plan_packed_memo(
+    listing: &PackedListing<'_>,
+    memo: &mut ScanMemo,
+) -> Result<Vec<u32>, Error> {
+    let files = unpack_entries(listing)?;
+    let verdicts = verdicts(&files);
+    let order = plan_scan_order_verdicts(&files, &verdicts)
+        .into_iter()
+        .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
+        .collect();
+    memo.keep_listing(HeldListing { files, verdicts });
+    Ok(order)
+}
+
 /// [`scan_packed`] with a [`ScanMemo`]: a memory the memo's last scan gave unchanged is `null`
 /// in `memories` and its position is in [`PackedScan::same`] (the caller has it already).
 ///
 /// `head_same`: entries given without a head because it is the very head the caller gave for
 /// that path at the memo's last scan; each must be one the memo holds, else `INVALID_ARGUMENT`
 /// (the caller gives every head again).
+///
+/// `paths_same`: the listing is the one the memo's last packed call was given, but for its
+/// times: its paths, kinds and problems are not read (nor checked again), only `mtimes` and the
+/// heads. A memo without a listing of as many entries is `INVALID_ARGUMENT` (the caller gives
+/// the whole listing).
 pub fn scan_packed_memo(
     listing: &PackedListing<'_>,
     limits: &Limits,
     memo: &mut ScanMemo,
     head_same: &[u32],
+    paths_same: bool,
 ) -> Result<PackedScan, Error> {
-    let files = unpack(listing)?;
-    if head_same.is_empty() {
-        let (result, dropped_at, same) = scan_with_memo(&files, limits, memo);
-        return encode(result, dropped_at, &same);
-    }
+    let mut held = if paths_same {
+        let mut held = memo
+            .take_listing()
+            .ok_or_else(|| Error::invalid("pathsSame: the memo holds no listing"))?;
+        if held.files.len() != listing.mtimes.len() {
+            return Err(mismatch("mtimes", listing.mtimes.len(), held.files.len()));
+        }
+        for (file, &mtime_ms) in held.files.iter_mut().zip(listing.mtimes) {
+            file.mtime_ms = mtime_ms;
+        }
+        held
+    } else {
+        let files = unpack_entries(listing)?;
+        let verdicts = verdicts(&files);
+        HeldListing { files, verdicts }
+    };
+    let scanned = scan_held(&mut held, listing, limits, memo, head_same);
+    // kept whatever the heads were: the entries are the listing given
+    memo.keep_listing(held);
+    scanned
+}
+
+/// [`scan_packed_memo`] on the listing `held`, with the heads of `listing`.
+fn scan_held(
+    held: &mut HeldListing,
+    listing: &PackedListing<'_>,
+    limits: &Limits,
+    memo: &mut ScanMemo,
+    head_same: &[u32],
+) -> Result<PackedScan, Error> {
+    let files = &mut held.files;
+    attach_heads(files, listing)?;
     memo.begin(limits.max_header_lines);
-    let mut known = vec![false; files.len()];
+    let mut known = vec![false; if head_same.is_empty() { 0 } else { files.len() }];
     for &entry in head_same {
         let i = usize::try_from(entry).unwrap_or(usize::MAX);
-        let held = files
+        let kept = files
             .get(i)
             .is_some_and(|f| f.head.is_none() && memo.head(&f.path).is_some());
         match known.get_mut(i) {
-            Some(slot) if held => *slot = true,
+            Some(slot) if kept => *slot = true,
             _ => {
                 return Err(Error::invalid(format!(
                     "headSame: entry {entry} has a head given, or none kept in the memo"
@@ -228,7 +290,8 @@ pub fn scan_packed_memo(
             }
         }
     }
-    let (result, dropped_at, same) = scan_with_memo_same(&files, limits, memo, &known);
+    let (result, dropped_at, same) =
+        scan_with_memo_verdicts(files, limits, memo, &known, &held.verdicts);
     encode(result, dropped_at, &same)
 }
 
@@ -484,6 +547,82 @@ mod tests {
             let error = scan_packed(&listing, &Limits::default()).unwrap_err();
             assert_eq!(error.code().as_str(), "INVALID_ARGUMENT", "{error}");
         }
+    }
+
+    /// `listing` given by its times alone, as the JS side gives it with `pathsSame`.
+    fn times_alone(listing: &PackedBuffers) -> PackedBuffers {
+        PackedBuffers {
+            paths: String::new(),
+            kinds: Vec::new(),
+            problems: String::new(),
+            ..listing.clone()
+        }
+    }
+
+    #[test]
+    fn a_listing_given_by_its_times_alone_scans_as_the_whole_one() {
+        let limits = Limits {
+            max_files: 4,
+            ..Limits::default()
+        };
+        let mut files = sample();
+        // memo `a` is given the whole listing once (by the plan), then the times alone; memo `b`
+        // the whole listing every turn: turn after turn, the two give the same
+        let (mut a, mut b) = (ScanMemo::new(), ScanMemo::new());
+        let whole = pack(&files);
+        assert_eq!(
+            plan_packed_memo(&whole.listing(), &mut a).unwrap(),
+            plan_packed(&whole.listing()).unwrap()
+        );
+        let times = [9.5, 0.5, 6.5, f64::NAN, 1e300, 7.25, 3.0, -1.0];
+        let mut seed = 7u64;
+        for turn in 0..60 {
+            // some times change (to equal ones, invalid ones, ones that reorder), some heads go
+            for f in files.iter_mut() {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                match (seed >> 33) % 7 {
+                    0 => f.mtime_ms = times[((seed >> 40) % times.len() as u64) as usize],
+                    1 => f.head = None,
+                    2 if f.head.is_none() => {
+                        f.head = Some(Head::Bytes(
+                            format!("---\ndescription: turn {turn}\n---\n").into_bytes(),
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+            let whole = pack(&files);
+            let from_times =
+                scan_packed_memo(&times_alone(&whole).listing(), &limits, &mut a, &[], true)
+                    .unwrap();
+            let from_whole =
+                scan_packed_memo(&whole.listing(), &limits, &mut b, &[], false).unwrap();
+            assert_eq!(from_times, from_whole, "turn {turn}");
+            if turn == 0 {
+                assert_eq!(rebuild(&files, &from_times), scan_memories(&files, &limits));
+            }
+        }
+        // a listing of another length, or a memo without one, is refused; the whole listing is not
+        let short = PackedBuffers {
+            mtimes: vec![1.0],
+            ..times_alone(&pack(&files))
+        };
+        let error = scan_packed_memo(&short.listing(), &limits, &mut a, &[], true).unwrap_err();
+        assert_eq!(error.code().as_str(), "INVALID_ARGUMENT", "{error}");
+        let error = scan_packed_memo(
+            &times_alone(&pack(&files)).listing(),
+            &limits,
+            &mut a,
+            &[],
+            true,
+        )
+        .unwrap_err();
+        assert_eq!(error.code().as_str(), "INVALID_ARGUMENT", "{error}");
+        let again = scan_packed_memo(&pack(&files).listing(), &limits, &mut a, &[], false).unwrap();
+        assert_eq!(
+            again,
+            scan_packed_memo(&pack(&files).listing(), &limits, &mut b, &[], false).unwrap()
+        );
     }
 
     #[test]

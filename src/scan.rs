@@ -252,51 +252,83 @@ pub fn is_topic_path(path: &str) -> bool {
     name.ends_with(".md") && name != INDEX_FILE_NAME
 }
 
-/// Filters, checks and orders the listing; shared by the plan and the scan.
-fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> Vec<Candidate<'a>> {
+/// What an entry's path, kind and problem make of it, before its time is looked at: a topic
+/// file that is a candidate, one refused (and its diagnostic), or not a topic file at all. A
+/// scan memo keeps them for a listing whose times alone change between turns.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Verdict {
+    NotTopic,
+    Candidate,
+    Refused(Box<Diagnostic>),
+}
+
+/// The [`Verdict`] of every entry of the listing, in its order.
+pub(crate) fn verdicts(files: &[FileHead]) -> Vec<Verdict> {
     let mut seen: HashSet<&str, BuildFnv> =
         HashSet::with_capacity_and_hasher(files.len(), BuildFnv);
+    let refused = |path: &str, code, message: String| {
+        Verdict::Refused(Box::new(Diagnostic::new(path, code, message, None)))
+    };
+    files
+        .iter()
+        .map(|file| {
+            let path = file.path.as_str();
+            if !is_topic_path(path) {
+                return Verdict::NotTopic;
+            }
+            // the first entry counts, whatever it is (as `Snapshot::entry` reads the listing)
+            if !seen.insert(path) {
+                return refused(
+                    path,
+                    DiagnosticCode::DuplicatePath,
+                    "listed more than once; the first entry counts".to_owned(),
+                );
+            }
+            // only a regular file is a memory (as `Snapshot::is_file` says for the writes)
+            let not_a_file = !matches!(file.kind, None | Some(EntryKind::File));
+            let problem = file
+                .problem
+                .as_deref()
+                .or(not_a_file.then_some("not_a_file"));
+            if let Some(problem) = problem {
+                let (code, message) = host_problem(problem);
+                return refused(path, code, message.to_owned());
+            }
+            match check_relative_path(path) {
+                Err(e) => refused(path, DiagnosticCode::UnsafePath, e.to_string()),
+                Ok(()) => Verdict::Candidate,
+            }
+        })
+        .collect()
+}
+
+/// Filters, checks and orders the listing; shared by the plan and the scan.
+fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> Vec<Candidate<'a>> {
+    ordered(files, &verdicts(files), diagnostics)
+}
+
+/// The candidates of a listing whose [`verdicts`] are known, newest first; the diagnostics of
+/// the refused ones and of invalid times in the listing's order.
+fn ordered<'a>(
+    files: &'a [FileHead],
+    verdicts: &[Verdict],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Candidate<'a>> {
     let mut out = Vec::with_capacity(files.len());
-    for (index, file) in files.iter().enumerate() {
-        let path = file.path.as_str();
-        if !is_topic_path(path) {
-            continue;
-        }
-        // the first entry counts, whatever it is (as `Snapshot::entry` reads the listing)
-        if !seen.insert(path) {
-            diagnostics.push(Diagnostic::new(
-                path,
-                DiagnosticCode::DuplicatePath,
-                "listed more than once; the first entry counts",
-                None,
-            ));
-            continue;
-        }
-        // only a regular file is a memory (as `Snapshot::is_file` says for the writes)
-        let not_a_file = !matches!(file.kind, None | Some(EntryKind::File));
-        let problem = file
-            .problem
-            .as_deref()
-            .or(not_a_file.then_some("not_a_file"));
-        if let Some(problem) = problem {
-            let (code, message) = host_problem(problem);
-            diagnostics.push(Diagnostic::new(path, code, message, None));
-            continue;
-        }
-        if let Err(e) = check_relative_path(path) {
-            diagnostics.push(Diagnostic::new(
-                path,
-                DiagnosticCode::UnsafePath,
-                e.to_string(),
-                None,
-            ));
-            continue;
+    for ((index, file), verdict) in files.iter().enumerate().zip(verdicts) {
+        match verdict {
+            Verdict::NotTopic => continue,
+            Verdict::Refused(diagnostic) => {
+                diagnostics.push(diagnostic.as_ref().clone());
+                continue;
+            }
+            Verdict::Candidate => {}
         }
         let mtime_ms = if file.mtime_ms.is_finite() && file.mtime_ms.abs() <= MAX_DATE_MS {
             file.mtime_ms
         } else {
             diagnostics.push(Diagnostic::new(
-                path,
+                &file.path,
                 DiagnosticCode::InvalidMtime,
                 format!("mtime {} is not a valid time; 0 is used", file.mtime_ms),
                 None,
@@ -333,8 +365,13 @@ pub fn plan_scan(files: &[FileHead], limits: &Limits) -> ScanPlan {
 
 /// [`plan_scan`] as positions in the listing (the packed crossing returns these).
 pub fn plan_scan_order(files: &[FileHead]) -> Vec<usize> {
+    plan_scan_order_verdicts(files, &verdicts(files))
+}
+
+/// [`plan_scan_order`] for a listing whose [`verdicts`] are known.
+pub(crate) fn plan_scan_order_verdicts(files: &[FileHead], verdicts: &[Verdict]) -> Vec<usize> {
     let mut ignored = Vec::new();
-    candidates(files, &mut ignored)
+    ordered(files, verdicts, &mut ignored)
         .into_iter()
         .map(|c| c.index)
         .collect()
@@ -347,7 +384,7 @@ pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
 
 /// [`scan_memories`], and where each dropped memory is in the listing.
 pub(crate) fn scan_indexed(files: &[FileHead], limits: &Limits) -> (ScanResult, Vec<usize>) {
-    let (result, dropped_at, _) = scan_indexed_memo(files, limits, None, &[]);
+    let (result, dropped_at, _) = scan_indexed_memo(files, limits, None, &[], None);
     (result, dropped_at)
 }
 
@@ -359,7 +396,7 @@ pub fn scan_with_memo(
     limits: &Limits,
     memo: &mut ScanMemo,
 ) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
-    scan_indexed_memo(files, limits, Some(memo), &[])
+    scan_indexed_memo(files, limits, Some(memo), &[], None)
 }
 
 /// [`scan_with_memo`] where `head_same[i]` says entry `i` was given no head because it is the
@@ -371,7 +408,18 @@ pub fn scan_with_memo_same(
     memo: &mut ScanMemo,
     head_same: &[bool],
 ) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
-    scan_indexed_memo(files, limits, Some(memo), head_same)
+    scan_indexed_memo(files, limits, Some(memo), head_same, None)
+}
+
+/// [`scan_with_memo_same`] for a listing whose [`verdicts`] are known (the memo kept them).
+pub(crate) fn scan_with_memo_verdicts(
+    files: &[FileHead],
+    limits: &Limits,
+    memo: &mut ScanMemo,
+    head_same: &[bool],
+    verdicts: &[Verdict],
+) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
+    scan_indexed_memo(files, limits, Some(memo), head_same, Some(verdicts))
 }
 
 fn head_bytes(file: &FileHead) -> Option<&[u8]> {
@@ -387,9 +435,13 @@ fn scan_indexed_memo(
     limits: &Limits,
     mut memo: Option<&mut ScanMemo>,
     head_same: &[bool],
+    verdicts: Option<&[Verdict]>,
 ) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
     let mut diagnostics = Vec::new();
-    let ordered = candidates(files, &mut diagnostics);
+    let ordered = match verdicts {
+        Some(verdicts) => ordered(files, verdicts, &mut diagnostics),
+        None => candidates(files, &mut diagnostics),
+    };
     let max_files = to_usize(limits.max_files);
     if let Some(memo) = memo.as_deref_mut() {
         memo.begin(limits.max_header_lines);

@@ -7,17 +7,28 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::scan::{Diagnostic, Memory};
+use crate::scan::{Diagnostic, FileHead, Memory, Verdict};
 
 /// The readings of the last scan, by path. Holds at most the memories that scan kept.
 #[derive(Debug, Default)]
 pub struct ScanMemo {
     readings: HashMap<String, Reading>,
+    /// The listing of the last packed scan (or plan) through this memo, without heads, and what
+    /// its paths, kinds and problems made of each entry: a turn where only times changed gives
+    /// the times alone.
+    listing: Option<HeldListing>,
     /// The header limit the readings were made with: another one starts over.
     max_header_lines: u32,
     /// The memories of the last scan, in its order: a selection request for that scan takes
     /// them from here instead of across the boundary again.
     last: Vec<Memory>,
+}
+
+/// A listing as the memo keeps it: the entries (no heads) and their [`Verdict`]s.
+#[derive(Debug)]
+pub(crate) struct HeldListing {
+    pub files: Vec<FileHead>,
+    pub verdicts: Vec<Verdict>,
 }
 
 #[derive(Debug)]
@@ -108,6 +119,19 @@ impl ScanMemo {
 
     pub(crate) fn set_last(&mut self, memories: &[Memory]) {
         self.last = memories.to_vec();
+    }
+
+    /// The listing kept, taken out (a call puts it back when it succeeds).
+    pub(crate) fn take_listing(&mut self) -> Option<HeldListing> {
+        self.listing.take()
+    }
+
+    /// Keeps `listing` for the next call (its heads are dropped).
+    pub(crate) fn keep_listing(&mut self, mut listing: HeldListing) {
+        for file in &mut listing.files {
+            file.head = None;
+        }
+        self.listing = Some(listing);
     }
 }
 

@@ -607,6 +607,8 @@ pub fn scan_memo_close(memo: u32) {
 /// `scanPacked` with the scan memo `memo`: memories unchanged since its last scan are `null` in
 /// the JSON, their positions in `same` and their entries in `sameEntries`. `headSame`: entries
 /// given no head because it is the very head given for that path at the memo's last scan.
+/// `pathsSame`: the listing is the memo's last one but for its times; only `mtimes` and the
+/// heads are read (`paths`, `kinds` and `problems` may be empty).
 #[wasm_bindgen(js_name = scanPackedMemo, unchecked_return_type = "{ json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array; same: Uint32Array; sameEntries: Uint32Array }")]
 pub fn scan_packed_memo(
     #[wasm_bindgen(
@@ -616,16 +618,13 @@ pub fn scan_packed_memo(
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
     memo: u32,
     #[wasm_bindgen(unchecked_param_type = "Uint32Array")] head_same: JsValue,
+    paths_same: bool,
 ) -> JsResult {
     let args = read_packed(&listing)?;
     let limits = limits_arg(limits)?;
     let head_same = typed::<js_sys::Uint32Array>(&head_same, "headSame", "Uint32Array")?.to_vec();
-    let out = SCAN_MEMOS.with(|memos| {
-        let mut memos = memos.borrow_mut();
-        match memos.iter_mut().find(|(id, _)| *id == memo) {
-            Some((_, memo)) => packed::scan_packed_memo(&args.listing(), &limits, memo, &head_same),
-            None => Err(crate::Error::invalid("no such scan memo")),
-        }
+    let out = with_memo(memo, |memo| {
+        packed::scan_packed_memo(&args.listing(), &limits, memo, &head_same, paths_same)
     });
     let out = out.map_err(|e| to_js_error(&e))?;
     let result = packed_scan_to_js(&out);
@@ -641,6 +640,36 @@ pub fn scan_packed_memo(
         js_sys::Uint32Array::from(out.same_entries.as_slice()).into(),
     );
     Ok(result)
+}
+
+/// `planScanPacked` through the scan memo `memo`, which keeps the listing: the scan that follows
+/// can give its times alone (`pathsSame`).
+#[wasm_bindgen(js_name = planScanPackedMemo, unchecked_return_type = "Uint32Array")]
+pub fn plan_scan_packed_memo(
+    #[wasm_bindgen(
+        unchecked_param_type = "{ paths: string; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
+    )]
+    listing: JsValue,
+    memo: u32,
+) -> JsResult {
+    let args = read_packed(&listing)?;
+    let order = with_memo(memo, |memo| packed::plan_packed_memo(&args.listing(), memo))
+        .map_err(|e| to_js_error(&e))?;
+    Ok(js_sys::Uint32Array::from(order.as_slice()).into())
+}
+
+/// `f` on the scan memo `memo`; an unknown handle is `INVALID_ARGUMENT`.
+fn with_memo<T>(
+    memo: u32,
+    f: impl FnOnce(&mut crate::scan_memo::ScanMemo) -> Result<T, crate::Error>,
+) -> Result<T, crate::Error> {
+    SCAN_MEMOS.with(|memos| {
+        let mut memos = memos.borrow_mut();
+        match memos.iter_mut().find(|(id, _)| *id == memo) {
+            Some((_, memo)) => f(memo),
+            None => Err(crate::Error::invalid("no such scan memo")),
+        }
+    })
 }
 
 fn packed_scan_to_js(out: &packed::PackedScan) -> JsValue {

@@ -284,6 +284,54 @@ test("each core call of a turn starts a task of its own: the event loop runs bet
   }
 });
 
+test("a turn whose listing changed only in its times gives the core the times alone, and scans as a fresh memory does", async () => {
+  const { ScanCache } = await import("../../pkg/scan-cache.js");
+  const { defaultLimits } = await import("memdir");
+  const dir = temp();
+  fill(dir, 12);
+  mkdirSync(join(dir, "sub.md")); // a folder named like a memory: a diagnostic from its kind
+  writeFileSync(join(dir, "MEMORY.md"), "- [A1](a1.md) — one\n");
+  await sleep(150);
+  const limits = { ...defaultLimits(), maxFiles: 5 };
+  const cache = new ScanCache(new NodeHost(dir), limits, { trustWatcher: false });
+  const fresh = async () => {
+    const other = new ScanCache(new NodeHost(dir), limits, { watch: false });
+    try {
+      return (await other.scan(4)).result;
+    } finally {
+      other.close();
+    }
+  };
+  const first = (await cache.scan(4)).result;
+  assert.deepEqual(first, await fresh());
+  const memo = cache.memo;
+  const edit = async (name, text) => {
+    writeFileSync(join(dir, name), text);
+    let got;
+    for (let i = 0; i < 100; i++) {
+      got = (await cache.scan(4)).result;
+      if (got.memories.some((m) => m.path === name && m.description === parseDescription(text))) break;
+      await sleep(10);
+    }
+    assert.deepEqual(got, await fresh(), `after writing ${name}`);
+  };
+  const parseDescription = (text) => /description: (.*)/.exec(text)[1];
+  // a held file edited to a later time: the plan stands, the scan gives the times alone
+  let { whole, timesOnly } = memo.crossings;
+  await edit("a11.md", fm("A11", "edited eleven"));
+  assert.equal(memo.crossings.whole, whole, `no whole listing: ${JSON.stringify(memo.crossings)}`);
+  assert.ok(memo.crossings.timesOnly > timesOnly, `times alone: ${JSON.stringify(memo.crossings)}`);
+  // an older file edited: planned again (the whole listing, once), then scanned by its times
+  ({ whole, timesOnly } = memo.crossings);
+  await edit("a2.md", fm("A2", "edited two"));
+  assert.ok(memo.crossings.timesOnly > timesOnly && memo.crossings.whole > whole, JSON.stringify(memo.crossings));
+  // a file added: the same
+  ({ whole, timesOnly } = memo.crossings);
+  await edit("new.md", fm("New", "a new one"));
+  assert.ok(memo.crossings.timesOnly > timesOnly && memo.crossings.whole > whole, JSON.stringify(memo.crossings));
+  cache.close();
+});
+
 test("a held file edited to a later time keeps the plan (no new one); an older file edited plans again, and enters", async () => {
   const { ScanCache } = await import("../../pkg/scan-cache.js");
   const { defaultLimits } = await import("memdir");
