@@ -88,7 +88,8 @@ export interface MemoryHost {
    * Writes several files as `writeFile` does, with every file's bytes on the disk — their
    * flushes overlapped, where the host can — before any name points at them; then the names,
    * in the order given. A failure before the names leaves none of the files written; one at a
-   * name leaves the names before it. A failure is thrown with `writePath`, the file it met.
+   * name leaves the names before it. A long list may be taken in groups, each so (a failure
+   * leaves the groups before it). A failure is thrown with `writePath`, the file it met.
    * Hosts leave it out: `writeFile` is called for each, in order.
    */
   writeFiles?(files: WriteRequest[]): Promise<void>;

@@ -92,6 +92,7 @@ function tellingCache(host: MemoryHost, cache: ScanCache): MemoryHost {
   const told = <T>(paths: string[], run: () => Promise<T>): Promise<T> => run().finally(() => cache.touched(...paths));
   const overrides: Partial<MemoryHost> = {
     writeFile: (path, data, opts) => told([path], () => host.writeFile(path, data, opts)),
+    ...(host.writeFiles ? { writeFiles: (files) => told(files.map((f) => f.path), () => host.writeFiles!(files)) } : {}),
     remove: (path) => told([path], () => host.remove(path)),
     rename: (from, to) => told([from, to], () => host.rename(from, to)),
   };

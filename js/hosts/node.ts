@@ -523,7 +523,8 @@ export class NodeHost implements MemoryHost {
   /**
    * Several files, their bytes staged in temporary files and flushed at once (two `fsync`s in
    * flight overlap on the thread pool: `remember`'s memory and index cost one flush's wait),
-   * then named in order. Without the fast reads, one `writeFile` after another.
+   * then named in order; a long list (doctor's fixes) in groups of {@link WRITES_AT_ONCE}.
+   * Without the fast reads, one `writeFile` after another.
    */
   async writeFiles(files: WriteRequest[]): Promise<void> {
     const driver = this.driver;
@@ -537,6 +538,11 @@ export class NodeHost implements MemoryHost {
       }
       return;
     }
+    for (let i = 0; i < files.length; i += WRITES_AT_ONCE) await this.writeGroup(driver, files.slice(i, i + WRITES_AT_ONCE));
+  }
+
+  /** One group of {@link writeFiles}: every file staged and flushed, then each named. */
+  private async writeGroup(driver: IoDriver, files: WriteRequest[]): Promise<void> {
     const walker = await this.walkerReady;
     const staged: { file: WriteRequest; dir: OpenDir; name: string; tmp: string; at: (name: string) => string }[] = [];
     const discard = async (from: number) => {
@@ -692,6 +698,12 @@ function outsideTarget(root: string, link: string): string | null {
   if (sep === "/" && /^([A-Za-z]:[\\/]|\\\\)/.test(link)) return null;
   return resolvePath(root, link);
 }
+
+/**
+ * Files `writeFiles` stages at once: each holds its folder and its temporary file open until it
+ * is named (hundreds at once ran out of descriptors where one after another did not).
+ */
+const WRITES_AT_ONCE = 16;
 
 /** `error` (an `Error`, or one made of it) with `writePath`: the file of a batch it met. */
 function withWritePath(error: unknown, path: string): Error {

@@ -126,6 +126,27 @@ for (const watcher of ["real", "silent", "none"]) {
   });
 }
 
+test("writes in a row (remember's memory and its index, flushed together) tell the cache what they wrote, as one write does", async () => {
+  const { ScanCache } = await import("../../pkg/scan-cache.js");
+  const dir = temp();
+  fill(dir, 2);
+  const told = [];
+  const touched = ScanCache.prototype.touched;
+  ScanCache.prototype.touched = function (...paths) {
+    told.push(...paths);
+    return touched.apply(this, paths);
+  };
+  try {
+    const memory = await openMemory({ host: counted(dir, "silent").host, selector: { provider: "lexical" } });
+    await memory.scan();
+    const done = await memory.remember({ type: "project", name: "Fresh", description: "remembered between two scans", body: "b" });
+    memory.close();
+    assert.ok(told.includes(done.file) && told.includes("MEMORY.md"), `the memory and the index were told, not only the lock: ${told}`);
+  } finally {
+    ScanCache.prototype.touched = touched;
+  }
+});
+
 test("an in-place edit of a file older than the newest maxFiles: a watcher reports it; one that misses it, the background check finds it", async () => {
   for (const watcher of ["real", "silent"]) {
     const dir = temp();

@@ -3,7 +3,8 @@
 // leaving neither file (nor a temporary one) behind.
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -132,4 +133,23 @@ test("remember: the memory and its index line are flushed together, and a failed
   } finally {
     again.close();
   }
+});
+
+test("writeFiles: a batch of hundreds of files (doctor's fixes) holds a few descriptors at a time, not two a file", { skip: process.platform !== "linux" }, () => {
+  const dir = temp();
+  for (let i = 0; i < 300; i++) mkdirSync(join(dir, `t${i}`));
+  // a process allowed 200 descriptors writes 300 files, each in a folder of its own
+  const script = `
+    const { NodeHost } = await import(${JSON.stringify(import.meta.resolve("memdir"))});
+    const host = new NodeHost(${JSON.stringify(dir)});
+    const files = Array.from({ length: 300 }, (_, i) => ({ path: "t" + i + "/m.md", data: new TextEncoder().encode("memory " + i + "\\n") }));
+    try {
+      await host.writeFiles(files);
+      console.log("written");
+    } catch (error) {
+      console.log(error.code + " at " + error.writePath);
+    }`;
+  const out = execFileSync("sh", ["-c", 'ulimit -n 200 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { encoding: "utf8" }).trim();
+  assert.equal(out, "written");
+  for (let i = 0; i < 300; i++) assert.deepEqual(readdirSync(join(dir, `t${i}`)), ["m.md"], `t${i}: written, no temporary file`);
 });
