@@ -403,7 +403,8 @@ export class ScanCache {
    */
   private async positions(): Promise<Map<string, number>> {
     for (;;) {
-      const entries = this.entries ?? [];
+      const entries = this.entries;
+      if (entries === null) return new Map(); // no listing yet: nothing has a position
       if (this.position !== null) return this.position;
       const map = new Map<string, number>();
       let slice = performance.now();
@@ -415,7 +416,7 @@ export class ScanCache {
         }
       }
       // a listing taken meanwhile: build for that one
-      if ((this.entries ?? []) === entries) return (this.position = map);
+      if (this.entries === entries) return (this.position = map);
     }
   }
 
