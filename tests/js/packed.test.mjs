@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { defaultLimits, planScan, scanMemories } from "memdir";
-import { scanListing, ScanMemo, scanOrder } from "../../pkg/packed.js";
+import { packEntries, scanListing, ScanMemo, scanOrder } from "../../pkg/packed.js";
 import { expand, fixtureFiles } from "./fixture-runner.mjs";
 import { same } from "../fixtures/check.mjs";
 
@@ -44,6 +44,14 @@ test("every scan fixture gives the same plan and scan through the packed crossin
     assert.ok(same(memo.scan(entries, heads, full), unpacked), `${c.name}: through the memo`);
     assert.ok(same(memo.scan(entries, heads, full), unpacked), `${c.name}: through the memo, again`);
     memo.close();
+    // planned through the memo, then scanned by the times alone (planScanPackedMemo, pathsSame)
+    const planned = new ScanMemo();
+    const packed = packEntries(entries);
+    assert.deepEqual(planned.plan(entries, packed), scanOrder(entries), `${c.name}: planned through the memo`);
+    const timesOnly = planned.crossings.timesOnly;
+    assert.ok(same(planned.scan(entries, heads, full, packed), unpacked), `${c.name}: by the times alone`);
+    assert.equal(planned.crossings.timesOnly, timesOnly + 1, `${c.name}: the times alone crossed`);
+    planned.close();
     checked++;
   }
   assert.ok(checked >= 30, `${checked} cases`);
@@ -72,6 +80,12 @@ test("random listings give the same plan and scan through the packed crossing", 
     assert.ok(same(scanListing(entries, read, limits), expected), `round ${round}: ${JSON.stringify(files)}`);
     assert.ok(same(memo.scan(entries, read, limits), expected), `round ${round}, through the memo`);
     assert.ok(same(memo.scan(entries, read, limits), expected), `round ${round}, through the memo again`);
+    // the same paths with other times: the memo holds the listing, the times alone cross
+    const moved = files.map((f) => ({ ...f, mtimeMs: [1e12, 2e12, 1.7e12 + rand(5) * 1000, -5, 9e15, Number.NaN][rand(6)] }));
+    const again = split(moved);
+    const timesOnly = memo.crossings.timesOnly;
+    assert.ok(same(memo.scan(again.entries, again.heads, limits, packEntries(again.entries)), scanMemories(asBytes(moved), limits)), `round ${round}, times changed: ${JSON.stringify(moved)}`);
+    if (entries.length > 0 && !entries.some((e) => e.path.includes("\0"))) assert.equal(memo.crossings.timesOnly, timesOnly + 1, `round ${round}: the times alone crossed`);
   }
   memo.close();
 });
