@@ -369,7 +369,9 @@ export class ScanCache {
       const was = k === 0 ? this.rootKey : folderKey(entries[position.get(paths[k]!)!]!);
       if (was !== folderKey(now)) return false;
     }
-    let changed = false;
+    // applied once every name is checked: a check that gives up (a full listing follows) leaves
+    // the entries as the last listing had them, or that listing would compare equal to them
+    const updates: [number, HostEntry][] = [];
     // the plan (which heads to read) stands when only held files changed, each to a later time:
     // the newest files only grew newer, so they are still the newest
     let planStands = true;
@@ -385,11 +387,11 @@ export class ScanCache {
       if (now === null || now.kind !== was.kind || now.problem) return false;
       if (!sameFile(now, was)) {
         if (!(this.held.has(was.path) && Number.isFinite(now.mtimeMs) && now.mtimeMs >= was.mtimeMs)) planStands = false;
-        entries[at] = { ...was, ...now, path: was.path };
-        changed = true;
+        updates.push([at, { ...was, ...now, path: was.path }]);
       }
     }
-    if (changed) {
+    if (updates.length > 0) {
+      for (const [at, updated] of updates) entries[at] = updated;
       this.packed = null; // the times changed: packed again
       if (!planStands) this.order = null;
     }

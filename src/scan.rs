@@ -447,6 +447,8 @@ fn scan_indexed_memo(
         memo.begin(limits.max_header_lines);
     }
     let mut kept_memories: Vec<(Memory, Option<usize>)> = Vec::new();
+    // the paths of the kept memories the memo's reading is of: read from it, or kept in it now
+    let mut current: HashSet<&str> = HashSet::new();
     let mut dropped = Vec::new();
     let mut dropped_at = Vec::new();
     for (rank, candidate) in ordered.into_iter().enumerate() {
@@ -466,6 +468,7 @@ fn scan_indexed_memo(
                 match hit {
                     Some((memory, read)) => {
                         diagnostics.extend_from_slice(read);
+                        current.insert(path);
                         (memory.clone(), Some(index))
                     }
                     None => {
@@ -495,6 +498,7 @@ fn scan_indexed_memo(
                         );
                         if let Some(bytes) = head_bytes(file).filter(|_| kept) {
                             memo.keep(path, bytes, mtime_ms, &memory, &own);
+                            current.insert(path);
                         }
                         diagnostics.append(&mut own);
                         (memory, None)
@@ -511,8 +515,9 @@ fn scan_indexed_memo(
         }
     }
     if let Some(memo) = memo.as_deref_mut() {
-        let paths: HashSet<&str> = kept_memories.iter().map(|(m, _)| m.path.as_str()).collect();
-        memo.retain(&paths);
+        // a memory kept without a head is not what an older reading of its path gives: that
+        // reading goes, so a later scan does not call it this scan's memory unchanged
+        memo.retain(&current);
     }
     // the cap goes by the listing's mtime (all that is known before reading); the kept ones
     // are ordered by their time, which the heads can make older

@@ -222,4 +222,32 @@ mod tests {
         assert_eq!(cut, scan_memories(&files, &other));
         assert_eq!(same, vec![None, None], "another header limit reads again");
     }
+
+    /// A memory kept without a head (the caller read none) is not the one a reading made
+    /// before it gives: a later scan with that head again reads it as new, not as the memory the
+    /// last scan gave (the caller would keep that one, with its old time and no fields).
+    #[test]
+    fn a_memory_kept_without_a_head_is_not_the_last_scan_for_an_older_reading() {
+        let limits = Limits::default();
+        let with_head = vec![file("a.md", 1.0, &fm("first"))];
+        let mut memo = ScanMemo::new();
+        let (first, _, _) = scan_with_memo(&with_head, &limits, &mut memo);
+        let headless = vec![FileHead {
+            head: None,
+            mtime_ms: 2.0,
+            ..with_head[0].clone()
+        }];
+        let (second, _, same) = scan_with_memo(&headless, &limits, &mut memo);
+        assert_eq!(second, scan_memories(&headless, &limits));
+        assert_eq!(same, vec![None]);
+        let (third, _, same) = scan_with_memo(&with_head, &limits, &mut memo);
+        assert_eq!(third, first);
+        assert_eq!(
+            same,
+            vec![None],
+            "the last scan gave {:?}, not {:?}",
+            second.memories,
+            third.memories
+        );
+    }
 }

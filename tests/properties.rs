@@ -1173,3 +1173,296 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A listing given by its times alone scans as the whole one
+
+/// One entry of a listing whose times change between turns: a path from a few (repeats, the
+/// index, an unsafe one, not a topic file), a kind and a problem from a few.
+fn listed_entry() -> impl Strategy<Value = (String, Option<EntryKind>, Option<String>)> {
+    (
+        prop::sample::select(vec![
+            "a.md",
+            "b.md",
+            "team/c.md",
+            "d.md",
+            "MEMORY.md",
+            "../e.md",
+            "notes.txt",
+        ]),
+        prop::sample::select(vec![
+            None,
+            Some(EntryKind::File),
+            Some(EntryKind::Directory),
+            Some(EntryKind::Other),
+        ]),
+        prop::sample::select(vec![
+            None,
+            None,
+            None,
+            Some("ENOENT"),
+            Some("symlink_escape"),
+        ]),
+    )
+        .prop_map(|(path, kind, problem)| (path.to_owned(), kind, problem.map(str::to_owned)))
+}
+
+/// The packed buffers of `files`, as `js/packed.ts` packs them.
+fn packed_listing(files: &[memdir::scan::FileHead]) -> memdir::packed::PackedBuffers {
+    use memdir::packed::{KIND_DIRECTORY, KIND_FILE, KIND_HAS_PROBLEM, KIND_OTHER};
+    let mut p = memdir::packed::PackedBuffers::default();
+    for (i, f) in files.iter().enumerate() {
+        p.paths.push_str(&f.path);
+        p.paths.push('\0');
+        p.mtimes.push(f.mtime_ms);
+        let mut kind = match f.kind {
+            None | Some(EntryKind::File) => KIND_FILE,
+            Some(EntryKind::Directory) => KIND_DIRECTORY,
+            Some(EntryKind::Other) => KIND_OTHER,
+        };
+        if let Some(problem) = &f.problem {
+            kind |= KIND_HAS_PROBLEM;
+            p.problems.push_str(problem);
+            p.problems.push('\0');
+        }
+        p.kinds.push(kind);
+        if let Some(Head::Bytes(bytes)) = &f.head {
+            p.heads.extend_from_slice(bytes);
+            p.head_entries.push(i as u32);
+            p.head_ends.push(p.heads.len() as u32);
+        }
+    }
+    p
+}
+
+/// A packed memo scan unpacked as `js/packed.ts` does: a `null` memory is the one the last scan
+/// gave for that entry's path.
+fn unpacked_scan(
+    files: &[memdir::scan::FileHead],
+    out: &memdir::packed::PackedScan,
+    last: &[memdir::scan::Memory],
+) -> memdir::scan::ScanResult {
+    use memdir::scan::{Diagnostic, Memory};
+    let value: Value = serde_json::from_str(&out.json).unwrap();
+    let mut memories: Vec<Option<Memory>> =
+        serde_json::from_value(value["memories"].clone()).unwrap();
+    for (&k, &entry) in out.same.iter().zip(&out.same_entries) {
+        let path = &files[entry as usize].path;
+        memories[k as usize] = Some(last.iter().find(|m| &m.path == path).unwrap().clone());
+    }
+    let diagnostics: Vec<Diagnostic> =
+        serde_json::from_value(value["diagnostics"].clone()).unwrap();
+    let full: Vec<(usize, Memory)> = serde_json::from_value(value["droppedFull"].clone()).unwrap();
+    let mut dropped: Vec<Memory> = out
+        .dropped_entries
+        .iter()
+        .zip(&out.dropped_mtimes)
+        .map(|(&i, &t)| Memory {
+            path: files[i as usize].path.clone(),
+            mtime_ms: t,
+            modified_ms: None,
+            time_ms: Some(t),
+            name: None,
+            description: None,
+            memory_type: None,
+            metadata: None,
+        })
+        .collect();
+    for (position, memory) in full {
+        dropped[position] = memory;
+    }
+    memdir::scan::ScanResult {
+        memories: memories.into_iter().map(Option::unwrap).collect(),
+        dropped,
+        diagnostics,
+    }
+}
+
+/// A listed entry: its path, kind and problem.
+type Listed = (String, Option<EntryKind>, Option<String>);
+
+/// One turn: how the listing changes (an entry's kind or problem, one removed or added, two
+/// swapped, or nothing), where, the entry added or taken from; every entry's time and head;
+/// `maxFiles`, `maxHeaderLines`; whether the turn plans through the memo first.
+type Turn = (
+    u8,
+    usize,
+    Listed,
+    Vec<f64>,
+    Vec<Option<&'static str>>,
+    u32,
+    u32,
+    bool,
+);
+
+/// The turns scanned as `ScanMemo` (js/packed.ts) drives the packed memo, each compared with a
+/// scan from scratch.
+fn scan_turns_by_times_alone(start: Vec<Listed>, turns: Vec<Turn>) -> Result<(), TestCaseError> {
+    use memdir::packed::{plan_packed, plan_packed_memo, scan_packed_memo, PackedBuffers};
+    let mut listing = start;
+    let mut memo = memdir::scan_memo::ScanMemo::new();
+    // what the JS side believes: the listing the memo holds (paths, kinds, problems), the
+    // heads it gave last, the memories it has
+    let mut held: Option<PackedBuffers> = None;
+    let mut last_heads: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut last: Vec<memdir::scan::Memory> = Vec::new();
+    for (turn, (change, at, entry, times, heads, max_files, max_header_lines, plan)) in
+        turns.into_iter().enumerate()
+    {
+        let n = listing.len();
+        match change {
+            0 if n > 0 => listing[at % n].1 = entry.1,
+            1 if n > 0 => listing[at % n].2 = entry.2,
+            2 if n > 0 => {
+                listing.remove(at % n);
+            }
+            3 if n < 8 => listing.insert(at % (n + 1), entry),
+            4 if n > 0 => listing.swap(0, at % n),
+            _ => {}
+        }
+        // a head for the first entry of a path only (the cache reads those of the plan, which
+        // holds no path twice; its "same" is the very array, here the same bytes)
+        let files: Vec<memdir::scan::FileHead> = listing
+            .iter()
+            .enumerate()
+            .map(|(i, (path, kind, problem))| memdir::scan::FileHead {
+                path: path.clone(),
+                mtime_ms: times[i],
+                head: heads[i]
+                    .filter(|_| !listing[..i].iter().any(|(p, _, _)| p == path))
+                    .map(|h| Head::Bytes(h.as_bytes().to_vec())),
+                kind: *kind,
+                problem: problem.clone(),
+            })
+            .collect();
+        let limits = Limits {
+            max_files,
+            max_header_lines,
+            ..Limits::default()
+        };
+        let whole = packed_listing(&files);
+        let entries_of = |p: &PackedBuffers| (p.paths.clone(), p.kinds.clone(), p.problems.clone());
+        if plan {
+            let order = plan_packed_memo(&whole.listing(), &mut memo).unwrap();
+            prop_assert_eq!(order, plan_packed(&whole.listing()).unwrap());
+            held = Some(whole.clone());
+        }
+        let paths_same = held
+            .as_ref()
+            .is_some_and(|h| entries_of(h) == entries_of(&whole));
+        let times_alone = PackedBuffers {
+            paths: String::new(),
+            kinds: Vec::new(),
+            problems: String::new(),
+            ..whole.clone()
+        };
+        // heads given last time for the same path are not given again
+        let mut given = files.clone();
+        let mut same = Vec::new();
+        for (i, f) in given.iter_mut().enumerate() {
+            if let Some(Head::Bytes(bytes)) = &f.head {
+                if last_heads.get(&f.path) == Some(bytes) {
+                    f.head = None;
+                    same.push(i as u32);
+                }
+            }
+        }
+        let given = packed_listing(&given);
+        let given_times = PackedBuffers {
+            paths: String::new(),
+            kinds: Vec::new(),
+            problems: String::new(),
+            ..given.clone()
+        };
+        let mut out = None;
+        if paths_same && !same.is_empty() {
+            out = scan_packed_memo(&given_times.listing(), &limits, &mut memo, &same, true).ok();
+        }
+        if paths_same && out.is_none() {
+            // the memo holds this listing: given by its times alone, it is not refused
+            out = Some(
+                scan_packed_memo(&times_alone.listing(), &limits, &mut memo, &[], true).unwrap(),
+            );
+        }
+        if out.is_none() && !same.is_empty() {
+            out = scan_packed_memo(&given.listing(), &limits, &mut memo, &same, false).ok();
+        }
+        let out = match out {
+            Some(out) => out,
+            None => scan_packed_memo(&whole.listing(), &limits, &mut memo, &[], false).unwrap(),
+        };
+        held = Some(whole);
+        let result = unpacked_scan(&files, &out, &last);
+        let scratch = memdir::scan::scan_memories(&files, &limits);
+        prop_assert_eq!(&result, &scratch, "turn {}", turn);
+        last = result.memories;
+        last_heads = files
+            .iter()
+            .filter_map(|f| match &f.head {
+                Some(Head::Bytes(b)) => Some((f.path.clone(), b.clone())),
+                _ => None,
+            })
+            .collect();
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// Turn after turn, as `ScanMemo` (js/packed.ts) drives the packed memo: a listing whose
+    /// paths, kinds and problems are the ones the memo holds is given by its times alone (after a
+    /// plan through the memo or a scan), heads given last time are given as "the same", and a
+    /// refused call is given again whole. Whatever changed between turns (times, valid or not,
+    /// heads, a kind, a problem, the order, the limits), the scan equals one from scratch.
+    #[test]
+    fn a_scan_by_times_alone_equals_one_from_scratch(
+        start in prop::collection::vec(listed_entry(), 0..7),
+        turns in prop::collection::vec((
+            0u8..8,
+            0usize..8,
+            listed_entry(),
+            prop::collection::vec(prop::sample::select(vec![1.0e12, 1.5e12, 1.7e12, -1.0, f64::NAN, f64::INFINITY, 1e300]), 8),
+            prop::collection::vec(prop::sample::select(vec![
+                Some("---\nname: A\ndescription: first\ntype: user\n---\nbody\n"),
+                Some("---\nname: A\ndescription: second\nmetadata:\n  modified: 2020-01-01T00:00:00Z\n---\n"),
+                Some("---\ndescription: [a list]\ntype: nonsense\n---\n"),
+                Some("no frontmatter at all\n"),
+                None,
+            ]), 8),
+            1u32..4,
+            prop::sample::select(vec![30u32, 2]),
+            any::<bool>(),
+        ), 1..10)
+    ) {
+        scan_turns_by_times_alone(start, turns)?;
+    }
+}
+
+/// Found by the property above: a memory kept without a head (turn 2) left the reading of an
+/// older head in the memo, and the head again at that time (turn 3) was called the last scan's
+/// memory unchanged (the caller kept the headless one).
+#[test]
+fn a_reading_older_than_the_last_scan_is_not_its_memory() {
+    let first = Some("---\nname: A\ndescription: first\ntype: user\n---\nbody\n");
+    let a = || ("a.md".to_owned(), None, None);
+    let t = |t0: f64| {
+        let mut v = vec![1e12; 8];
+        v[0] = t0;
+        v
+    };
+    let h = |h0: Option<&'static str>| {
+        let mut v = vec![first; 8];
+        v[0] = h0;
+        v
+    };
+    scan_turns_by_times_alone(
+        vec![a(), a()],
+        vec![
+            (0, 0, a(), t(f64::NAN), h(first), 1, 2, false),
+            (4, 0, a(), t(1e12), h(None), 1, 2, false),
+            (0, 0, a(), t(f64::NAN), h(first), 1, 2, false),
+        ],
+    )
+    .unwrap();
+}

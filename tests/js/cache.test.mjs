@@ -394,3 +394,36 @@ test("a file touched (a new time, the same bytes) moves up with its new time, wh
     }
   }
 });
+
+test("a check that gives up after updating an entry (another name's stat failed) leaves the listing as it was: the edit is seen", async () => {
+  const { ScanCache } = await import("../../pkg/scan-cache.js");
+  const { defaultLimits } = await import("memdir");
+  const encoder = new TextEncoder();
+  const files = new Map([
+    ["a.md", { mtimeMs: 1000, text: fm("A", "first") }],
+    ["b.md", { mtimeMs: 900, text: fm("B", "bee") }],
+  ]);
+  const root = { path: "", kind: "directory", mtimeMs: 5, size: 0 };
+  const entry = (p) => ({ path: p, kind: "file", mtimeMs: files.get(p).mtimeMs, size: files.get(p).text.length });
+  const listeners = [];
+  let failing = null;
+  const host = {
+    root: "/fake",
+    list: async () => [...files.keys()].map(entry),
+    stat: async (p) => (p === "" ? root : files.has(p) ? entry(p) : null),
+    statMany: async (paths) => paths.map((p) => (p === failing ? Object.assign(new Error("EACCES"), { code: "EACCES" }) : p === "" ? root : files.has(p) ? entry(p) : null)),
+    readHead: async (p) => encoder.encode(files.get(p).text),
+    watch: (_dir, onChange) => (listeners.push(onChange), { close() {} }),
+  };
+  const cache = new ScanCache(host, defaultLimits(), {});
+  const descriptions = async () => Object.fromEntries((await cache.scan(4)).result.memories.map((m) => [m.path, m.description]));
+  assert.deepEqual(await descriptions(), { "a.md": "first", "b.md": "bee" });
+  // a.md edited to a later time; the watcher reports it and b.md, whose stat fails this once
+  files.set("a.md", { mtimeMs: 2000, text: fm("A", "edited") });
+  failing = "b.md";
+  for (const onChange of listeners) (onChange("a.md"), onChange("b.md"));
+  assert.deepEqual(await descriptions(), { "a.md": "edited", "b.md": "bee" }, "the check gave up: the full listing sees the edit");
+  failing = null;
+  assert.deepEqual(await descriptions(), { "a.md": "edited", "b.md": "bee" });
+  cache.close();
+});

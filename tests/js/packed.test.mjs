@@ -118,3 +118,18 @@ test("a selection request for the memo's last scan (the memories taken from the 
   assert.ok(same(memo.scan(entries, heads, { ...defaultLimits(), maxHeaderLines: 2 }), scanMemories(asBytes(files), { ...defaultLimits(), maxHeaderLines: 2 })), "another header limit: read again");
   memo.close();
 });
+
+test("a memory kept without a head, then its older head again: the scan through the memo is the one from scratch", () => {
+  const head = "---\nname: A\ndescription: deploys go through staging\ntype: project\n---\n";
+  const turns = [
+    [{ path: "a.md", mtimeMs: 1e12, head }],
+    [{ path: "a.md", mtimeMs: 2e12 }], // kept, no head read (the memo has no reading of it)
+    [{ path: "a.md", mtimeMs: 1e12, head }], // the first reading: not the last scan's memory
+  ];
+  const memo = new ScanMemo();
+  turns.forEach((files, turn) => {
+    const { entries, heads } = split(files);
+    assert.ok(same(memo.scan(entries, heads, defaultLimits()), scanMemories(asBytes(files), defaultLimits())), `turn ${turn}`);
+  });
+  memo.close();
+});
