@@ -59,6 +59,37 @@ pub struct PackedBuffers {
 }
 
 impl PackedBuffers {
+    /// `files` packed as `js/packed.ts` packs a host's listing and heads (a Rust host, a test).
+    pub fn from_files(files: &[FileHead]) -> Self {
+        let mut p = Self::default();
+        for (i, f) in files.iter().enumerate() {
+            p.paths.push_str(&f.path);
+            p.paths.push('\0');
+            p.mtimes.push(f.mtime_ms);
+            let mut kind = match f.kind {
+                None | Some(EntryKind::File) => KIND_FILE,
+                Some(EntryKind::Directory) => KIND_DIRECTORY,
+                Some(EntryKind::Other) => KIND_OTHER,
+            };
+            if let Some(problem) = &f.problem {
+                kind |= KIND_HAS_PROBLEM;
+                p.problems.push_str(problem);
+                p.problems.push('\0');
+            }
+            p.kinds.push(kind);
+            if let Some(head) = &f.head {
+                p.heads.extend_from_slice(match head {
+                    Head::Text(t) => t.as_bytes(),
+                    Head::Bytes(b) => b,
+                });
+                p.head_entries.push(u32::try_from(i).unwrap_or(u32::MAX));
+                p.head_ends
+                    .push(u32::try_from(p.heads.len()).unwrap_or(u32::MAX));
+            }
+        }
+        p
+    }
+
     /// The buffers as the listing the packed functions read.
     pub fn listing(&self) -> PackedListing<'_> {
         PackedListing {
@@ -89,6 +120,72 @@ pub struct PackedScan {
     pub same: Vec<u32>,
     /// Where each of those memories is in the listing.
     pub same_entries: Vec<u32>,
+}
+
+impl PackedScan {
+    /// The [`ScanResult`] read back as `js/packed.ts` reads it: `files` is the listing scanned;
+    /// a memory left `null` (a memo's "unchanged") is the one of its path in `last`, the
+    /// memories of the memo's last scan. A result that does not fit them is `INVALID_ARGUMENT`.
+    pub fn unpacked(&self, files: &[FileHead], last: &[Memory]) -> Result<ScanResult, Error> {
+        let bad = |what: &str| Error::invalid(format!("packed scan: {what}"));
+        let parsed: UnpackedJson =
+            serde_json::from_str(&self.json).map_err(|e| bad(&e.to_string()))?;
+        let path_of = |entry: u32| {
+            usize::try_from(entry)
+                .ok()
+                .and_then(|i| files.get(i))
+                .map(|f| f.path.as_str())
+                .ok_or_else(|| bad("an entry outside the listing"))
+        };
+        let mut memories = parsed.memories;
+        for (&k, &entry) in self.same.iter().zip(&self.same_entries) {
+            let path = path_of(entry)?;
+            let memory = last
+                .iter()
+                .find(|m| m.path == path)
+                .ok_or_else(|| bad("an unchanged memory the last scan does not have"))?;
+            let slot = usize::try_from(k)
+                .ok()
+                .and_then(|k| memories.get_mut(k))
+                .ok_or_else(|| bad("an unchanged memory outside the memories"))?;
+            *slot = Some(memory.clone());
+        }
+        let mut dropped = Vec::with_capacity(self.dropped_entries.len());
+        for (&entry, &t) in self.dropped_entries.iter().zip(&self.dropped_mtimes) {
+            dropped.push(Memory {
+                path: path_of(entry)?.to_owned(),
+                mtime_ms: t,
+                modified_ms: None,
+                time_ms: Some(t),
+                name: None,
+                description: None,
+                memory_type: None,
+                metadata: None,
+            });
+        }
+        for (position, memory) in parsed.dropped_full {
+            *dropped
+                .get_mut(position)
+                .ok_or_else(|| bad("a dropped memory outside the dropped"))? = memory;
+        }
+        Ok(ScanResult {
+            memories: memories
+                .into_iter()
+                .map(|m| m.ok_or_else(|| bad("a null memory the memo did not name")))
+                .collect::<Result<_, _>>()?,
+            dropped,
+            diagnostics: parsed.diagnostics,
+        })
+    }
+}
+
+/// [`PackedJson`] as read back.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UnpackedJson {
+    memories: Vec<Option<Memory>>,
+    diagnostics: Vec<Diagnostic>,
+    dropped_full: Vec<(usize, Memory)>,
 }
 
 #[derive(Serialize)]
@@ -355,67 +452,13 @@ mod tests {
     use super::*;
     use crate::scan::{plan_scan, scan_memories, ScanResult};
 
-    /// Packs `files` as a host would.
     fn pack(files: &[FileHead]) -> PackedBuffers {
-        let mut p = PackedBuffers::default();
-        for (i, f) in files.iter().enumerate() {
-            p.paths.push_str(&f.path);
-            p.paths.push('\0');
-            p.mtimes.push(f.mtime_ms);
-            let mut kind = match f.kind {
-                None | Some(EntryKind::File) => KIND_FILE,
-                Some(EntryKind::Directory) => KIND_DIRECTORY,
-                Some(EntryKind::Other) => KIND_OTHER,
-            };
-            if let Some(problem) = &f.problem {
-                kind |= KIND_HAS_PROBLEM;
-                p.problems.push_str(problem);
-                p.problems.push('\0');
-            }
-            p.kinds.push(kind);
-            if let Some(head) = &f.head {
-                p.heads.extend_from_slice(match head {
-                    Head::Text(t) => t.as_bytes(),
-                    Head::Bytes(b) => b,
-                });
-                p.head_entries.push(i as u32);
-                p.head_ends.push(p.heads.len() as u32);
-            }
-        }
-        p
+        PackedBuffers::from_files(files)
     }
 
-    /// The packed result unpacked as the JS side does it.
+    /// The packed result unpacked as the JS side does it (no memo: nothing left `null`).
     fn rebuild(files: &[FileHead], packed: &PackedScan) -> ScanResult {
-        let value: serde_json::Value = serde_json::from_str(&packed.json).unwrap();
-        let memories: Vec<Memory> = serde_json::from_value(value["memories"].clone()).unwrap();
-        let diagnostics: Vec<Diagnostic> =
-            serde_json::from_value(value["diagnostics"].clone()).unwrap();
-        let full: Vec<(usize, Memory)> =
-            serde_json::from_value(value["droppedFull"].clone()).unwrap();
-        let mut dropped: Vec<Memory> = packed
-            .dropped_entries
-            .iter()
-            .zip(&packed.dropped_mtimes)
-            .map(|(&i, &t)| Memory {
-                path: files[i as usize].path.clone(),
-                mtime_ms: t,
-                modified_ms: None,
-                time_ms: Some(t),
-                name: None,
-                description: None,
-                memory_type: None,
-                metadata: None,
-            })
-            .collect();
-        for (position, memory) in full {
-            dropped[position] = memory;
-        }
-        ScanResult {
-            memories,
-            dropped,
-            diagnostics,
-        }
+        packed.unpacked(files, &[]).unwrap()
     }
 
     fn file(path: &str, mtime_ms: f64, head: Option<&str>) -> FileHead {

@@ -1209,30 +1209,7 @@ fn listed_entry() -> impl Strategy<Value = (String, Option<EntryKind>, Option<St
 
 /// The packed buffers of `files`, as `js/packed.ts` packs them.
 fn packed_listing(files: &[memdir::scan::FileHead]) -> memdir::packed::PackedBuffers {
-    use memdir::packed::{KIND_DIRECTORY, KIND_FILE, KIND_HAS_PROBLEM, KIND_OTHER};
-    let mut p = memdir::packed::PackedBuffers::default();
-    for (i, f) in files.iter().enumerate() {
-        p.paths.push_str(&f.path);
-        p.paths.push('\0');
-        p.mtimes.push(f.mtime_ms);
-        let mut kind = match f.kind {
-            None | Some(EntryKind::File) => KIND_FILE,
-            Some(EntryKind::Directory) => KIND_DIRECTORY,
-            Some(EntryKind::Other) => KIND_OTHER,
-        };
-        if let Some(problem) = &f.problem {
-            kind |= KIND_HAS_PROBLEM;
-            p.problems.push_str(problem);
-            p.problems.push('\0');
-        }
-        p.kinds.push(kind);
-        if let Some(Head::Bytes(bytes)) = &f.head {
-            p.heads.extend_from_slice(bytes);
-            p.head_entries.push(i as u32);
-            p.head_ends.push(p.heads.len() as u32);
-        }
-    }
-    p
+    memdir::packed::PackedBuffers::from_files(files)
 }
 
 /// A packed memo scan unpacked as `js/packed.ts` does: a `null` memory is the one the last scan
@@ -1242,40 +1219,7 @@ fn unpacked_scan(
     out: &memdir::packed::PackedScan,
     last: &[memdir::scan::Memory],
 ) -> memdir::scan::ScanResult {
-    use memdir::scan::{Diagnostic, Memory};
-    let value: Value = serde_json::from_str(&out.json).unwrap();
-    let mut memories: Vec<Option<Memory>> =
-        serde_json::from_value(value["memories"].clone()).unwrap();
-    for (&k, &entry) in out.same.iter().zip(&out.same_entries) {
-        let path = &files[entry as usize].path;
-        memories[k as usize] = Some(last.iter().find(|m| &m.path == path).unwrap().clone());
-    }
-    let diagnostics: Vec<Diagnostic> =
-        serde_json::from_value(value["diagnostics"].clone()).unwrap();
-    let full: Vec<(usize, Memory)> = serde_json::from_value(value["droppedFull"].clone()).unwrap();
-    let mut dropped: Vec<Memory> = out
-        .dropped_entries
-        .iter()
-        .zip(&out.dropped_mtimes)
-        .map(|(&i, &t)| Memory {
-            path: files[i as usize].path.clone(),
-            mtime_ms: t,
-            modified_ms: None,
-            time_ms: Some(t),
-            name: None,
-            description: None,
-            memory_type: None,
-            metadata: None,
-        })
-        .collect();
-    for (position, memory) in full {
-        dropped[position] = memory;
-    }
-    memdir::scan::ScanResult {
-        memories: memories.into_iter().map(Option::unwrap).collect(),
-        dropped,
-        diagnostics,
-    }
+    out.unpacked(files, last).unwrap()
 }
 
 /// A listed entry: its path, kind and problem.
