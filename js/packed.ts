@@ -163,19 +163,23 @@ export class ScanMemo {
     }
     const full = () => packListing(entries, heads, base);
     // the core may no longer hold a head named the same (another limit), the listing, or the
-    // memo (a restart): each attempt gives more
+    // memo (a restart): each attempt gives more, the times alone before the whole listing
     let out = null;
-    if (timesOnly && same.length > 0) out = attempt(() => scanPackedMemo(packListing(entries, given, timesOnly), limits, handle, Uint32Array.from(same), true));
-    if (timesOnly) out ??= attempt(() => scanPackedMemo(packListing(entries, heads, timesOnly), limits, handle, undefined, true));
-    if (out) this.crossings.timesOnly++;
-    else this.crossings.whole++;
-    if (same.length > 0) out ??= attempt(() => scanPackedMemo(packListing(entries, given, base), limits, handle, Uint32Array.from(same)));
-    out ??= attempt(() => scanPackedMemo(full(), limits, handle));
+    for (const listing of timesOnly ? [timesOnly, base] : [base]) {
+      const pathsSame = listing === timesOnly;
+      if (same.length > 0) out ??= attempt(() => scanPackedMemo(packListing(entries, given, listing), limits, handle, Uint32Array.from(same), pathsSame));
+      out ??= attempt(() => scanPackedMemo(packListing(entries, heads, listing), limits, handle, undefined, pathsSame));
+      if (out) {
+        this.crossings[pathsSame ? "timesOnly" : "whole"]++;
+        break;
+      }
+    }
     let reused = out && this.reuse(entries, out);
     if (!out || !reused) {
       // the memo is gone, or the core remembers what this side does not have (a failed turn
       // between them): start over with a new one (a listing the core refuses throws here)
       this.close();
+      this.crossings.whole++;
       out = scanPackedMemo(full(), limits, this.open());
       reused = this.reuse(entries, out) ?? new Map();
     }

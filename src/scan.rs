@@ -438,7 +438,7 @@ fn scan_indexed_memo(
     verdicts: Option<&[Verdict]>,
 ) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
     let mut diagnostics = Vec::new();
-    let ordered = match verdicts {
+    let ranked = match verdicts {
         Some(verdicts) => ordered(files, verdicts, &mut diagnostics),
         None => candidates(files, &mut diagnostics),
     };
@@ -451,7 +451,7 @@ fn scan_indexed_memo(
     let mut current: HashSet<&str> = HashSet::new();
     let mut dropped = Vec::new();
     let mut dropped_at = Vec::new();
-    for (rank, candidate) in ordered.into_iter().enumerate() {
+    for (rank, candidate) in ranked.into_iter().enumerate() {
         let kept = rank < max_files;
         let index = candidate.index;
         let (path, mtime_ms) = (candidate.file.path.as_str(), candidate.mtime_ms);

@@ -563,8 +563,8 @@ export class NodeHost implements MemoryHost {
       const flushed = await Promise.allSettled(staged.map((s) => driver.run(stageTask(s.at, s.tmp, s.file.data, {}))));
       const failed = flushed.findIndex((r) => r.status === "rejected");
       if (failed >= 0) {
-        // nothing is named yet: the staged files go, and nothing was written
-        for (let i = 0; i < staged.length; i++) if (flushed[i]!.status === "fulfilled") await driver.run(unlinkQuietly(staged[i]!.at(staged[i]!.tmp)));
+        // nothing is named yet: the staged files go (a failed one removed its own), and nothing was written
+        await discard(0);
         throw withWritePath((flushed[failed] as PromiseRejectedResult).reason, staged[failed]!.file.path);
       }
       let at = 0;
