@@ -12,7 +12,8 @@ if (process.argv[2] === "--child") {
   const { NodeHost } = await import("../pkg/hosts/node.js");
   const host = new NodeHost(process.argv[3]);
   let kept = [];
-  for (let i = 0; i < 6; i++) kept = [...kept.slice(-2), await host.list()];
+  // in columns, as an opened memory keeps it (`list()` gives the same as objects)
+  for (let i = 0; i < 6; i++) kept = [...kept.slice(-2), await host.listing()];
   process.stdout.write(`listed ${kept.at(-1).length} entries\n`);
 } else {
   const n = Number(process.argv[2] ?? 20_000);

@@ -47,3 +47,18 @@ fn plan(bencher: divan::Bencher, n: usize) {
     let limits = Limits::default();
     bencher.bench(|| plan_scan(divan::black_box(&files), &limits));
 }
+
+/// The plan as a turn makes it: a packed listing through a scan memo, which keeps it.
+#[divan::bench(args = [200, 20_000])]
+fn plan_packed_memo(bencher: divan::Bencher, n: usize) {
+    let files: Vec<FileHead> = heads(n)
+        .into_iter()
+        .map(|mut f| {
+            f.head = None;
+            f
+        })
+        .collect();
+    let packed = memdir::packed::PackedBuffers::from_files(&files);
+    let mut memo = memdir::scan_memo::ScanMemo::default();
+    bencher.bench_local(|| memdir::packed::plan_packed_memo(&packed.listing(), &mut memo, false));
+}

@@ -442,8 +442,8 @@ export function unifiedDiff(path: string, old: string, updated: string): string 
 
 /** A listing packed for one crossing (see `js/packed.ts`, which builds it). */
 export interface PackedListing {
-  /** Every path, each ended by NUL. */
-  paths: string;
+  /** Every path, each ended by NUL; as text or as its UTF-8 bytes (which cross faster). */
+  paths: string | Uint8Array;
   mtimes: Float64Array;
   /** 0 file, 1 directory, 2 other; +4 when the entry has a problem (the next in `problems`). */
   kinds: Uint8Array;
@@ -462,9 +462,13 @@ export function planScanPacked(listing: PackedListing): Uint32Array {
   return guard({ listing }, (a) => wasm.planScanPacked(a.listing));
 }
 
-/** `planScanPacked` through scan memo `memo`, which keeps the listing (the scan after it can give its times alone: `pathsSame`). */
-export function planScanPackedMemo(listing: PackedListing, memo: number): Uint32Array {
-  return guard({ listing, memo }, (a) => wasm.planScanPackedMemo(a.listing, a.memo));
+/**
+ * `planScanPacked` through scan memo `memo`, which keeps the listing (the scan after it can give
+ * its times alone: `pathsSame`). `pathsSame`: the listing is the memo's last one but for its
+ * times, given by its times alone.
+ */
+export function planScanPackedMemo(listing: PackedListing, memo: number, pathsSame = false): Uint32Array {
+  return guard({ listing, memo, pathsSame }, (a) => wasm.planScanPackedMemo(a.listing, a.memo, a.pathsSame));
 }
 
 /** `scanMemories` on a packed listing, packed (`js/packed.ts` unpacks it). */

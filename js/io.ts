@@ -6,6 +6,7 @@
  */
 import { MemdirError } from "./errors.js";
 import type { HostEntry, HostError, MemoryHost, WriteRequest } from "./host.js";
+import type { Listing } from "./listing.js";
 import { LOCK_FILE, withLock, type LockOptions } from "./lock.js";
 
 const WHY: Record<string, string> = {
@@ -56,6 +57,7 @@ export function ioHost(host: MemoryHost, show: (path: string) => string = (p) =>
     }
   };
   const resolve = host.resolve?.bind(host);
+  const listing = host.listing?.bind(host);
   const readHeads = host.readHeads?.bind(host);
   const statMany = host.statMany?.bind(host);
   const writeFiles = host.writeFiles?.bind(host);
@@ -66,6 +68,7 @@ export function ioHost(host: MemoryHost, show: (path: string) => string = (p) =>
     root: host.root,
     absolutePath: (path) => host.absolutePath(path),
     list: () => mapped<HostEntry[]>("list", "", () => host.list()),
+    ...(listing ? { listing: () => mapped<Listing>("list", "", () => listing()) } : {}),
     stat: (path) => mapped("look up", path, () => host.stat(path)),
     readHead: (path, maxLines) => mapped("read", path, () => host.readHead(path, maxLines)),
     readFile: (path, maxBytes) => mapped("read", path, () => host.readFile(path, maxBytes)),

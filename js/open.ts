@@ -5,10 +5,11 @@
  * `doctor.ts`.
  */
 import { defaultLimits, defaultSelector, indexPrompt, indexReadPlan, memoryInstructions } from "./core.js";
-import type { Limits } from "./core.js";
+import type { Limits, ScanResult } from "./core.js";
 import type { OpenedMemory, OpenMemoryOptions } from "./api.js";
 import { applyDoctorFixes, doctorFixPlan, doctorReport } from "./doctor.js";
 import { MemdirError } from "./errors.js";
+import { lazyProperty } from "./lazy.js";
 import type { MemoryHost } from "./host.js";
 import { recall, scanWithHeads, type RecallContext } from "./recall.js";
 import { ScanCache } from "./scan-cache.js";
@@ -80,7 +81,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     scan: async () => {
       // the cache keeps its scan for the next turn: the caller gets arrays of its own
       const { result } = await scanWithHeads(ctx);
-      return { memories: [...result.memories], dropped: [...result.dropped], diagnostics: [...result.diagnostics] };
+      const own = { memories: [...result.memories] } as ScanResult;
+      lazyProperty(own, "dropped", () => [...result.dropped]); // thousands in a large folder: copied when read
+      own.diagnostics = [...result.diagnostics];
+      return own;
     },
     recall: recallOnce,
     session: () => session(recallOnce),

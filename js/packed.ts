@@ -7,20 +7,34 @@
 import { buildSelectionRequest, buildSelectionRequestMemo, planScan, planScanPacked, planScanPackedMemo, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
 import type { FileHead, Limits, Memory, PackedListing, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry } from "./host.js";
+import { lazyProperty } from "./lazy.js";
+import { Listing } from "./listing.js";
 
-const KIND = { file: 0, directory: 1, other: 2 } as const;
 const HAS_PROBLEM = 4;
 
+/** A listing in columns, or as the entries a host lists (put in columns here). */
+export type ListingLike = Listing | readonly HostEntry[];
+
+function asListing(listing: ListingLike): Listing {
+  return listing instanceof Listing ? listing : Listing.fromEntries(listing);
+}
+
 /** `true` when a path cannot be packed (a NUL in it: only a broken host lists one); the unpacked calls take it. */
-function unpackable(entries: HostEntry[]): boolean {
-  return entries.some((e) => e.path.includes("\0"));
+function unpackable(listing: Listing): boolean {
+  for (const path of listing.paths) if (path.includes("\0")) return true;
+  return false;
 }
 
 /** A listing's entries packed, without heads: what the plan and the scan of one turn share. */
-export type PackedEntries = Pick<PackedListing, "paths" | "mtimes" | "kinds" | "problems">;
+export interface PackedEntries extends Pick<PackedListing, "mtimes" | "kinds" | "problems"> {
+  /** Every path, each ended by NUL (compared between turns). */
+  paths: string;
+  /** `paths` in UTF-8, as they cross into the core (a string crosses a character at a time). */
+  pathBytes?: Uint8Array;
+}
 
-/** The listing packed; `heads` by entry position; `entries` already packed when given. */
-export function packListing(entries: HostEntry[], heads?: Map<number, Uint8Array>, packed: PackedEntries = packEntries(entries)): PackedListing {
+/** The listing packed; `heads` by entry position; `packed`: the entries already packed. */
+export function packListing(listing: ListingLike, heads?: Map<number, Uint8Array>, packed: PackedEntries = packEntries(listing)): PackedListing {
   const order = heads ? [...heads.keys()].sort((a, b) => a - b) : [];
   let total = 0;
   for (const i of order) total += heads!.get(i)!.length;
@@ -35,45 +49,59 @@ export function packListing(entries: HostEntry[], heads?: Map<number, Uint8Array
     headEntries[k] = i;
     headEnds[k] = at;
   });
-  return { ...packed, heads: packedHeads, headEntries, headEnds };
+  return { paths: packed.pathBytes ?? packed.paths, mtimes: packed.mtimes, kinds: packed.kinds, problems: packed.problems, heads: packedHeads, headEntries, headEnds };
 }
 
 /** The entries packed: paths and problems NUL-ended, times and kinds in typed arrays. */
-export function packEntries(entries: HostEntry[]): PackedEntries {
-  const n = entries.length;
-  const mtimes = new Float64Array(n);
+export function packEntries(listingLike: ListingLike): PackedEntries {
+  const listing = asListing(listingLike);
+  const n = listing.length;
+  // a listing is never changed in place (a check makes a new one): its times cross as they are
   const kinds = new Uint8Array(n);
-  // joined once, flat (`+=` in a loop builds a rope of as many pieces, each a young object
-  // the collector copies until the rope is flattened)
-  const paths = new Array<string>(n + 1);
+  kinds.set(listing.kinds);
   const problems: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const e = entries[i]!;
-    paths[i] = e.path;
-    mtimes[i] = e.mtimeMs;
-    let kind: number = KIND[e.kind] ?? KIND.other;
-    if (e.problem) {
-      kind |= HAS_PROBLEM;
-      problems.push(e.problem);
-    }
-    kinds[i] = kind;
+  for (const i of [...listing.problems.keys()].sort((a, b) => a - b)) {
+    if (!listing.problems.get(i) || i >= n) continue;
+    kinds[i] = kinds[i]! | HAS_PROBLEM;
+    problems.push(listing.problems.get(i)!);
   }
-  paths[n] = "";
   if (problems.length) problems.push("");
-  return { paths: n ? paths.join("\0") : "", mtimes, kinds, problems: problems.join("\0") };
+  const { text, bytes } = joinedPaths(listing.paths);
+  return { paths: text, pathBytes: bytes, mtimes: listing.mtimesMs, kinds, problems: problems.join("\0") };
 }
 
-function fileHeads(entries: HostEntry[], heads?: Map<number, Uint8Array>): FileHead[] {
-  return entries.map((e, i) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem ?? null, ...(heads?.has(i) ? { head: heads.get(i)! } : {}) }));
+/** The paths joined, by the array they were joined from (a check's new listing shares its paths). */
+const joined = new WeakMap<readonly string[], { text: string; bytes: Uint8Array }>();
+const encoder = new TextEncoder();
+
+/**
+ * Every path NUL-ended, in one flat string and in its UTF-8 bytes: joined once (`+=` in a loop
+ * builds a rope of as many pieces, each a young object the collector copies until it is
+ * flattened), and once a listing: a listing with the same paths array gives the very same
+ * string, which compares at once, and the same bytes.
+ */
+function joinedPaths(paths: readonly string[]): { text: string; bytes: Uint8Array } {
+  let out = joined.get(paths);
+  if (out === undefined) {
+    const text = paths.length ? `${paths.join("\0")}\0` : "";
+    out = { text, bytes: encoder.encode(text) };
+    joined.set(paths, out);
+  }
+  return out;
+}
+
+function fileHeads(listing: Listing, heads?: Map<number, Uint8Array>): FileHead[] {
+  return listing.toEntries().map((e, i) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem ?? null, ...(heads?.has(i) ? { head: heads.get(i)! } : {}) }));
 }
 
 /** The positions of the topic files to read, newest first (the core's `planScan`). */
-export function scanOrder(entries: HostEntry[], packed?: PackedEntries): number[] {
-  if (unpackable(entries)) {
-    const at = new Map(entries.map((e, i) => [e.path, i] as const));
-    return planScan(fileHeads(entries)).read.map((p) => at.get(p)!);
+export function scanOrder(listingLike: ListingLike, packed?: PackedEntries): number[] {
+  const listing = asListing(listingLike);
+  if (unpackable(listing)) {
+    const at = new Map(listing.paths.map((p, i) => [p, i] as const));
+    return planScan(fileHeads(listing)).read.map((p) => at.get(p)!);
   }
-  return Array.from(planScanPacked(packListing(entries, undefined, packed)));
+  return Array.from(planScanPacked(packListing(listing, undefined, packed)));
 }
 
 /**
@@ -97,6 +125,11 @@ let nextMemoHandle = 1;
 
 /** No kinds: a listing given by its times alone (`pathsSame`). */
 const NO_KINDS = new Uint8Array(0);
+
+/** `packed` given by its times alone (`pathsSame`). */
+function timesOnly(packed: PackedEntries): PackedEntries {
+  return { paths: "", mtimes: packed.mtimes, kinds: NO_KINDS, problems: "" };
+}
 
 /** Whether the core's memo holds `held` as the listing `packed` is but for its times. */
 function sameListing(held: PackedEntries | null, packed: PackedEntries): boolean {
@@ -133,60 +166,67 @@ export class ScanMemo {
    * The core's plan (`scanOrder`) through the memo, which then holds the listing: the scan of
    * the same turn gives its times alone.
    */
-  plan(entries: HostEntry[], packed: PackedEntries): number[] {
-    if (!unpackable(entries)) {
+  plan(listingLike: ListingLike, packed: PackedEntries = packEntries(listingLike)): number[] {
+    const listing = asListing(listingLike);
+    if (!unpackable(listing)) {
       const handle = this.handle ?? this.open();
-      const order = attempt(() => planScanPackedMemo(packListing(entries, undefined, packed), handle));
+      // the listing the memo holds but for its times: the times alone cross
+      let order = sameListing(this.held, packed) ? attempt(() => planScanPackedMemo(packListing(listing, undefined, timesOnly(packed)), handle, true)) : null;
+      if (order) this.crossings.timesOnly++;
+      else {
+        order = attempt(() => planScanPackedMemo(packListing(listing, undefined, packed), handle));
+        if (order) this.crossings.whole++;
+      }
       if (order) {
-        this.crossings.whole++;
         this.held = packed;
         return Array.from(order);
       }
       this.held = null; // the memo is gone (a restart): the scan starts it over
     }
-    return scanOrder(entries, packed);
+    return scanOrder(listing, packed);
   }
 
   /** The core's `scanMemories` through the memo (see {@link scanListing}). */
-  scan(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
-    if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
+  scan(listingLike: ListingLike, heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
+    const listing = asListing(listingLike);
+    if (unpackable(listing)) return scanMemories(fileHeads(listing, heads), limits);
     const handle = this.handle ?? this.open();
-    const base = packed ?? packEntries(entries);
+    const base = packed ?? packEntries(listing);
     // the listing the memo holds but for its times: the times alone cross (and the heads)
-    const timesOnly = sameListing(this.held, base) ? { paths: "", mtimes: base.mtimes, kinds: NO_KINDS, problems: "" } : null;
+    const timesAlone = sameListing(this.held, base) ? timesOnly(base) : null;
     // a head given last time as this very array does not cross again: the core kept its bytes
     const given = new Map<number, Uint8Array>();
     const same: number[] = [];
     for (const [i, bytes] of heads) {
-      if (this.lastHeads.get(entries[i]!.path) === bytes) same.push(i);
+      if (this.lastHeads.get(listing.paths[i]!) === bytes) same.push(i);
       else given.set(i, bytes);
     }
-    const full = () => packListing(entries, heads, base);
+    const full = () => packListing(listing, heads, base);
     // the core may no longer hold a head named the same (another limit), the listing, or the
     // memo (a restart): each attempt gives more, the times alone before the whole listing
     let out = null;
-    for (const listing of timesOnly ? [timesOnly, base] : [base]) {
-      const pathsSame = listing === timesOnly;
-      if (same.length > 0) out ??= attempt(() => scanPackedMemo(packListing(entries, given, listing), limits, handle, Uint32Array.from(same), pathsSame));
-      out ??= attempt(() => scanPackedMemo(packListing(entries, heads, listing), limits, handle, undefined, pathsSame));
+    for (const crossing of timesAlone ? [timesAlone, base] : [base]) {
+      const pathsSame = crossing === timesAlone;
+      if (same.length > 0) out ??= attempt(() => scanPackedMemo(packListing(listing, given, crossing), limits, handle, Uint32Array.from(same), pathsSame));
+      out ??= attempt(() => scanPackedMemo(packListing(listing, heads, crossing), limits, handle, undefined, pathsSame));
       if (out) {
         this.crossings[pathsSame ? "timesOnly" : "whole"]++;
         break;
       }
     }
-    let reused = out && this.reuse(entries, out);
+    let reused = out && this.reuse(listing, out);
     if (!out || !reused) {
       // the memo is gone, or the core remembers what this side does not have (a failed turn
       // between them): start over with a new one (a listing the core refuses throws here)
       this.close();
       this.crossings.whole++;
       out = scanPackedMemo(full(), limits, this.open());
-      reused = this.reuse(entries, out) ?? new Map();
+      reused = this.reuse(listing, out) ?? new Map();
     }
     this.held = base;
-    const result = unpackScan(entries, out, reused);
+    const result = unpackScan(listing, out, reused);
     this.lastMemories = result.memories;
-    this.lastHeads = new Map([...heads].map(([i, bytes]) => [entries[i]!.path, bytes] as const));
+    this.lastHeads = new Map([...heads].map(([i, bytes]) => [listing.paths[i]!, bytes] as const));
     return result;
   }
 
@@ -206,12 +246,12 @@ export class ScanMemo {
   }
 
   /** The memories the core says are unchanged, by position; `null` when one is not at hand. */
-  private reuse(entries: HostEntry[], out: { same: Uint32Array; sameEntries: Uint32Array }): Map<number, Memory> | null {
+  private reuse(listing: Listing, out: { same: Uint32Array; sameEntries: Uint32Array }): Map<number, Memory> | null {
     const reused = new Map<number, Memory>();
     if (out.same.length === 0) return reused;
     const last = new Map((this.lastMemories ?? []).map((m) => [m.path, m] as const));
     for (let k = 0; k < out.same.length; k++) {
-      const memory = last.get(entries[out.sameEntries[k]!]?.path ?? "");
+      const memory = last.get(listing.paths[out.sameEntries[k]!] ?? "");
       if (!memory) return null;
       reused.set(out.same[k]!, memory);
     }
@@ -229,21 +269,31 @@ export class ScanMemo {
 }
 
 /** The core's `scanMemories` over the listing and the heads read (by entry position); `packed`: the entries already packed. */
-export function scanListing(entries: HostEntry[], heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
-  if (unpackable(entries)) return scanMemories(fileHeads(entries, heads), limits);
-  return unpackScan(entries, scanPacked(packListing(entries, heads, packed), limits));
+export function scanListing(listingLike: ListingLike, heads: Map<number, Uint8Array>, limits: Partial<Limits>, packed?: PackedEntries): ScanResult {
+  const listing = asListing(listingLike);
+  if (unpackable(listing)) return scanMemories(fileHeads(listing, heads), limits);
+  return unpackScan(listing, scanPacked(packListing(listing, heads, packed), limits));
 }
 
 /** A packed scan as the `ScanResult` the unpacked calls give; `reused`: the memories the core left `null`, by position. */
-function unpackScan(entries: HostEntry[], out: { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array }, reused?: Map<number, Memory>): ScanResult {
+function unpackScan(listing: Listing, out: { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array }, reused?: Map<number, Memory>): ScanResult {
   const parsed = JSON.parse(out.json) as { memories: (Memory | null)[]; diagnostics: ScanResult["diagnostics"]; droppedFull: [number, Memory][] };
   if (reused) for (const [k, memory] of reused) parsed.memories[k] = memory;
-  const dropped: Memory[] = new Array(out.droppedEntries.length);
-  for (let k = 0; k < dropped.length; k++) {
-    const t = out.droppedMtimes[k]!;
-    dropped[k] = { path: entries[out.droppedEntries[k]!]!.path, mtimeMs: t, timeMs: t };
-  }
-  for (const [position, memory] of parsed.droppedFull) dropped[position] = memory;
-  return { memories: parsed.memories as Memory[], dropped, diagnostics: parsed.diagnostics };
+  // the dropped memories (thousands in a large folder) are made when first read
+  const { droppedEntries, droppedMtimes } = out;
+  const { paths } = listing;
+  const dropped = (): Memory[] => {
+    const list: Memory[] = new Array(droppedEntries.length);
+    for (let k = 0; k < list.length; k++) {
+      const t = droppedMtimes[k]!;
+      list[k] = { path: paths[droppedEntries[k]!]!, mtimeMs: t, timeMs: t };
+    }
+    for (const [position, memory] of parsed.droppedFull) list[position] = memory;
+    return list;
+  };
+  const result = { memories: parsed.memories as Memory[] } as ScanResult;
+  lazyProperty(result, "dropped", dropped);
+  result.diagnostics = parsed.diagnostics;
+  return result;
 }
 

@@ -22,6 +22,7 @@
 import type { Limits, Memory, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry, HostError, HostHead, HostWatcher, MemoryHost } from "./host.js";
 import { ioHost } from "./io.js";
+import { Listing } from "./listing.js";
 import { packEntries, scanListing, ScanMemo, scanOrder, type PackedEntries } from "./packed.js";
 
 /** A cache dropped without `close()` gives its memo in the core back when it is collected. */
@@ -106,13 +107,14 @@ function errorCode(error: unknown): string {
 }
 
 export class ScanCache {
-  private entries: HostEntry[] | null = null;
-  /** Positions in `entries` by path, built on first need (see {@link positions}). */
+  /** The last listing (a check makes a new one with what it found changed: never changed in place). */
+  private listing: Listing | null = null;
+  /** Positions in the listing by path, built on first need (see {@link positions}). */
   private position: Map<string, number> | null = null;
   private readonly held = new Map<string, Held>();
-  /** The plan for `entries` (positions, newest first), or `null` once they changed. */
+  /** The plan for the listing (positions, newest first), or `null` once it changed. */
   private order: number[] | null = null;
-  /** `entries` packed for the core, with `order` (the plan and the scan of a turn share it). */
+  /** The listing packed for the core, with `order` (the plan and the scan of a turn share it). */
   private packed: PackedEntries | null = null;
   private last: Scanned | null = null;
   /** What the last scan used: position → head bytes, and the problems reads met. */
@@ -164,7 +166,7 @@ export class ScanCache {
    * that changed, so the next turn reads them even when no watcher reported the change.
    */
   private async checkHeld(): Promise<void> {
-    if (!this.trusting || this.closed || this.held.size === 0 || !this.entries) return;
+    if (!this.trusting || this.closed || this.held.size === 0 || !this.listing) return;
     await immediate(); // after the turn's caller has its answer
     if (this.closed || !this.trusting) return;
     const paths = [...this.held.keys()];
@@ -180,7 +182,7 @@ export class ScanCache {
     paths.forEach((path, k) => {
       const now = stats[k];
       const at = position.get(path);
-      const was = at === undefined ? undefined : this.entries?.[at];
+      const was = at === undefined || !this.listing ? undefined : this.listing.entry(at);
       if (now == null || isError(now) || !was || !sameFile(now, was)) this.dirty.add(path);
     });
   }
@@ -238,18 +240,18 @@ export class ScanCache {
 
   private async scanNow(concurrency: number): Promise<Scanned> {
     const io = ioHost(this.host);
-    if (this.watching && this.entries) await immediate(); // let events already queued arrive
-    // a new listing, or entries a check updated in place (it drops `packed`; `order` too unless the plan stands)
+    if (this.watching && this.listing) await immediate(); // let events already queued arrive
+    // a new listing, or one a check updated (it drops `packed`; `order` too unless the plan stands)
     let listingChanged = false;
     let listed = false;
     if (!(await this.check())) {
-      listingChanged = this.takeListing(await io.list(), Date.now());
+      listingChanged = this.takeListing(await this.listNow(io), Date.now());
       listed = true;
       if (this.watching) this.rootKey = await this.rootNow();
     }
     const replan = listingChanged || this.order === null;
     listingChanged ||= this.order === null || this.packed === null;
-    const entries = this.entries!;
+    const listing = this.listing!;
     // nothing changed, nothing held is racy, no read failed last time: the last scan stands
     if (!listingChanged && this.last && this.usedProblems === "" && !this.anyRacy()) {
       this.afterScan();
@@ -258,16 +260,16 @@ export class ScanCache {
     // each core call starts a task of its own (the reads before it ran in slices up to
     // `SLICE_MS`, and a call after them in the same task would add to one); a large folder's
     // packing is a long step too
-    const large = entries.length >= LARGE_LISTING;
+    const large = listing.length >= LARGE_LISTING;
     if (large || listed) await immediate();
     if (listingChanged || this.packed === null) {
-      this.packed = packEntries(entries);
+      this.packed = packEntries(listing);
       if (large) await immediate();
     }
     if (replan || this.order === null) {
       this.stats.plans++;
       // through the memo when there is one: it then holds the listing, and the scan gives its times alone
-      this.order = this.options.enabled === false ? scanOrder(entries, this.packed) : this.memo.plan(entries, this.packed);
+      this.order = this.options.enabled === false ? scanOrder(listing, this.packed) : this.memo.plan(listing, this.packed);
     }
     const order = this.order;
     const packed = this.packed;
@@ -284,7 +286,7 @@ export class ScanCache {
       cursor += batch.length;
       const toRead: number[] = [];
       for (const i of batch) {
-        const e = entries[i]!;
+        const e = listing.entry(i);
         const held = this.held.get(e.path);
         if (held && !held.racy && sameFile(held.key, e)) heads.set(i, held.bytes);
         else toRead.push(i);
@@ -292,10 +294,10 @@ export class ScanCache {
       if (toRead.length === 0) continue;
       readAny = true;
       const nowMs = Date.now();
-      const read = await this.readHeads(toRead.map((i) => entries[i]!.path), concurrency);
+      const read = await this.readHeads(toRead.map((i) => listing.paths[i]!), concurrency);
       this.stats.headsRead += toRead.length;
       toRead.forEach((i, k) => {
-        const e = entries[i]!;
+        const e = listing.entry(i);
         const got = read[k]!;
         if (isError(got)) {
           problems.set(i, errorCode(got) || "unreadable"); // the core names it (ENOENT → vanished, …)
@@ -312,7 +314,7 @@ export class ScanCache {
     }
     // heads of files that fell out of the newest are not kept
     if (this.held.size > heads.size) {
-      const keep = new Set([...heads.keys()].map((i) => entries[i]!.path));
+      const keep = new Set([...heads.keys()].map((i) => listing.paths[i]!));
       for (const p of this.held.keys()) if (!keep.has(p)) this.held.delete(p);
     }
 
@@ -322,13 +324,13 @@ export class ScanCache {
       return this.last;
     }
     if (large || readAny) await immediate();
-    const scanned = problems.size ? entries.map((e, i) => (problems.has(i) ? { ...e, problem: problems.get(i)! } : e)) : entries;
+    const scanned = listing.withProblems(problems);
     this.stats.scans++;
     // a read that failed changes its entry: packed again with the problem
     const repacked = problems.size ? undefined : packed;
     const result = this.options.enabled === false ? scanListing(scanned, heads, this.limits, repacked) : this.memo.scan(scanned, heads, this.limits, repacked);
     const record: Record<string, Uint8Array> = {};
-    for (const [i, bytes] of heads) record[entries[i]!.path] = bytes;
+    for (const [i, bytes] of heads) record[listing.paths[i]!] = bytes;
     this.used = heads;
     this.usedProblems = problemKey;
     const scannedNow: Scanned = { result, heads: record };
@@ -340,16 +342,16 @@ export class ScanCache {
 
   /**
    * With watchers, checks what the last listing could have missed: the folders, the heads
-   * held, the names reported. `true` when it still stands (the entries updated in place);
+   * held, the names reported. `true` when it still stands (with what changed in a new listing);
    * `false` when a full listing is needed.
    */
   private async check(): Promise<boolean> {
-    if (this.options.enabled === false || this.entries === null || this.unknown || !this.watching || !this.host.statMany) return false;
-    const entries = this.entries;
+    if (this.options.enabled === false || this.listing === null || this.unknown || !this.watching || !this.host.statMany) return false;
+    const listing = this.listing;
     const position = await this.positions();
-    if (this.entries !== entries) return false;
+    if (this.listing !== listing) return false;
     const paths = [""];
-    for (const e of entries) if (e.kind === "directory" && !e.problem) paths.push(e.path);
+    for (let i = 0; i < listing.length; i++) if (listing.isFolder(i)) paths.push(listing.paths[i]!);
     const folders = paths.length;
     const held = this.trusting ? [] : [...this.held.keys()];
     for (const p of held) paths.push(p);
@@ -366,12 +368,12 @@ export class ScanCache {
     for (let k = 0; k < folders; k++) {
       const now = stats[k];
       if (now == null || isError(now) || now.kind !== "directory") return false;
-      const was = k === 0 ? this.rootKey : folderKey(entries[position.get(paths[k]!)!]!);
+      const was = k === 0 ? this.rootKey : folderKey(listing.entry(position.get(paths[k]!)!));
       if (was !== folderKey(now)) return false;
     }
     // applied once every name is checked: a check that gives up (a full listing follows) leaves
-    // the entries as the last listing had them, or that listing would compare equal to them
-    const updates: [number, HostEntry][] = [];
+    // the listing as it was, or a full listing would compare equal to it
+    const updates = new Map<number, HostEntry>();
     // the plan (which heads to read) stands when only held files changed, each to a later time:
     // the newest files only grew newer, so they are still the newest
     let planStands = true;
@@ -383,15 +385,15 @@ export class ScanCache {
         if (now !== null) return false; // new: its folder changed too, list it
         continue;
       }
-      const was = entries[at]!;
+      const was = listing.entry(at);
       if (now === null || now.kind !== was.kind || now.problem) return false;
       if (!sameFile(now, was)) {
         if (!(this.held.has(was.path) && Number.isFinite(now.mtimeMs) && now.mtimeMs >= was.mtimeMs)) planStands = false;
-        updates.push([at, { ...was, ...now, path: was.path }]);
+        updates.set(at, { ...was, ...now, path: was.path });
       }
     }
-    if (updates.length > 0) {
-      for (const [at, updated] of updates) entries[at] = updated;
+    if (updates.size > 0) {
+      this.listing = listing.withUpdates(updates);
       this.packed = null; // the times changed: packed again
       if (!planStands) this.order = null;
     }
@@ -399,26 +401,26 @@ export class ScanCache {
   }
 
   /**
-   * Positions in `entries` by path. Built when a turn first needs them (a memory opened for one
+   * Positions in the listing by path. Built when a turn first needs them (a memory opened for one
    * scan never does), in slices with the event loop let through between them: at 20,000 entries
-   * one pass held it for ~10 ms.
+   * one pass held it for ~10 ms. A check's new listing has the same paths, and the same positions.
    */
   private async positions(): Promise<Map<string, number>> {
     for (;;) {
-      const entries = this.entries;
-      if (entries === null) return new Map(); // no listing yet: nothing has a position
+      const paths = this.listing?.paths;
+      if (paths === undefined) return new Map(); // no listing yet: nothing has a position
       if (this.position !== null) return this.position;
       const map = new Map<string, number>();
       let slice = performance.now();
-      for (let i = 0; i < entries.length; i++) {
-        map.set(entries[i]!.path, i);
+      for (let i = 0; i < paths.length; i++) {
+        map.set(paths[i]!, i);
         if ((i & 1023) === 1023 && performance.now() - slice >= SLICE_MS) {
           await immediate();
           slice = performance.now();
         }
       }
       // a listing taken meanwhile: build for that one
-      if (this.entries === entries) return (this.position = map);
+      if (this.listing?.paths === paths) return (this.position = map);
     }
   }
 
@@ -435,25 +437,14 @@ export class ScanCache {
   }
 
   /** Takes a full listing; `true` when it differs from the last one. */
-  private takeListing(listed: HostEntry[], startedMs: number): boolean {
+  private takeListing(listed: Listing, startedMs: number): boolean {
     this.stats.listings++;
     this.listedAt = startedMs;
     this.unknown = false;
     this.dirty.clear();
-    const before = this.entries;
-    let changed = before === null || before.length !== listed.length;
-    if (!changed) {
-      for (let i = 0; i < listed.length; i++) {
-        const a = before![i]!;
-        const b = listed[i]!;
-        if (a.path !== b.path || !sameFile(a, b)) {
-          changed = true;
-          break;
-        }
-      }
-    }
+    const changed = this.listing === null || !this.listing.sameAs(listed);
     if (changed) {
-      this.entries = listed;
+      this.listing = listed;
       this.position = null;
       this.order = null;
     }
@@ -465,7 +456,8 @@ export class ScanCache {
   private watchFolders(): void {
     if (this.closed || this.options.enabled === false || this.options.watch === false || !this.host.watch || !this.host.statMany) return;
     const folders = new Set([""]);
-    for (const e of this.entries!) if (e.kind === "directory" && !e.problem) folders.add(e.path);
+    const listing = this.listing!;
+    for (let i = 0; i < listing.length; i++) if (listing.isFolder(i)) folders.add(listing.paths[i]!);
     for (const [dir, w] of this.watchers) {
       if (!folders.has(dir)) {
         w.close();
@@ -503,21 +495,25 @@ export class ScanCache {
 
   /** Lists everything between turns; what changed is flagged for the next scan. */
   private async backgroundListing(): Promise<void> {
-    if (this.closed || !this.entries) return;
+    if (this.closed || !this.listing) return;
     const startedMs = Date.now();
-    let listed: HostEntry[];
+    let listed: Listing;
     try {
-      listed = await this.host.list();
+      listed = await this.listNow(this.host);
     } catch {
       this.unknown = true;
       return;
     }
     this.stats.backgroundListings++;
-    const before = this.entries;
-    const same = before.length === listed.length && listed.every((e, i) => e.path === before[i]!.path && sameFile(e, before[i]!));
+    const same = this.listing?.sameAs(listed) === true;
     if (same) this.listedAt = startedMs;
     else this.unknown = true;
     this.afterScan();
+  }
+
+  /** A full listing, in columns where the host gives them. */
+  private async listNow(host: MemoryHost): Promise<Listing> {
+    return host.listing ? host.listing() : Listing.fromEntries(await host.list());
   }
 
   private async readHeads(paths: string[], concurrency: number): Promise<(HostHead | HostError)[]> {
@@ -545,7 +541,7 @@ export class ScanCache {
 
   /** Keeps nothing (the cache turned off): every scan starts over. */
   private forget(): void {
-    this.entries = null;
+    this.listing = null;
     this.position = null;
     this.held.clear();
     this.order = null;

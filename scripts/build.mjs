@@ -31,7 +31,7 @@ const stampPath = join(pkg, ".stamp");
  * keeps it from growing unnoticed. Each step traded size for
  * speed on purpose: issue 13's notes give both.
  */
-const WASM_GZIP_BUDGET_BYTES = 358_000;
+const WASM_GZIP_BUDGET_BYTES = 358_500;
 
 function files(path) {
   if (!existsSync(path)) return [];

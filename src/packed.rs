@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::codes::EntryKind;
 use crate::scan::{
     plan_scan_order, plan_scan_order_verdicts, scan_indexed, scan_with_memo_verdicts, verdicts,
-    Diagnostic, FileHead, Head, Memory, ScanResult,
+    Diagnostic, DroppedPaths, FileHead, Head, Memory, ScanResult,
 };
 use crate::scan_memo::{HeldListing, ScanMemo};
 use crate::{Error, Limits};
@@ -301,24 +301,50 @@ pub fn plan_packed(listing: &PackedListing<'_>) -> Result<Vec<u32>, Error> {
 /// [`crate::scan::scan_memories`] on a packed listing, packed.
 pub fn scan_packed(listing: &PackedListing<'_>, limits: &Limits) -> Result<PackedScan, Error> {
     let files = unpack(listing)?;
-    let (result, dropped_at) = scan_indexed(&files, limits);
+    let (result, dropped_at) = scan_indexed(&files, limits, DroppedPaths::LeftEmpty);
     encode(result, dropped_at, &[])
 }
 
 /// [`crate::scan::plan_scan`] on a packed listing through a [`ScanMemo`]: the memo keeps the
 /// listing, so the scan that follows can give its times alone (`paths_same`).
+///
+/// `paths_same`: the listing is the one the memo's last packed call was given, but for its
+/// times (as for [`scan_packed_memo`]): only `mtimes` is read, and the order is made from the
+/// verdicts the memo keeps. A memo without a listing of as many entries is `INVALID_ARGUMENT`
+/// (the caller gives the whole listing).
 pub fn plan_packed_memo(
     listing: &PackedListing<'_>,
     memo: &mut ScanMemo,
+    paths_same: bool,
 ) -> Result<Vec<u32>, Error> {
-    let files = unpack_entries(listing)?;
-    let verdicts = verdicts(&files);
-    let order = plan_scan_order_verdicts(&files, &verdicts)
+    let held = if paths_same {
+        held_with_times(memo, listing)?
+    } else {
+        let files = unpack_entries(listing)?;
+        let verdicts = verdicts(&files);
+        HeldListing { files, verdicts }
+    };
+    let order = plan_scan_order_verdicts(&held.files, &held.verdicts)
         .into_iter()
         .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
         .collect();
-    memo.keep_listing(HeldListing { files, verdicts });
+    memo.keep_listing(held);
     Ok(order)
+}
+
+/// The listing the memo holds, with the times of `listing` (which must have as many entries).
+/// Taken out of the memo: the caller keeps it back.
+fn held_with_times(memo: &mut ScanMemo, listing: &PackedListing<'_>) -> Result<HeldListing, Error> {
+    let mut held = memo
+        .take_listing()
+        .ok_or_else(|| Error::invalid("pathsSame: the memo holds no listing"))?;
+    if held.files.len() != listing.mtimes.len() {
+        return Err(mismatch("mtimes", listing.mtimes.len(), held.files.len()));
+    }
+    for (file, &mtime_ms) in held.files.iter_mut().zip(listing.mtimes) {
+        file.mtime_ms = mtime_ms;
+    }
+    Ok(held)
 }
 
 /// [`scan_packed`] with a [`ScanMemo`]: a memory the memo's last scan gave unchanged is `null`
@@ -340,16 +366,7 @@ pub fn scan_packed_memo(
     paths_same: bool,
 ) -> Result<PackedScan, Error> {
     let mut held = if paths_same {
-        let mut held = memo
-            .take_listing()
-            .ok_or_else(|| Error::invalid("pathsSame: the memo holds no listing"))?;
-        if held.files.len() != listing.mtimes.len() {
-            return Err(mismatch("mtimes", listing.mtimes.len(), held.files.len()));
-        }
-        for (file, &mtime_ms) in held.files.iter_mut().zip(listing.mtimes) {
-            file.mtime_ms = mtime_ms;
-        }
-        held
+        held_with_times(memo, listing)?
     } else {
         let files = unpack_entries(listing)?;
         let verdicts = verdicts(&files);
@@ -614,7 +631,7 @@ mod tests {
         let (mut a, mut b) = (ScanMemo::new(), ScanMemo::new());
         let whole = pack(&files);
         assert_eq!(
-            plan_packed_memo(&whole.listing(), &mut a).unwrap(),
+            plan_packed_memo(&whole.listing(), &mut a, false).unwrap(),
             plan_packed(&whole.listing()).unwrap()
         );
         let times = [9.5, 0.5, 6.5, f64::NAN, 1e300, 7.25, 3.0, -1.0];
@@ -635,6 +652,14 @@ mod tests {
                 }
             }
             let whole = pack(&files);
+            if turn % 3 == 0 {
+                // a plan by the times alone orders as one of the whole listing
+                assert_eq!(
+                    plan_packed_memo(&times_alone(&whole).listing(), &mut a, true).unwrap(),
+                    plan_packed(&whole.listing()).unwrap(),
+                    "turn {turn}"
+                );
+            }
             let from_times =
                 scan_packed_memo(&times_alone(&whole).listing(), &limits, &mut a, &[], true)
                     .unwrap();
@@ -651,6 +676,8 @@ mod tests {
             ..times_alone(&pack(&files))
         };
         let error = scan_packed_memo(&short.listing(), &limits, &mut a, &[], true).unwrap_err();
+        assert_eq!(error.code().as_str(), "INVALID_ARGUMENT", "{error}");
+        let error = plan_packed_memo(&short.listing(), &mut ScanMemo::new(), true).unwrap_err();
         assert_eq!(error.code().as_str(), "INVALID_ARGUMENT", "{error}");
         let error = scan_packed_memo(
             &times_alone(&pack(&files)).listing(),

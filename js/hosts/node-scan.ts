@@ -6,11 +6,12 @@
  * folder, one `lstat` an entry, and `open`, `fstat`, `read`, `close` a head.
  */
 import { constants } from "node:fs";
-import type { Dirent, Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { join } from "node:path";
 import { hostError, type HostEntry, type HostHead } from "../host.js";
 import { isCode } from "./node-dirs.js";
-import type { IoTask, StatLike, StatLite } from "./node-io.js";
+import { KIND_DIRECTORY, KIND_FILE, KIND_OTHER, ListingBuilder } from "../listing.js";
+import { StatColumns, type IoTask, type StatLike } from "./node-io.js";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 /** Bytes read at a time for a head; most heads fit in one read. */
@@ -83,13 +84,13 @@ function* leadsTo(path: string, dir: WalkDir): IoTask<boolean> {
  * failure through the plain path (a name too long with it, one that vanished, a link on the
  * way) takes the descriptor for the whole folder.
  */
-function* lstatNames(ctx: WalkContext, dir: WalkDir, names: string[]): IoTask<(StatLite | Error)[]> {
+function* lstatNames(ctx: WalkContext, dir: WalkDir, names: string[]): IoTask<StatColumns> {
   const plain = yield* plainPath(ctx, dir);
   if (plain !== null && (yield* leadsTo(plain, dir))) {
-    const stats = (yield { op: "lstatMany", paths: names.map((name) => `${plain}/${name}`) }) as (StatLite | Error)[];
-    if (!stats.some((st) => st instanceof Error) && (yield* leadsTo(plain, dir))) return stats;
+    const stats = (yield { op: "lstatMany", dir: plain, names }) as StatColumns;
+    if (stats.errors.size === 0 && (yield* leadsTo(plain, dir))) return stats;
   }
-  return (yield { op: "lstatMany", paths: names.map((name) => at(ctx, dir, name)) }) as (StatLite | Error)[];
+  return (yield { op: "lstatMany", dir: self(ctx, dir), names }) as StatColumns;
 }
 
 /** An entry from `lstat` (or `fstat`) of what is not a link. */
@@ -135,51 +136,54 @@ export function* closeDir(dir: WalkDir | null): IoTask<void> {
 }
 
 /**
- * Every entry below `dir`, depth first in name order, as `NodeHost.list` reports them. A folder
- * that cannot be read is flagged; the root throws (a write must never decide on a listing that
- * left out files that are there).
+ * Every entry below `dir`, depth first in name order, as `NodeHost.list` reports them, into the
+ * columns of `out`. A folder that cannot be read is flagged; the root throws (a write must never
+ * decide on a listing that left out files that are there).
  */
-export function* listTask(ctx: WalkContext, dir: WalkDir, out: HostEntry[] = []): IoTask<HostEntry[]> {
+export function* listTask(ctx: WalkContext, dir: WalkDir, out: ListingBuilder = new ListingBuilder()): IoTask<ListingBuilder> {
   const prefix = dir.segments.length ? `${dir.segments.join("/")}/` : "";
   let names: string[];
-  let stats: (StatLite | Error)[];
+  let stats: StatColumns;
   try {
-    const dirents = (yield { op: "readdir", path: self(ctx, dir), big: (dir.bytes ?? 0) >= BIG_FOLDER_BYTES }) as Dirent[];
-    names = dirents.map((d) => d.name).sort();
+    names = ((yield { op: "readdir", path: self(ctx, dir), big: (dir.bytes ?? 0) >= BIG_FOLDER_BYTES }) as string[]).sort();
     stats = yield* lstatNames(ctx, dir, names); // a stat only orders and keys the listing
-    for (const st of stats) if (st instanceof Error && !isCode(st, "ENOENT")) throw st;
+    for (const error of stats.errors.values()) if (!isCode(error, "ENOENT")) throw error;
   } catch (error) {
     if (isCode(error, "ENOENT")) return out; // vanished while listing
     if (dir.segments.length === 0) throw error;
-    out.push({ path: dir.segments.join("/"), kind: "directory", mtimeMs: 0, size: 0, problem: "unreadable" });
+    out.push(dir.segments.join("/"), KIND_DIRECTORY, 0, 0, Number.NaN, Number.NaN, "unreadable");
     return out;
   }
+  out.reserve(names.length);
+  const { kinds, mtimesMs, ctimesMs, sizesBytes, inos } = stats;
   for (let i = 0; i < names.length; i++) {
     // thousands of entries are a long loop: the event loop goes through when the slice is up
     if ((i & 255) === 255) yield { op: "pause" };
-    const st = stats[i]!;
-    if (st instanceof Error) continue; // vanished between readdir and lstat
+    if (stats.errors.has(i)) continue; // vanished between readdir and lstat
     const name = names[i]!;
     const path = prefix + name;
-    if (st.isSymbolicLink()) {
-      out.push((yield { op: "await", run: () => ctx.linkEntry(dir, name, path, st) }) as HostEntry);
-    } else if (st.isDirectory()) {
+    const kind = kinds[i]!;
+    if (kind === StatColumns.LINK) {
+      out.pushEntry((yield { op: "await", run: () => ctx.linkEntry(dir, name, path, stats.at(i) as StatLike) }) as HostEntry);
+    } else if (kind === StatColumns.DIRECTORY) {
       let child: WalkDir;
       try {
         // opened without following a link (one swapped in after the lstat fails)
-        child = { fd: ctx.safe ? ((yield { op: "open", path: at(ctx, dir, name), flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW }) as number) : null, segments: [...dir.segments, name], bytes: st.size };
+        child = { fd: ctx.safe ? ((yield { op: "open", path: at(ctx, dir, name), flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW }) as number) : null, segments: [...dir.segments, name], bytes: sizesBytes[i]! };
       } catch {
-        out.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0, problem: "unreadable" });
+        out.push(path, KIND_DIRECTORY, mtimesMs[i]!, 0, Number.NaN, Number.NaN, "unreadable");
         continue;
       }
-      out.push(statEntry(path, st));
+      out.push(path, KIND_DIRECTORY, mtimesMs[i]!, 0, ctimesMs[i]!, inos[i]!);
       try {
         yield* listTask(ctx, child, out);
       } finally {
         yield* closeDir(child);
       }
+    } else if (kind === StatColumns.FILE) {
+      out.push(path, KIND_FILE, mtimesMs[i]!, sizesBytes[i]!, ctimesMs[i]!, inos[i]!);
     } else {
-      out.push(statEntry(path, st));
+      out.push(path, KIND_OTHER, mtimesMs[i]!, 0, ctimesMs[i]!, inos[i]!, "not_a_file");
     }
   }
   return out;
@@ -308,9 +312,9 @@ export function* statTask(ctx: WalkContext, dirs: DirCache, segments: string[], 
   if (dir === null) return paths.map((path): HostEntry => ({ path, kind: "other", mtimeMs: 0, size: 0, problem: "symlink" }));
   const d = dir;
   const names = paths.map((p) => p.slice(p.lastIndexOf("/") + 1));
-  const stats = plain ? yield* lstatNames(ctx, d, names) : ((yield { op: "lstatMany", paths: names.map((name) => at(ctx, d, name)) }) as (StatLite | Error)[]);
-  return stats.map((st, i) => {
-    const path = paths[i]!;
+  const stats = plain ? yield* lstatNames(ctx, d, names) : ((yield { op: "lstatMany", dir: self(ctx, d), names }) as StatColumns);
+  return paths.map((path, i) => {
+    const st = stats.at(i);
     if (st instanceof Error) return isCode(st, "ENOENT", "ENOTDIR") ? null : st;
     return st.isSymbolicLink() ? { path, kind: "other", mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: 0, problem: "symlink" } : statEntry(path, st);
   });

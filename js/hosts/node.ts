@@ -14,6 +14,7 @@ import { join, resolve as resolvePath, sep } from "node:path";
 import { tempFileName } from "../core.js";
 import { hostError, type HostEntry, type HostError, type HostHead, type HostWatcher, type LockOwner, type MemoryHost, type WriteRequest } from "../host.js";
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
+import { Listing, ListingBuilder } from "../listing.js";
 import { defaultRawFs, IoDriver, type RawFs, type StatLike } from "./node-io.js";
 import { closeDir, commitTask, DirCache, headTask, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, stageTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
 
@@ -146,22 +147,26 @@ export class NodeHost implements MemoryHost {
     }
   }
 
-  async list(): Promise<HostEntry[]> {
-    if (this.driver) {
-      const ctx = await this.walkContext();
-      let root: WalkDir;
-      try {
-        root = await this.driver.run(openRootForListing(ctx));
-      } catch (error) {
-        if (isCode(error, "ENOENT", "ENOTDIR")) return [];
-        throw error;
-      }
-      try {
-        return await this.driver.run(listTask(ctx, root));
-      } finally {
-        await this.driver.run(closeDir(root));
-      }
+  /** Every entry below the root, in columns: what an opened memory keeps between turns (see `js/listing.ts`). */
+  async listing(): Promise<Listing> {
+    if (!this.driver) return Listing.fromEntries(await this.list());
+    const ctx = await this.walkContext();
+    let root: WalkDir;
+    try {
+      root = await this.driver.run(openRootForListing(ctx));
+    } catch (error) {
+      if (isCode(error, "ENOENT", "ENOTDIR")) return new ListingBuilder(0).finish();
+      throw error;
     }
+    try {
+      return (await this.driver.run(listTask(ctx, root))).finish();
+    } finally {
+      await this.driver.run(closeDir(root));
+    }
+  }
+
+  async list(): Promise<HostEntry[]> {
+    if (this.driver) return (await this.listing()).toEntries();
     const walker = await this.walkerReady;
     let rootDir: OpenDir;
     try {

@@ -512,6 +512,16 @@ fn typed<T: JsCast>(value: &JsValue, name: &str, what: &str) -> Result<T, JsValu
         .map_err(|_| convert::invalid(&format!("{name} must be a {what}")))
 }
 
+/// A string, or its UTF-8 bytes in a `Uint8Array` (copied in at once, where a string crosses a
+/// character at a time); bytes that are not UTF-8 are `INVALID_ARGUMENT`.
+fn text_or_utf8(value: &JsValue, name: &str) -> Result<String, JsValue> {
+    match value.dyn_ref::<js_sys::Uint8Array>() {
+        Some(bytes) => String::from_utf8(bytes.to_vec())
+            .map_err(|_| convert::invalid(&format!("{name} must be UTF-8"))),
+        None => string_arg(value, name),
+    }
+}
+
 /// The packed listing's buffers, copied out of JavaScript.
 fn read_packed(listing: &JsValue) -> Result<packed::PackedBuffers, JsValue> {
     let field = |key: &str| {
@@ -527,7 +537,7 @@ fn read_packed(listing: &JsValue) -> Result<packed::PackedBuffers, JsValue> {
         })
     };
     Ok(packed::PackedBuffers {
-        paths: string_arg(&field("paths")?, "listing.paths")?,
+        paths: text_or_utf8(&field("paths")?, "listing.paths")?,
         mtimes: typed::<js_sys::Float64Array>(&field("mtimes")?, "listing.mtimes", "Float64Array")?
             .to_vec(),
         kinds: typed::<js_sys::Uint8Array>(&field("kinds")?, "listing.kinds", "Uint8Array")?
@@ -555,7 +565,7 @@ fn read_packed(listing: &JsValue) -> Result<packed::PackedBuffers, JsValue> {
 #[wasm_bindgen(js_name = planScanPacked, unchecked_return_type = "Uint32Array")]
 pub fn plan_scan_packed(
     #[wasm_bindgen(
-        unchecked_param_type = "{ paths: string; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
+        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
     )]
     listing: JsValue,
 ) -> JsResult {
@@ -568,7 +578,7 @@ pub fn plan_scan_packed(
 #[wasm_bindgen(js_name = scanPacked, unchecked_return_type = "{ json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array }")]
 pub fn scan_packed(
     #[wasm_bindgen(
-        unchecked_param_type = "{ paths: string; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
+        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
     )]
     listing: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
@@ -612,7 +622,7 @@ pub fn scan_memo_close(memo: u32) {
 #[wasm_bindgen(js_name = scanPackedMemo, unchecked_return_type = "{ json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array; same: Uint32Array; sameEntries: Uint32Array }")]
 pub fn scan_packed_memo(
     #[wasm_bindgen(
-        unchecked_param_type = "{ paths: string; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
+        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
     )]
     listing: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
@@ -643,18 +653,22 @@ pub fn scan_packed_memo(
 }
 
 /// `planScanPacked` through the scan memo `memo`, which keeps the listing: the scan that follows
-/// can give its times alone (`pathsSame`).
+/// can give its times alone (`pathsSame`). `pathsSame` here too: the listing is the memo's last
+/// one but for its times; only `mtimes` is read.
 #[wasm_bindgen(js_name = planScanPackedMemo, unchecked_return_type = "Uint32Array")]
 pub fn plan_scan_packed_memo(
     #[wasm_bindgen(
-        unchecked_param_type = "{ paths: string; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
+        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
     )]
     listing: JsValue,
     memo: u32,
+    paths_same: bool,
 ) -> JsResult {
     let args = read_packed(&listing)?;
-    let order = with_memo(memo, |memo| packed::plan_packed_memo(&args.listing(), memo))
-        .map_err(|e| to_js_error(&e))?;
+    let order = with_memo(memo, |memo| {
+        packed::plan_packed_memo(&args.listing(), memo, paths_same)
+    })
+    .map_err(|e| to_js_error(&e))?;
     Ok(js_sys::Uint32Array::from(order.as_slice()).into())
 }
 

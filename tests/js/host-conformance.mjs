@@ -38,6 +38,14 @@ export function hostCases({ assert, openMemory }) {
         if (e.kind === "file") assert.ok(e.mtimeMs > 0, e.path);
       }
     }),
+    case_("listing (where a host has it): list's entries in columns, in the same order", async (make) => {
+      const { host } = await make({ "a.md": "alpha", "notes/b.md": "bravo!", "notes/deep/c.md": "c", "z.txt": "" });
+      if (typeof host.listing !== "function") return;
+      const listing = await host.listing();
+      assert.deepEqual(listing.toEntries(), await host.list());
+      assert.deepEqual(listing.paths, ["a.md", "notes", "notes/b.md", "notes/deep", "notes/deep/c.md", "z.txt"]);
+      assert.deepEqual([...listing.sizesBytes].filter((_, i) => listing.kinds[i] === 0), [5, 6, 1, 0]);
+    }),
     case_("list: an empty root gives []", async (make) => {
       const { host } = await make({});
       assert.deepEqual(await host.list(), []);

@@ -42,6 +42,37 @@ test("symlinks inside are followed, symlinks out are reported, loops end", async
   assert.ok(!listed.some((p) => p.includes("loop/")), "did not follow the loop");
 });
 
+test("the listing in columns is the walker's listing: links in and out, a FIFO, a folder named *.md, nested folders", async () => {
+  const root = temp();
+  const outside = temp();
+  const dir = join(root, "memory");
+  mkdirSync(join(dir, "team", "deep"), { recursive: true });
+  writeFileSync(join(dir, "a.md"), fm("real file"));
+  writeFileSync(join(dir, "team", "b.md"), fm("in a folder"));
+  writeFileSync(join(dir, "team", "deep", "c.md"), "x".repeat(5000));
+  writeFileSync(join(outside, "secret.md"), fm("outside"));
+  symlinkSync(join(dir, "a.md"), join(dir, "link-in.md"));
+  symlinkSync(join(dir, "team"), join(dir, "team-link"));
+  symlinkSync(join(outside, "secret.md"), join(dir, "link-out.md"));
+  symlinkSync(join(dir, "missing.md"), join(dir, "dangling.md"));
+  mkdirSync(join(dir, "folder.md"));
+  execFileSync("mkfifo", [join(dir, "pipe.md")]);
+  const fast = new NodeHost(dir);
+  const listing = await fast.listing();
+  assert.ok(listing.mtimesMs instanceof Float64Array && listing.kinds instanceof Uint8Array, "columns");
+  assert.equal(listing.length, listing.paths.length);
+  assert.deepEqual(listing.toEntries(), await fast.list(), "list() is the same listing as objects");
+  // the slower walker (no fast I/O) lists in objects: the same paths, kinds, sizes, times and problems
+  const slow = await new NodeHost(dir, { fs: fsp }).list();
+  const shape = (entries) => entries.map((e) => [e.path, e.kind, e.kind === "file" ? e.size : 0, Math.round(e.mtimeMs), e.problem ?? null]);
+  assert.deepEqual(shape(listing.toEntries()), shape(slow));
+  const problems = Object.fromEntries([...listing.problems].map(([i, p]) => [listing.paths[i], p]));
+  assert.deepEqual(problems, { "dangling.md": "symlink_escape", "link-out.md": "symlink_escape", "pipe.md": "not_a_file" });
+  const c = listing.paths.indexOf("team/deep/c.md");
+  assert.equal(listing.sizesBytes[c], 5000);
+  assert.equal(listing.inos[c], fs.statSync(join(dir, "team", "deep", "c.md")).ino);
+});
+
 test("invalid UTF-8, a directory named *.md, a FIFO and an unreadable file are diagnostics", async () => {
   const dir = temp();
   writeFileSync(join(dir, "latin1.md"), Buffer.from("---\ndescription: caf\xe9\n---\n", "latin1"));

@@ -6,13 +6,13 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { IoDriver, StatLite } from "../../pkg/hosts/node-io.js";
+import { IoDriver, StatColumns } from "../../pkg/hosts/node-io.js";
 
 const temps = [];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 for (const mode of ["sync", "async"]) {
-  test(`lstatMany (${mode}) keeps a small record of each stat, equal to lstat's, and errors in place`, async () => {
+  test(`lstatMany (${mode}) keeps each stat in columns, equal to lstat's, and errors in place`, async () => {
     const dir = mkdtempSync(join(tmpdir(), "memdir-io-"));
     temps.push(dir);
     writeFileSync(join(dir, "a.md"), "hello\n");
@@ -22,18 +22,22 @@ for (const mode of ["sync", "async"]) {
     const driver = new IoDriver(fs, mode);
     const got = await driver.run(
       (function* () {
-        return yield { op: "lstatMany", paths };
+        return yield { op: "lstatMany", dir, names: ["a.md", "sub", "link", "missing"] };
       })(),
     );
+    assert.ok(got instanceof StatColumns, "columns, not a Stats (four Dates, fourteen boxed numbers) an entry");
+    for (const column of [got.mtimesMs, got.ctimesMs, got.sizesBytes, got.inos]) assert.ok(column instanceof Float64Array && column.length === 4);
+    assert.deepEqual([...got.kinds.slice(0, 3)], [StatColumns.FILE, StatColumns.DIRECTORY, StatColumns.LINK]);
     for (let i = 0; i < 3; i++) {
       const want = fs.lstatSync(paths[i]);
-      assert.ok(got[i] instanceof StatLite, `${paths[i]}: a StatLite, not the Stats with its four Dates`);
-      assert.ok(!(got[i] instanceof fs.Stats));
-      for (const key of ["mtimeMs", "ctimeMs", "size", "ino"]) assert.equal(got[i][key], want[key], `${paths[i]} ${key}`);
-      for (const kind of ["isFile", "isDirectory", "isSymbolicLink"]) assert.equal(got[i][kind](), want[kind](), `${paths[i]} ${kind}`);
+      const one = got.at(i);
+      assert.ok(!(one instanceof fs.Stats) && !(one instanceof Error));
+      for (const key of ["mtimeMs", "ctimeMs", "size", "ino"]) assert.equal(one[key], want[key], `${paths[i]} ${key}`);
+      for (const kind of ["isFile", "isDirectory", "isSymbolicLink"]) assert.equal(one[kind](), want[kind](), `${paths[i]} ${kind}`);
     }
-    assert.ok(got[3] instanceof Error);
-    assert.equal(got[3].code, "ENOENT");
+    assert.deepEqual([...got.errors.keys()], [3], "the one error in its place");
+    assert.ok(got.at(3) instanceof Error);
+    assert.equal(got.at(3).code, "ENOENT");
   });
 }
 

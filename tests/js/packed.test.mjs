@@ -90,6 +90,31 @@ test("random listings give the same plan and scan through the packed crossing", 
   memo.close();
 });
 
+test("the dropped memories are made when first read (then a plain property), and are the ones the unpacked scan gives", () => {
+  // 30 files, a cap of 5: 25 dropped, one of them with a head read (a file past the cap with frontmatter)
+  const files = Array.from({ length: 30 }, (_, i) => ({ path: `m${String(i).padStart(2, "0")}.md`, mtimeMs: 1e12 + i * 1000, ...(i === 3 ? { head: "---\nname: Read past the cap\n---\n" } : {}) }));
+  files.push({ path: "folder.md", kind: "directory", mtimeMs: 5, problem: undefined });
+  const limits = { ...defaultLimits(), maxFiles: 5 };
+  const { entries, heads } = split(files);
+  const expected = scanMemories(asBytes(files), limits);
+  for (const result of [scanListing(entries, heads, limits), new ScanMemo().scan(entries, heads, limits)]) {
+    const before = Object.getOwnPropertyDescriptor(result, "dropped");
+    assert.equal(typeof before.get, "function", "not made yet");
+    assert.ok(before.enumerable);
+    assert.deepEqual(Object.keys(result), ["memories", "dropped", "diagnostics"]);
+    assert.equal(result.dropped.length, 25);
+    assert.ok(same(result, expected), "the paths and times of the listing, the one read whole");
+    assert.equal(result.dropped.find((m) => m.path === "m03.md").name, "Read past the cap");
+    const after = Object.getOwnPropertyDescriptor(result, "dropped");
+    assert.ok(after.get === undefined && Array.isArray(after.value) && after.writable, "kept as a plain property once read");
+    assert.equal(result.dropped, result.dropped, "the same array at every read");
+    assert.deepEqual(JSON.parse(JSON.stringify(result)).dropped, JSON.parse(JSON.stringify(expected.dropped)));
+  }
+  const unread = scanListing(entries, heads, limits);
+  unread.dropped = [];
+  assert.deepEqual(unread.dropped, [], "assignable before it is read");
+});
+
 test("a path with NUL in it (only a broken host lists one) takes the unpacked calls", () => {
   const entries = [{ path: "a\0b.md", kind: "file", mtimeMs: 1, size: 0 }, { path: "c.md", kind: "file", mtimeMs: 2, size: 0 }];
   const result = scanListing(entries, new Map([[1, encoder.encode("---\nname: C\n---\n")]]), defaultLimits());

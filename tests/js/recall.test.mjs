@@ -116,7 +116,9 @@ test("prefetch: taken later without waiting; ended before it settles, it is abor
   const p = s.prefetch("who is the user here");
   assert.equal(p.settled, false);
   assert.equal(p.take(), undefined);
-  await new Promise((r) => setTimeout(r, 10));
+  // the selector is asked once the scan is done (a first scan in a process can take tens of ms)
+  while (!release) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(p.take(), undefined, "not settled while the selector has not answered");
   release();
   await p.promise;
   assert.equal(p.settled, true);
