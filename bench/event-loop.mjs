@@ -6,6 +6,7 @@
 //   node bench/event-loop.mjs [files=200] [runs=30]
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { memoryFolder, touchOne } from "./fixture.mjs";
+import { settleHeap } from "./scan-fs.mjs";
 
 const memdir = await import("memdir");
 const n = Number(process.argv[2] ?? 200);
@@ -26,6 +27,7 @@ try {
   await sleep(300);
   idle.disable();
 
+  settleHeap(); // as npm run bench does: garbage from before is not collected inside the window
   const cold = monitorEventLoopDelay({ resolution: 1 });
   cold.enable();
   for (let k = 0; k < runs; k++) {
