@@ -11,6 +11,8 @@ export { INPUT_LIMITS } from "./edge.js";
 export { openMemory } from "./open.js";
 export type { OpenedMemory, MemorySession, OpenMemoryOptions, Prefetch, RecallEvent, RecallOptions, RecallOutcome, RecallResult, RecalledMemory, SelectorConfig, SelectorFunction, SelectorRequest } from "./api.js";
 export type { HostEntry, HostError, LockOwner, MemoryHost } from "./host.js";
+/** A listing in columns (`MemoryHost.listing`), for hosts that list that way. */
+export { Listing, ListingBuilder } from "./listing.js";
 export { InMemoryHost } from "./hosts/ram.js";
 export { VsCodeHost } from "./hosts/vscode.js";
 export type { FileStatLike, FileSystemLike, FileSystemWatcherLike, ThenableLike, UriLike, VsCodeApi } from "./hosts/vscode.js";
