@@ -62,3 +62,35 @@ fn plan_packed_memo(bencher: divan::Bencher, n: usize) {
     let mut memo = memdir::scan_memo::ScanMemo::default();
     bencher.bench_local(|| memdir::packed::plan_packed_memo(&packed.listing(), &mut memo, false));
 }
+
+/// `remember`'s plan into 180 memories whose headers a scan already parsed (an opened memory's).
+#[divan::bench]
+fn plan_remember(bencher: divan::Bencher) {
+    let mut entries = vec![
+        serde_json::json!({"path": "MEMORY.md", "kind": "file", "size": 0, "mtimeMs": 1.7e12}),
+    ];
+    let mut scanned = Vec::new();
+    let mut index = String::new();
+    for i in 0..180 {
+        entries.push(serde_json::json!({"path": format!("project_f{i}.md"), "kind": "file", "size": 120, "mtimeMs": 1.7e12 - (i as f64) * 1000.0}));
+        scanned.push(serde_json::json!([
+            format!("project_f{i}.md"),
+            format!("F{i}"),
+            format!("fact {i} about subsystem {} and its owner", i * 7919)
+        ]));
+        index.push_str(&format!("- [F{i}](project_f{i}.md) — fact {i}\n"));
+    }
+    entries[0]["size"] = serde_json::json!(index.len());
+    let snapshot: memdir::write::Snapshot = serde_json::from_value(serde_json::json!({
+        "entries": entries,
+        "contents": {"MEMORY.md": index},
+        "scanned": serde_json::to_string(&scanned).unwrap(),
+    }))
+    .unwrap();
+    let input: memdir::write::remember::RememberInput = serde_json::from_value(serde_json::json!({
+        "type": "project", "name": "Bench", "description": "benchmark memory about topic", "body": "body"
+    }))
+    .unwrap();
+    let limits = Limits::default();
+    bencher.bench_local(|| memdir::write::remember::plan_remember(&input, &snapshot, &limits));
+}
