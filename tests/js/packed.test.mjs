@@ -115,6 +115,26 @@ test("the dropped memories are made when first read (then a plain property), and
   assert.deepEqual(unread.dropped, [], "assignable before it is read");
 });
 
+test("the dropped memories of a scan result frozen (or sealed) before they are read are still read, the same array each time", () => {
+  const files = Array.from({ length: 8 }, (_, i) => ({ path: `m${i}.md`, mtimeMs: 1e12 + i * 1000 }));
+  const limits = { ...defaultLimits(), maxFiles: 3 };
+  const { entries, heads } = split(files);
+  const expected = scanMemories(asBytes(files), limits);
+  for (const seal of [Object.freeze, Object.seal]) {
+    for (const result of [scanListing(entries, heads, limits), new ScanMemo().scan(entries, heads, limits)]) {
+      seal(result);
+      const dropped = result.dropped; // a frozen object cannot take the plain property: the getter stays
+      assert.deepEqual(dropped.map((m) => m.path), expected.dropped.map((m) => m.path));
+      assert.equal(result.dropped, dropped, "the same array at every read");
+      assert.deepEqual(JSON.parse(JSON.stringify(result)).dropped, JSON.parse(JSON.stringify(expected.dropped)));
+    }
+  }
+  // read through an object made from it (its prototype): made once, the same array
+  const base = scanListing(entries, heads, limits);
+  const derived = Object.create(base);
+  assert.equal(derived.dropped, base.dropped);
+});
+
 test("a path with NUL in it (only a broken host lists one) takes the unpacked calls", () => {
   const entries = [{ path: "a\0b.md", kind: "file", mtimeMs: 1, size: 0 }, { path: "c.md", kind: "file", mtimeMs: 2, size: 0 }];
   const result = scanListing(entries, new Map([[1, encoder.encode("---\nname: C\n---\n")]]), defaultLimits());
