@@ -125,6 +125,8 @@ export class ListingBuilder {
   private inos: Float64Array;
   private readonly problems = new Map<number, string>();
   private n = 0;
+  /** The listing is given out: its paths and problems are its own from then on. */
+  private finished = false;
 
   constructor(capacity = 64) {
     const c = Math.max(1, capacity);
@@ -158,6 +160,7 @@ export class ListingBuilder {
 
   /** One entry; `ctimeMs` and `ino` `NaN` when unknown. */
   push(path: string, kind: number, mtimeMs: number, sizeBytes: number, ctimeMs: number, ino: number, problem?: string): void {
+    if (this.finished) throw new Error("ListingBuilder: push after finish() (the listing it gave would change)");
     this.reserve(1);
     const i = this.n++;
     this.paths.push(path);
@@ -174,6 +177,7 @@ export class ListingBuilder {
   }
 
   finish(): Listing {
+    this.finished = true;
     const n = this.n;
     return new Listing(this.paths, this.kinds.slice(0, n), this.mtimes.slice(0, n), this.sizes.slice(0, n), this.ctimes.slice(0, n), this.inos.slice(0, n), this.problems);
   }

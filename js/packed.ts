@@ -19,10 +19,12 @@ function asListing(listing: ListingLike): Listing {
   return listing instanceof Listing ? listing : Listing.fromEntries(listing);
 }
 
-/** `true` when a path cannot be packed (a NUL in it: only a broken host lists one); the unpacked calls take it. */
+/**
+ * `true` when a path cannot be packed (a NUL in it: only a broken host lists one); the unpacked
+ * calls take it. Known once a listing's paths are joined.
+ */
 function unpackable(listing: Listing): boolean {
-  for (const path of listing.paths) if (path.includes("\0")) return true;
-  return false;
+  return joinedPaths(listing.paths).unpackable;
 }
 
 /** A listing's entries packed, without heads: what the plan and the scan of one turn share. */
@@ -71,7 +73,7 @@ export function packEntries(listingLike: ListingLike): PackedEntries {
 }
 
 /** The paths joined, by the array they were joined from (a check's new listing shares its paths). */
-const joined = new WeakMap<readonly string[], { text: string; bytes: Uint8Array }>();
+const joined = new WeakMap<readonly string[], { text: string; bytes: Uint8Array; unpackable: boolean }>();
 const encoder = new TextEncoder();
 
 /**
@@ -80,11 +82,14 @@ const encoder = new TextEncoder();
  * flattened), and once a listing: a listing with the same paths array gives the very same
  * string, which compares at once, and the same bytes.
  */
-function joinedPaths(paths: readonly string[]): { text: string; bytes: Uint8Array } {
+function joinedPaths(paths: readonly string[]): { text: string; bytes: Uint8Array; unpackable: boolean } {
   let out = joined.get(paths);
   if (out === undefined) {
-    const text = paths.length ? `${paths.join("\0")}\0` : "";
-    out = { text, bytes: encoder.encode(text) };
+    let unpackable = false;
+    for (const path of paths) if (path.includes("\0")) unpackable = true;
+    // not encoded when it cannot cross packed (the NULs would not end the paths)
+    const text = paths.length && !unpackable ? `${paths.join("\0")}\0` : "";
+    out = { text, bytes: unpackable ? new Uint8Array(0) : encoder.encode(text), unpackable };
     joined.set(paths, out);
   }
   return out;

@@ -511,9 +511,13 @@ export class ScanCache {
     this.afterScan();
   }
 
-  /** A full listing, in columns where the host gives them. */
+  /** A full listing, in columns where the host gives them (a host's look-alike of a `Listing` is not taken: `list()` is). */
   private async listNow(host: MemoryHost): Promise<Listing> {
-    return host.listing ? host.listing() : Listing.fromEntries(await host.list());
+    if (host.listing) {
+      const listing = await host.listing();
+      if (listing instanceof Listing) return listing;
+    }
+    return Listing.fromEntries(await host.list());
   }
 
   private async readHeads(paths: string[], concurrency: number): Promise<(HostHead | HostError)[]> {

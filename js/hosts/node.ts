@@ -147,26 +147,36 @@ export class NodeHost implements MemoryHost {
     }
   }
 
-  /** Every entry below the root, in columns: what an opened memory keeps between turns (see `js/listing.ts`). */
+  /**
+   * Every entry below the root, in columns: what an opened memory keeps between turns (see
+   * `js/listing.ts`). A subclass or an instance that gives its own `list()` (to filter it, say)
+   * gets that list here, in columns.
+   */
   async listing(): Promise<Listing> {
-    if (!this.driver) return Listing.fromEntries(await this.list());
+    if (!this.driver || this.list !== NodeHost.prototype.list) return Listing.fromEntries(await this.list());
+    return this.columns();
+  }
+
+  /** The listing through the fast reads (which the host must have). */
+  private async columns(): Promise<Listing> {
+    const driver = this.driver!;
     const ctx = await this.walkContext();
     let root: WalkDir;
     try {
-      root = await this.driver.run(openRootForListing(ctx));
+      root = await driver.run(openRootForListing(ctx));
     } catch (error) {
       if (isCode(error, "ENOENT", "ENOTDIR")) return new ListingBuilder(0).finish();
       throw error;
     }
     try {
-      return (await this.driver.run(listTask(ctx, root))).finish();
+      return (await driver.run(listTask(ctx, root))).finish();
     } finally {
-      await this.driver.run(closeDir(root));
+      await driver.run(closeDir(root));
     }
   }
 
   async list(): Promise<HostEntry[]> {
-    if (this.driver) return (await this.listing()).toEntries();
+    if (this.driver) return (await this.columns()).toEntries();
     const walker = await this.walkerReady;
     let rootDir: OpenDir;
     try {

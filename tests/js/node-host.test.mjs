@@ -73,6 +73,38 @@ test("the listing in columns is the walker's listing: links in and out, a FIFO, 
   assert.equal(listing.inos[c], fs.statSync(join(dir, "team", "deep", "c.md")).ino);
 });
 
+test("a NodeHost whose list() is its own (a subclass filtering it) is listed by it, in columns too; a builder cannot change a listing it gave", async () => {
+  const { ListingBuilder } = await import("memdir");
+  const dir = temp();
+  writeFileSync(join(dir, "a.md"), fm("kept"));
+  writeFileSync(join(dir, "private_b.md"), fm("filtered out"));
+  class Filtered extends NodeHost {
+    async list() {
+      return (await super.list()).filter((e) => !e.path.startsWith("private_"));
+    }
+  }
+  const host = new Filtered(dir);
+  assert.deepEqual((await host.listing()).paths, ["a.md"]);
+  const memory = await openMemory({ host, selector: { provider: "lexical" } });
+  assert.deepEqual((await memory.scan()).memories.map((m) => m.path), ["a.md"]);
+  memory.close();
+  // an instance's own list() as well
+  const patched = new NodeHost(dir);
+  patched.list = async () => [];
+  assert.equal((await patched.listing()).length, 0);
+  // a scan cache given a look-alike of a Listing takes list() instead
+  const lookAlike = new NodeHost(dir);
+  lookAlike.listing = async () => ({ paths: ["nope.md"], length: 1 });
+  const other = await openMemory({ host: lookAlike, selector: { provider: "lexical" } });
+  assert.deepEqual((await other.scan()).memories.map((m) => m.path).sort(), ["a.md", "private_b.md"]);
+  other.close();
+  const builder = new ListingBuilder();
+  builder.push("x.md", 0, 1, 1, Number.NaN, Number.NaN);
+  const given = builder.finish();
+  assert.throws(() => builder.push("y.md", 0, 1, 1, Number.NaN, Number.NaN), /after finish/);
+  assert.deepEqual(given.paths, ["x.md"]);
+});
+
 test("invalid UTF-8, a directory named *.md, a FIFO and an unreadable file are diagnostics", async () => {
   const dir = temp();
   writeFileSync(join(dir, "latin1.md"), Buffer.from("---\ndescription: caf\xe9\n---\n", "latin1"));
