@@ -79,7 +79,7 @@ function racy(e: HostEntry, nowMs: number): boolean {
 /** A listing this long is also packed with the event loop let through before and after. */
 const LARGE_LISTING = 2_000;
 /** Work done in one go before the event loop is let through (as the Node host's reads do). */
-const SLICE_MS = 4;
+const SLICE_MS = 2.5;
 
 /**
  * After the events already queued: `setImmediate` in Node; in browsers, which have none, a
