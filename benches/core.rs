@@ -35,15 +35,20 @@ fn scan(bencher: divan::Bencher, n: usize) {
     bencher.bench(|| scan_memories(divan::black_box(&files), &limits));
 }
 
-#[divan::bench(args = [200, 20_000])]
-fn plan(bencher: divan::Bencher, n: usize) {
-    let files: Vec<FileHead> = heads(n)
+/// A listing of `n` topic files, no heads read: what a plan is given.
+fn listing(n: usize) -> Vec<FileHead> {
+    heads(n)
         .into_iter()
         .map(|mut f| {
             f.head = None;
             f
         })
-        .collect();
+        .collect()
+}
+
+#[divan::bench(args = [200, 20_000])]
+fn plan(bencher: divan::Bencher, n: usize) {
+    let files = listing(n);
     let limits = Limits::default();
     bencher.bench(|| plan_scan(divan::black_box(&files), &limits));
 }
@@ -51,14 +56,7 @@ fn plan(bencher: divan::Bencher, n: usize) {
 /// The plan as a turn makes it: a packed listing through a scan memo, which keeps it.
 #[divan::bench(args = [200, 20_000])]
 fn plan_packed_memo(bencher: divan::Bencher, n: usize) {
-    let files: Vec<FileHead> = heads(n)
-        .into_iter()
-        .map(|mut f| {
-            f.head = None;
-            f
-        })
-        .collect();
-    let packed = memdir::packed::PackedBuffers::from_files(&files);
+    let packed = memdir::packed::PackedBuffers::from_files(&listing(n));
     let mut memo = memdir::scan_memo::ScanMemo::default();
     bencher.bench_local(|| memdir::packed::plan_packed_memo(&packed.listing(), &mut memo, false));
 }
