@@ -92,3 +92,33 @@ fn plan_remember(bencher: divan::Bencher) {
     let limits = Limits::default();
     bencher.bench_local(|| memdir::write::remember::plan_remember(&input, &snapshot, &limits));
 }
+
+/// The offline selector's first turn at 200 memories: every head's terms made (what a fresh
+/// process, `memdir recall` without a model, pays), and a later turn with them kept in the memo.
+#[divan::bench(args = ["first", "kept"])]
+fn lexical(bencher: divan::Bencher, turn: &str) {
+    let files = heads(200);
+    let limits = Limits::default();
+    let query = "what should I know about deploys and tests";
+    if turn == "first" {
+        let scan = scan_memories(&files, &limits);
+        let input = memdir::lexical::LexicalInput {
+            query: query.into(),
+            heads: files
+                .iter()
+                .map(|f| (f.path.clone(), f.head.clone().unwrap()))
+                .collect(),
+            memories: scan.memories,
+            recent_tools: Vec::new(),
+            limits: None,
+        };
+        bencher.bench(|| memdir::lexical::lexical_select(divan::black_box(&input)));
+    } else {
+        let mut memo = memdir::scan_memo::ScanMemo::default();
+        let (scan, _, _) = memdir::scan::scan_with_memo(&files, &limits, &mut memo);
+        let candidates: Vec<String> = scan.memories.iter().map(|m| m.path.clone()).collect();
+        bencher.bench_local(|| {
+            memdir::lexical::lexical_select_memo(query, &candidates, &[], &limits, &mut memo)
+        });
+    }
+}

@@ -481,6 +481,11 @@ export function buildSelectionRequestMemo(input: SelectionInput, memo: number): 
   return guard({ input, memo }, (a) => wasm.buildSelectionRequestMemo(a.input, a.memo));
 }
 
+/** `lexicalSelect` among the memories of the last scan through scan memo `memo`, whose terms the memo keeps per head. */
+export function lexicalSelectMemo(query: string, candidates: string[], recentTools: string[], limits: Partial<Limits> | null, memo: number): LexicalSelection {
+  return guard({ query, candidates, recentTools, limits, memo }, (a) => wasm.lexicalSelectMemo(a.query, a.candidates, a.recentTools, a.limits ?? null, a.memo));
+}
+
 /** Opens a scan memo in the core (what one opened memory's scans read, kept between turns) under a handle never used before. */
 export function scanMemoOpen(memo: number): void {
   guard({ memo }, (a) => wasm.scanMemoOpen(a.memo));

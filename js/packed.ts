@@ -4,8 +4,8 @@
  * Nothing is decided here: which files to read, in which order, and what they hold is the
  * core's (`planScanPacked`, `scanPacked`); this file only moves bytes.
  */
-import { buildSelectionRequest, buildSelectionRequestMemo, planScan, planScanPacked, planScanPackedMemo, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
-import type { FileHead, Limits, Memory, PackedListing, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
+import { buildSelectionRequest, buildSelectionRequestMemo, lexicalSelect, lexicalSelectMemo, planScan, planScanPacked, planScanPackedMemo, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
+import type { FileHead, Head, LexicalSelection, Limits, Memory, PackedListing, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry } from "./host.js";
 import { lazyProperty } from "./lazy.js";
 import { Listing } from "./listing.js";
@@ -145,6 +145,26 @@ function sameListing(held: PackedEntries | null, packed: PackedEntries): boolean
   return true;
 }
 
+/** The offline selector's input for one scan: its memories and heads, and the candidates among them. */
+export interface LexicalAmong {
+  query: string;
+  memories: Memory[];
+  /** The heads the scan read, by path. */
+  heads: Record<string, Head>;
+  /** A selection request's `candidates`: the paths chosen among, in the memories' order. */
+  candidates: string[];
+  recentTools: string[];
+  limits: Partial<Limits>;
+}
+
+/** `lexicalSelect` among `candidates` of a scan, its memories and heads crossing into the core. */
+export function lexicalSelectAmong(input: LexicalAmong): LexicalSelection {
+  const wanted = new Set(input.candidates);
+  const memories = input.memories.filter((m) => wanted.has(m.path));
+  const heads = Object.fromEntries(memories.filter((m) => m.path in input.heads).map((m) => [m.path, input.heads[m.path]!]));
+  return lexicalSelect({ query: input.query, memories, recentTools: input.recentTools, heads, limits: input.limits });
+}
+
 export class ScanMemo {
   private handle: number | null = null;
   /**
@@ -248,6 +268,23 @@ export class ScanMemo {
       }
     }
     return buildSelectionRequest(input);
+  }
+
+  /**
+   * `lexicalSelect` among `candidates` of this memo's last scan (`memories` must be that scan's,
+   * `heads` the heads it read): the core makes each memory's terms once per head and keeps them,
+   * so a turn where nothing changed reads no body again (~15 ms a turn at 200 files, in wasm).
+   */
+  lexicalSelect(input: LexicalAmong): LexicalSelection {
+    const { query, candidates, recentTools, limits } = input;
+    if (this.handle !== null && input.memories.length > 0 && input.memories === this.lastMemories) {
+      try {
+        return lexicalSelectMemo(query, candidates, recentTools, limits, this.handle);
+      } catch {
+        // the module restarted since (the memo is gone): the memories and heads cross after all
+      }
+    }
+    return lexicalSelectAmong(input);
   }
 
   /** The memories the core says are unchanged, by position; `null` when one is not at hand. */

@@ -8,7 +8,6 @@ import {
   buildSelectionRequest,
   estimateCost,
   injectReadBytes,
-  lexicalSelect,
   memoryAgeDays,
   parseSelection,
   renderMemory,
@@ -17,6 +16,7 @@ import type { Limits, ProviderName, Rejected, SelectionRequest } from "./core.js
 import type { RecallEvent, RecallOptions, RecallResult, RecalledMemory } from "./api.js";
 import { bounded } from "./bounded.js";
 import type { MemoryHost } from "./host.js";
+import { lexicalSelectAmong } from "./packed.js";
 import { ScanCache, type Scanned } from "./scan-cache.js";
 import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
 
@@ -58,10 +58,9 @@ interface Chosen {
 async function select(ctx: RecallContext, request: SelectionRequest, query: string, scanned: Scanned, options: RecallOptions): Promise<Chosen> {
   const { selector, limits } = ctx;
   const lexical = () => {
-    const candidates = new Set(request.candidates);
-    const memories = scanned.result.memories.filter((m) => candidates.has(m.path));
-    const heads = Object.fromEntries(memories.filter((m) => m.path in scanned.heads).map((m) => [m.path, scanned.heads[m.path]!]));
-    return lexicalSelect({ query, memories, recentTools: options.recentTools ?? [], heads, limits }).selected;
+    const input = { query, memories: scanned.result.memories, heads: scanned.heads, candidates: request.candidates, recentTools: options.recentTools ?? [], limits };
+    // through the opened memory's cache, the core keeps each memory's terms between turns
+    return (ctx.cache ? ctx.cache.lexicalSelect(input) : lexicalSelectAmong(input)).selected;
   };
   if (typeof selector !== "function" && selector.provider === "lexical") return { name: "lexical", selected: lexical(), rejected: [], side: null };
   const timeoutMs = options.timeoutMs ?? (typeof selector === "function" ? undefined : selector.timeoutMs);

@@ -19,11 +19,11 @@
  * `fullCheckMs`, so an edit of an older file the watcher missed is seen by then. Writes through
  * memdir tell the cache at once, without waiting for an event.
  */
-import type { Limits, Memory, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
+import type { LexicalSelection, Limits, Memory, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry, HostError, HostHead, HostWatcher, MemoryHost } from "./host.js";
 import { ioHost } from "./io.js";
 import { Listing } from "./listing.js";
-import { packEntries, scanListing, ScanMemo, scanOrder, type PackedEntries } from "./packed.js";
+import { packEntries, scanListing, ScanMemo, scanOrder, type LexicalAmong, type PackedEntries } from "./packed.js";
 
 /** A cache dropped without `close()` gives its memo in the core back when it is collected. */
 const memos = typeof FinalizationRegistry === "function" ? new FinalizationRegistry<ScanMemo>((memo) => memo.close()) : null;
@@ -190,6 +190,11 @@ export class ScanCache {
   /** `buildSelectionRequest`, for a scan this cache returned taken from the core's memo (see `ScanMemo.selectionRequest`). */
   selectionRequest(input: SelectionInput): SelectionRequest {
     return this.memo.selectionRequest(input);
+  }
+
+  /** `lexicalSelect` for a scan this cache returned, with the terms the core's memo keeps per head (see `ScanMemo.lexicalSelect`). */
+  lexicalSelect(input: LexicalAmong): LexicalSelection {
+    return this.memo.lexicalSelect(input);
   }
 
   /** Tells the cache that memdir wrote, removed or renamed `paths` (seen at the next scan, without waiting for a watcher). */

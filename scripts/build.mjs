@@ -31,7 +31,7 @@ const stampPath = join(pkg, ".stamp");
  * keeps it from growing unnoticed. Each step traded size for
  * speed on purpose: issue 13's notes give both.
  */
-const WASM_GZIP_BUDGET_BYTES = 358_500;
+const WASM_GZIP_BUDGET_BYTES = 362_000;
 
 function files(path) {
   if (!existsSync(path)) return [];

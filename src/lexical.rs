@@ -31,8 +31,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
+use std::rc::Rc;
+
 use crate::limits::{to_usize, Limits};
 use crate::scan::Memory;
+use crate::scan_memo::ScanMemo;
 use crate::write::similar::WordSet;
 
 /// The best match must carry at least this much evidence — more than one term found in no
@@ -322,8 +325,56 @@ fn for_each_token(text: &str, f: &mut dyn FnMut(&str)) {
     });
 }
 
+/// A word of at most 8 bytes as one number: big-endian, zero-padded, so the numbers sort as the
+/// words do (a shorter word before the longer ones it begins).
+const fn packed_word(bytes: &[u8]) -> u64 {
+    let mut word = 0u64;
+    let mut i = 0;
+    #[allow(clippy::indexing_slicing)]
+    // `i < bytes.len()`; and a const: it could only fail to compile
+    while i < 8 {
+        word = (word << 8) | if i < bytes.len() { bytes[i] as u64 } else { 0 };
+        i += 1;
+    }
+    word
+}
+
+const fn short_stop_words() -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    #[allow(clippy::indexing_slicing)] // `i < STOP_WORDS.len()`, in a const
+    while i < STOP_WORDS.len() {
+        if STOP_WORDS[i].len() <= 8 {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The stop words of at most 8 bytes, packed ([`packed_word`]) and in order: a look-up compares
+/// numbers, not strings (the string search was ~40 % of making a body's terms).
+const PACKED_STOP_WORDS: [u64; short_stop_words()] = {
+    let mut out = [0u64; short_stop_words()];
+    let (mut i, mut j) = (0, 0);
+    #[allow(clippy::indexing_slicing)] // bounded by the counts above, in a const
+    while i < STOP_WORDS.len() {
+        if STOP_WORDS[i].len() <= 8 {
+            out[j] = packed_word(STOP_WORDS[i].as_bytes());
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+};
+
 fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
+    let bytes = word.as_bytes();
+    // a NUL byte would pack like the end of a shorter word (terms have none; this stays exact)
+    if bytes.is_empty() || bytes.len() > 8 || bytes.contains(&0) {
+        return STOP_WORDS.binary_search(&word).is_ok();
+    }
+    PACKED_STOP_WORDS.binary_search(&packed_word(bytes)).is_ok()
 }
 
 /// Strips a few English suffixes so `deploys`, `deploying` and `deployed` meet `deploy`.
@@ -380,13 +431,28 @@ type Terms = HashSet<String, BuildHasherDefault<TermHasher>>;
 
 /// A memory's terms: what the side query sees (name, file name, description), and the body
 /// lines the scan read, which count for less.
-struct Document {
+#[derive(Debug)]
+pub(crate) struct Document {
     title: Terms,
     body: Terms,
 }
 
 impl Document {
     fn new(memory: &Memory, head: Option<&crate::scan::Head>, limits: &Limits) -> Self {
+        let text = head.map(|head| match head {
+            crate::scan::Head::Text(t) => std::borrow::Cow::Borrowed(t.as_str()),
+            crate::scan::Head::Bytes(b) => String::from_utf8_lossy(b),
+        });
+        Self::of(memory, text.as_deref(), limits)
+    }
+
+    /// The terms of `memory` with its head's bytes, as read (a head need not be UTF-8).
+    pub(crate) fn from_bytes(memory: &Memory, head: Option<&[u8]>, limits: &Limits) -> Self {
+        let text = head.map(String::from_utf8_lossy);
+        Self::of(memory, text.as_deref(), limits)
+    }
+
+    fn of(memory: &Memory, head: Option<&str>, limits: &Limits) -> Self {
         let mut title = Terms::default();
         for_each_token(&title_text(memory), &mut |t| {
             if !title.contains(t) {
@@ -423,12 +489,8 @@ impl Document {
 }
 
 /// The lines under the frontmatter among those read (all of them when there is none).
-fn body_text(head: &crate::scan::Head, limits: &Limits) -> String {
-    let text = match head {
-        crate::scan::Head::Text(t) => std::borrow::Cow::Borrowed(t.as_str()),
-        crate::scan::Head::Bytes(b) => String::from_utf8_lossy(b),
-    };
-    let text = crate::text::normalize_text(&text);
+fn body_text(text: &str, limits: &Limits) -> String {
+    let text = crate::text::normalize_text(text);
     let max = to_usize(limits.max_header_lines);
     let skip = match crate::frontmatter::parse_header(crate::text::first_lines(&text, max), max) {
         crate::frontmatter::Header::Parsed(f) => f.close_line,
@@ -472,14 +534,53 @@ fn shares_stem(a: &str, b: &str) -> bool {
 /// first (ties by manifest order).
 pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
     let limits = input.limits.unwrap_or_default();
-    let docs: Vec<Document> = input
+    let docs: Vec<Rc<Document>> = input
         .memories
         .iter()
-        .map(|m| Document::new(m, input.heads.get(&m.path), &limits))
+        .map(|m| Rc::new(Document::new(m, input.heads.get(&m.path), &limits)))
         .collect();
+    let memories: Vec<&Memory> = input.memories.iter().collect();
+    select(&input.query, &memories, &docs, &input.recent_tools, &limits)
+}
+
+/// [`lexical_select`] among the memories of the last scan through `memo`, with the heads it
+/// read: each memory's terms are made once per head and kept with the memo, so a turn where
+/// nothing changed reads no body again (at 200 files, ~15 ms a turn in wasm became ~1). The
+/// selection is the one [`lexical_select`] gives for those memories and heads.
+/// `candidates`: the paths to choose among (a selection request's), found among the memories of
+/// the memo's last scan; a path that is not there is left out.
+pub fn lexical_select_memo(
+    query: &str,
+    candidates: &[String],
+    recent_tools: &[String],
+    limits: &Limits,
+    memo: &mut ScanMemo,
+) -> LexicalSelection {
+    let wanted: HashSet<&str> = candidates.iter().map(String::as_str).collect();
+    let memories: Vec<Memory> = memo
+        .last_memories()
+        .iter()
+        .filter(|m| wanted.contains(m.path.as_str()))
+        .cloned()
+        .collect();
+    let docs: Vec<Rc<Document>> = memories.iter().map(|m| memo.document(m, limits)).collect();
+    let memories: Vec<&Memory> = memories.iter().collect();
+    select(query, &memories, &docs, recent_tools, limits)
+}
+
+/// The selection itself, over memories and their documents (same order). Not inlined: both
+/// callers share one copy in the wasm.
+#[inline(never)]
+fn select(
+    query: &str,
+    memories: &[&Memory],
+    docs: &[Rc<Document>],
+    recent_tools: &[String],
+    limits: &Limits,
+) -> LexicalSelection {
     let count = docs.len() as f64;
     let mut frequency: HashMap<&str, usize, BuildHasherDefault<TermHasher>> = HashMap::default();
-    for doc in &docs {
+    for doc in docs {
         for term in doc.title.iter().chain(&doc.body) {
             *frequency.entry(term.as_str()).or_default() += 1;
         }
@@ -491,13 +592,12 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
         None => 1.0,
         Some(&df) => (idf(df as f64) / top).clamp(0.0, 1.0),
     };
-    let mut query: Vec<String> = tokens(&input.query);
+    let mut query: Vec<String> = tokens(query);
     query.sort();
     query.dedup();
     let total: f64 = query.iter().map(|t| weight(t)).sum();
 
-    let tools: Vec<Terms> = input
-        .recent_tools
+    let tools: Vec<Terms> = recent_tools
         .iter()
         .map(|t| {
             tokens(t)
@@ -510,7 +610,7 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
 
     // each memory's evidence: the weight of the query terms it matches
     let mut found: Vec<Found> = Vec::new();
-    for (i, (doc, memory)) in docs.iter().zip(&input.memories).enumerate() {
+    for (i, (doc, memory)) in docs.iter().zip(memories).enumerate() {
         let about_tool = tools
             .iter()
             .any(|t| t.iter().all(|w| doc.title.contains(w)));
@@ -559,18 +659,12 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
         )
         .map(|f| f.index)
         .collect();
-    let selected = newest_of_near_duplicates(&chosen, &input.memories, &docs, &weight)
+    let selected = newest_of_near_duplicates(&chosen, memories, docs, &weight)
         .into_iter()
         .take(to_usize(limits.max_selected))
-        .filter_map(|i| input.memories.get(i).map(|m| m.path.clone()))
+        .filter_map(|i| memories.get(i).map(|m| m.path.clone()))
         .collect();
-    let path = |i: usize| {
-        input
-            .memories
-            .get(i)
-            .map(|m| m.path.clone())
-            .unwrap_or_default()
-    };
+    let path = |i: usize| memories.get(i).map(|m| m.path.clone()).unwrap_or_default();
     LexicalSelection {
         query_terms: query
             .iter()
@@ -601,8 +695,8 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
 /// says almost the same thing, without repeats.
 fn newest_of_near_duplicates(
     chosen: &[usize],
-    memories: &[Memory],
-    docs: &[Document],
+    memories: &[&Memory],
+    docs: &[Rc<Document>],
     weight: &dyn Fn(&str) -> f64,
 ) -> Vec<usize> {
     if chosen.is_empty() {
@@ -638,7 +732,7 @@ fn newest_of_near_duplicates(
         let Some(mine) = sets.get(i) else {
             continue;
         };
-        let time = |j: usize| memories.get(j).map_or(f64::MIN, Memory::time);
+        let time = |j: usize| memories.get(j).map_or(f64::MIN, |m| m.time());
         let newest = sets
             .iter()
             .enumerate()
@@ -671,10 +765,213 @@ mod tests {
             assert!(is_stop_word(word), "{word}");
         }
         assert!(!is_stop_word("deploy") && !is_stop_word(""));
+        // the packed look-up: prefixes, extensions and NUL-padded forms of stop words are not
+        for word in STOP_WORDS {
+            let longer = format!("{word}x");
+            assert!(
+                !is_stop_word(&longer) || STOP_WORDS.contains(&longer.as_str()),
+                "{longer}"
+            );
+            assert!(!is_stop_word(&format!("{word}\0")), "{word} with a NUL");
+            let shorter = &word[..word.len() - 1];
+            assert_eq!(
+                is_stop_word(shorter),
+                STOP_WORDS.contains(&shorter),
+                "{shorter:?}"
+            );
+        }
+        assert_eq!(
+            PACKED_STOP_WORDS.len() + 2,
+            STOP_WORDS.len(),
+            "all but the two 9-byte words"
+        );
         assert_eq!(
             tokens("What should the user know about Deploying?"),
             ["deploy"]
         );
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod memo_tests {
+    use super::*;
+    use crate::scan::{scan_with_memo, FileHead, Head};
+    use crate::scan_memo::ScanMemo;
+
+    fn file(path: &str, mtime_ms: f64, name: &str, description: &str, body: &str) -> FileHead {
+        let head = format!(
+            "---\nname: {name}\ndescription: {description}\ntype: project\n---\n\n{body}\n"
+        );
+        FileHead {
+            path: path.into(),
+            mtime_ms,
+            head: Some(Head::Bytes(head.into_bytes())),
+            kind: None,
+            problem: None,
+        }
+    }
+
+    /// What `lexical_select` gives for the memories a scan kept and the heads it read.
+    fn plain(
+        files: &[FileHead],
+        memories: &[Memory],
+        query: &str,
+        limits: &Limits,
+    ) -> LexicalSelection {
+        lexical_select(&LexicalInput {
+            query: query.into(),
+            memories: memories.to_vec(),
+            recent_tools: vec!["Bash".into()],
+            heads: files
+                .iter()
+                .filter_map(|f| Some((f.path.clone(), f.head.clone()?)))
+                .collect(),
+            limits: Some(*limits),
+        })
+    }
+
+    const QUERIES: [&str; 3] = [
+        "how do we deploy the billing service",
+        "rotating the database credentials",
+        "what about the kubernetes rollout",
+    ];
+
+    #[test]
+    fn the_memo_selects_as_the_memories_and_heads_crossing_would_through_edits() {
+        let limits = Limits::default();
+        let mut files = vec![
+            file(
+                "billing.md",
+                5.0,
+                "Billing deploys",
+                "how the billing service is deployed",
+                "Deploy with the blue-green script.\nbash deploy.sh",
+            ),
+            file(
+                "db.md",
+                4.0,
+                "Database credentials",
+                "rotation of the database credentials",
+                "Rotate monthly; kubernetes secrets hold them.",
+            ),
+            file(
+                "k8s.md",
+                3.0,
+                "Cluster",
+                "the cluster and its rollouts",
+                "Rollouts go through kubernetes with a canary.",
+            ),
+            file(
+                "misc.md",
+                2.0,
+                "Misc",
+                "odds and ends",
+                "Nothing about deploys here, only the billing address.",
+            ),
+        ];
+        let mut memo = ScanMemo::new();
+        for turn in 0..4 {
+            match turn {
+                // the body of one memory changes (its head and mtime): its terms are made again
+                1 => {
+                    files[2] = file(
+                        "k8s.md",
+                        6.0,
+                        "Cluster",
+                        "the cluster and its rollouts",
+                        "Nothing here now.",
+                    )
+                }
+                // a memory's description changes, and a new one comes
+                2 => {
+                    files[0] = file(
+                        "billing.md",
+                        7.0,
+                        "Billing",
+                        "invoices and credits",
+                        "No deploys.",
+                    );
+                    files.push(file(
+                        "deploy.md",
+                        8.0,
+                        "Deploys",
+                        "how every service is deployed",
+                        "billing too",
+                    ));
+                }
+                _ => {}
+            }
+            let (scan, _, _) = scan_with_memo(&files, &limits, &mut memo);
+            let candidates: Vec<String> = scan.memories.iter().map(|m| m.path.clone()).collect();
+            for query in QUERIES {
+                let want = plain(&files, &scan.memories, query, &limits);
+                let got =
+                    lexical_select_memo(query, &candidates, &["Bash".into()], &limits, &mut memo);
+                assert_eq!(got, want, "turn {turn}, {query:?}");
+            }
+            // fewer candidates (some already surfaced): the same as those memories crossing
+            let some: Vec<Memory> = scan.memories.iter().skip(1).cloned().collect();
+            let paths: Vec<String> = some.iter().map(|m| m.path.clone()).collect();
+            let got = lexical_select_memo(QUERIES[0], &paths, &["Bash".into()], &limits, &mut memo);
+            assert_eq!(
+                got,
+                plain(&files, &some, QUERIES[0], &limits),
+                "turn {turn}, candidates"
+            );
+        }
+        // another header limit than the scans': the body is read with it, not the kept terms
+        let short = Limits {
+            max_header_lines: 6,
+            ..limits
+        };
+        let (scan, _, _) = scan_with_memo(&files, &limits, &mut memo);
+        let candidates: Vec<String> = scan.memories.iter().map(|m| m.path.clone()).collect();
+        let got = lexical_select_memo(
+            "monthly kubernetes secrets",
+            &candidates,
+            &[],
+            &short,
+            &mut memo,
+        );
+        let want = lexical_select(&LexicalInput {
+            query: "monthly kubernetes secrets".into(),
+            memories: scan.memories.clone(),
+            recent_tools: vec![],
+            heads: files
+                .iter()
+                .filter_map(|f| Some((f.path.clone(), f.head.clone()?)))
+                .collect(),
+            limits: Some(short),
+        });
+        assert_eq!(got, want);
+        // the body mattered: with the scans' limit, db.md's body lines match
+        let full = lexical_select_memo(
+            "monthly kubernetes secrets",
+            &candidates,
+            &[],
+            &limits,
+            &mut memo,
+        );
+        assert_ne!(full.scores, want.scores);
+    }
+
+    #[test]
+    fn a_kept_document_is_dropped_with_its_head() {
+        let limits = Limits::default();
+        let mut memo = ScanMemo::new();
+        let before = [file("a.md", 1.0, "A", "about apples", "apples and pears")];
+        let (scan, _, _) = scan_with_memo(&before, &limits, &mut memo);
+        let first = memo.document(&scan.memories[0], &limits);
+        assert!(
+            std::rc::Rc::ptr_eq(&first, &memo.document(&scan.memories[0], &limits)),
+            "kept"
+        );
+        let after = [file("a.md", 2.0, "A", "about apples", "plums only")];
+        let (scan, _, _) = scan_with_memo(&after, &limits, &mut memo);
+        let second = memo.document(&scan.memories[0], &limits);
+        assert!(!std::rc::Rc::ptr_eq(&first, &second));
+        assert!(second.body.contains("plum") && !second.body.contains("pear"));
     }
 }
 

@@ -6,8 +6,11 @@
 //! the memo gives: `tests` below and `tests/properties.rs` compare the two.
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
+use crate::lexical::Document;
 use crate::scan::{Diagnostic, FileHead, Memory, Verdict};
+use crate::Limits;
 
 /// The readings of the last scan, by path. Holds at most the memories that scan kept.
 #[derive(Debug, Default)]
@@ -37,6 +40,8 @@ struct Reading {
     mtime_bits: u64,
     memory: Memory,
     diagnostics: Vec<Diagnostic>,
+    /// The lexical selector's terms of this head, made on its first use.
+    document: Option<Rc<Document>>,
 }
 
 impl ScanMemo {
@@ -103,6 +108,7 @@ impl ScanMemo {
                 mtime_bits: mtime_ms.to_bits(),
                 memory: memory.clone(),
                 diagnostics: diagnostics.to_vec(),
+                document: None,
             },
         );
     }
@@ -110,6 +116,23 @@ impl ScanMemo {
     /// After a scan: only the readings of the memories it kept stay.
     pub(crate) fn retain(&mut self, kept: &HashSet<&str>) {
         self.readings.retain(|path, _| kept.contains(path.as_str()));
+    }
+
+    /// The lexical selector's terms of `memory` (one of the last scan's) and the head read for
+    /// it, made once per head: kept with that head's reading when `limits` reads heads as the
+    /// memo's scans did (the body is the lines under the frontmatter, within the header limit).
+    pub(crate) fn document(&mut self, memory: &Memory, limits: &Limits) -> Rc<Document> {
+        let keeps = limits.max_header_lines == self.max_header_lines;
+        match self.readings.get_mut(&memory.path) {
+            Some(reading) if keeps => reading
+                .document
+                .get_or_insert_with(|| {
+                    Rc::new(Document::from_bytes(memory, Some(&reading.head), limits))
+                })
+                .clone(),
+            Some(reading) => Rc::new(Document::from_bytes(memory, Some(&reading.head), limits)),
+            None => Rc::new(Document::from_bytes(memory, None, limits)),
+        }
     }
 
     /// The memories of the last scan through this memo (newest first, capped).

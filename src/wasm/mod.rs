@@ -280,6 +280,34 @@ pub fn lexical_select(
     to_js(&lexical::lexical_select(&input))
 }
 
+/// `lexicalSelect` among the memories of the last scan through the scan memo `memo`, with the
+/// heads that scan read: their terms are made once per head and kept with the memo. An unknown
+/// memo (the module restarted) is `INVALID_ARGUMENT`: the caller passes the memories instead.
+#[wasm_bindgen(js_name = lexicalSelectMemo, unchecked_return_type = "LexicalSelection")]
+pub fn lexical_select_memo(
+    #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] candidates: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] recent_tools: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+    memo: u32,
+) -> JsResult {
+    let query = string_arg(&query, "query")?;
+    let candidates: Vec<String> = from_js(candidates, "candidates")?;
+    let recent_tools: Vec<String> = from_js(recent_tools, "recentTools")?;
+    let limits = limits_arg(limits)?;
+    let selection = with_memo(memo, |memo| {
+        Ok(lexical::lexical_select_memo(
+            &query,
+            &candidates,
+            &recent_tools,
+            &limits,
+            memo,
+        ))
+    })
+    .map_err(|e| to_js_error(&e))?;
+    to_js(&selection)
+}
+
 /// The system-prompt section that teaches the main model how to keep the memory in `dir`,
 /// in the words of the way it writes (`via`: `files`, the default, `memory-tool` or
 /// `remember-tool`).

@@ -429,3 +429,32 @@ test("a check that gives up after updating an entry (another name's stat failed)
   assert.deepEqual(await descriptions(), { "a.md": "edited", "b.md": "bee" });
   cache.close();
 });
+
+test("the offline selector across turns (the terms the core keeps per head) follows an edited body, as a memory without a cache does", async () => {
+  const dir = temp();
+  const about = { alpha: "release trains and their owners", beta: "the invoicing pipeline", gamma: "office hours of the platform team" };
+  const write = (name, body, minutesAgo) => {
+    const p = join(dir, `${name}.md`);
+    writeFileSync(p, `---\nname: ${name}\ndescription: ${about[name]}\ntype: project\n---\n\n${body}\n`);
+    const t = new Date(Date.now() - minutesAgo * 60_000);
+    utimesSync(p, t, t);
+  };
+  write("alpha", "The blue green script deploys.", 5);
+  write("beta", "Nothing of note.", 4);
+  write("gamma", "Also nothing.", 3);
+  await sleep(150);
+  const memory = await openMemory({ dir, selector: { provider: "lexical" } });
+  const query = "blue green script";
+  assert.deepEqual((await memory.recall(query)).memories.map((m) => m.path), ["alpha.md"]);
+  write("alpha", "Nothing any more.", 2);
+  write("beta", "The blue green script lives here now.", 1);
+  let recalled;
+  for (const until = Date.now() + 2_000; Date.now() < until; await sleep(20)) {
+    recalled = (await memory.recall(query)).memories.map((m) => m.path);
+    if (recalled.includes("beta.md")) break;
+  }
+  assert.deepEqual(recalled, ["beta.md"], "the new body's terms, not the kept ones");
+  const fresh = await openMemory({ dir, selector: { provider: "lexical" }, cache: false });
+  assert.deepEqual((await fresh.recall(query)).memories.map((m) => m.path), recalled, "as without a cache");
+  memory.close();
+});

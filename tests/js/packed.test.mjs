@@ -178,3 +178,41 @@ test("a memory kept without a head, then its older head again: the scan through 
   });
   memo.close();
 });
+
+test("the offline selector through the memo (terms kept per head in the core) chooses as the memories and heads crossing do, through edits, and falls back when the memo is gone", async () => {
+  const { lexicalSelect, scanMemoClose } = await import("../../pkg/core.js");
+  const fm = (name, description, body) => `---\nname: ${name}\ndescription: ${description}\ntype: project\n---\n\n${body}\n`;
+  let files = [
+    { path: "billing.md", mtimeMs: 5e12, head: fm("Billing deploys", "how the billing service is deployed", "Blue-green script.") },
+    { path: "db.md", mtimeMs: 4e12, head: fm("Database credentials", "rotating the database credentials", "Kubernetes secrets, monthly.") },
+    { path: "team/k8s.md", mtimeMs: 3e12, head: fm("Cluster", "the cluster and its rollouts", "A kubernetes canary first.") },
+  ];
+  const memo = new ScanMemo();
+  const queries = ["how do we deploy billing", "monthly kubernetes secrets", "canary rollout"];
+  for (let turn = 0; turn < 3; turn++) {
+    if (turn === 1) files = files.map((f) => (f.path === "db.md" ? { ...f, mtimeMs: 6e12, head: fm("Database", "credentials", "Vault holds the rotated passwords.") } : f));
+    if (turn === 2) files = [...files, { path: "deploy.md", mtimeMs: 7e12, head: fm("Deploys", "how every service deploys", "billing too") }];
+    const { entries, heads } = split(files);
+    const scanned = memo.scan(entries, heads, defaultLimits());
+    const byPath = Object.fromEntries(files.map((f) => [f.path, new TextEncoder().encode(f.head)]));
+    for (const query of queries) {
+      for (const candidates of [scanned.memories.map((m) => m.path), scanned.memories.slice(1).map((m) => m.path)]) {
+        const wanted = new Set(candidates);
+        const memories = scanned.memories.filter((m) => wanted.has(m.path));
+        const expected = lexicalSelect({ query, memories, recentTools: [], heads: Object.fromEntries(memories.map((m) => [m.path, byPath[m.path]])), limits: defaultLimits() });
+        const input = { query, memories: scanned.memories, heads: byPath, candidates, recentTools: [], limits: defaultLimits() };
+        assert.deepEqual(memo.lexicalSelect(input), expected, `turn ${turn}: ${query}`);
+        assert.deepEqual(memo.lexicalSelect({ ...input, memories: [...scanned.memories] }), expected, "other memories cross as before");
+      }
+    }
+    if (turn === 1) assert.deepEqual(memo.lexicalSelect({ query: "vault rotated passwords", memories: scanned.memories, heads: byPath, candidates: ["db.md"], recentTools: [], limits: defaultLimits() }).selected, ["db.md"], "the edited body's terms, not the kept ones");
+  }
+  const { entries, heads } = split(files);
+  const scanned = memo.scan(entries, heads, defaultLimits());
+  const input = { query: "blue green script", memories: scanned.memories, heads: Object.fromEntries(files.map((f) => [f.path, f.head])), candidates: scanned.memories.map((m) => m.path), recentTools: [], limits: defaultLimits() };
+  const before = memo.lexicalSelect(input);
+  assert.ok(before.selected.length > 0);
+  scanMemoClose(memo.handle); // as a restarted module has no memo
+  assert.deepEqual(memo.lexicalSelect(input), before, "the memo gone: the memories and heads cross");
+  memo.close();
+});
