@@ -78,6 +78,13 @@ export interface MemoryHost {
    * listing between turns). Optional: without it, `list`'s entries are put in columns.
    */
   listing?(): Promise<Listing>;
+  /**
+   * `list` without what only a stat gives: every entry's path, kind and problem, with `mtimeMs`
+   * and `size` left 0 (a link is still followed to say what it leads to). What a write that
+   * only counts and places files needs (the memory tool's `create` and `rename`): the Node host
+   * reads the kinds with the names, without an `lstat` an entry. Optional: `list` serves.
+   */
+  listKinds?(): Promise<HostEntry[]>;
   /** One entry, or `null` when it does not exist. */
   stat(path: string): Promise<HostEntry | null>;
   /** The first `maxLines` lines (at least; more is fine), without reading the whole file. */

@@ -58,6 +58,7 @@ export function ioHost(host: MemoryHost, show: (path: string) => string = (p) =>
   };
   const resolve = host.resolve?.bind(host);
   const listing = host.listing?.bind(host);
+  const listKinds = host.listKinds?.bind(host);
   const readHeads = host.readHeads?.bind(host);
   const statMany = host.statMany?.bind(host);
   const writeFiles = host.writeFiles?.bind(host);
@@ -69,6 +70,7 @@ export function ioHost(host: MemoryHost, show: (path: string) => string = (p) =>
     absolutePath: (path) => host.absolutePath(path),
     list: () => mapped<HostEntry[]>("list", "", () => host.list()),
     ...(listing ? { listing: () => mapped<Listing>("list", "", () => listing()) } : {}),
+    ...(listKinds ? { listKinds: () => mapped<HostEntry[]>("list", "", () => listKinds()) } : {}),
     stat: (path) => mapped("look up", path, () => host.stat(path)),
     readHead: (path, maxLines) => mapped("read", path, () => host.readHead(path, maxLines)),
     readFile: (path, maxBytes) => mapped("read", path, () => host.readFile(path, maxBytes)),

@@ -13,8 +13,12 @@ const encoder = new TextEncoder();
 export interface SnapshotRequest extends Partial<Omit<ReadPlan, "readBytes">> {
   /** Whole files are read up to this many bytes (the core's `fileReadBytes`: one past `maxFileBytes`). */
   readBytes: number;
-  /** `false`: stat only the named paths instead of listing the directory. Default `true`. */
-  list?: boolean;
+  /**
+   * `false`: stat only the named paths instead of listing the directory. `"kinds"`: list the
+   * paths, kinds and problems alone (`MemoryHost.listKinds`), and stat the named paths for
+   * their sizes and times. Default `true`.
+   */
+  list?: boolean | "kinds";
 }
 
 /** What an opened memory's cache already holds of files that are as their entries say. */
@@ -41,7 +45,7 @@ export async function takeSnapshot(
 ): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
   const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
   // every stat is waited for, a failed one too, so nothing is left open when this throws
-  const listed = request.list === false ? (await bounded(named, concurrency, (p) => host.stat(p))).filter((e) => e !== null) : await host.list();
+  const listed = request.list === false ? (await bounded(named, concurrency, (p) => host.stat(p))).filter((e) => e !== null) : request.list === "kinds" && host.listKinds ? await kindsWithNamed(host, named, concurrency) : await host.list();
   // no `problem` key where there is none: one field fewer for the core to decode on each entry
   const entries = listed.map((e) => (e.problem ? { path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem } : { path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs }));
   const files = new Set(listed.filter((e) => e.kind === "file" && !e.problem).map((e) => e.path));
@@ -97,6 +101,23 @@ export async function takeSnapshot(
   const resolved: Record<string, string | null> = {};
   if (host.resolve) for (const p of request.resolve ?? []) if (p !== "") resolved[p] = await host.resolve(p);
   return { entries, contents, resolved, ...(scanned.length ? { scanned: JSON.stringify(scanned) } : {}) };
+}
+
+/**
+ * The listing's kinds (`listKinds`), with the size and time of each named path that is a file
+ * or folder as the listing says (a read whole checks the size it was listed with).
+ */
+async function kindsWithNamed(host: MemoryHost, named: string[], concurrency: number): Promise<HostEntry[]> {
+  // both waited for, a failed one too, so nothing is left open when this throws
+  const [listed, looked] = await Promise.allSettled([host.listKinds!(), bounded(named, concurrency, (p) => host.stat(p))]);
+  if (listed.status === "rejected") throw listed.reason;
+  if (looked.status === "rejected") throw looked.reason;
+  const [kinds, stats] = [listed.value, looked.value];
+  const byPath = new Map(stats.filter((e) => e !== null).map((e) => [e.path, e]));
+  return kinds.map((e) => {
+    const s = byPath.get(e.path);
+    return s && s.kind === e.kind && !s.problem && !e.problem ? { ...e, size: s.size, mtimeMs: s.mtimeMs } : e;
+  });
 }
 
 /** A read that failed because the file is no longer there as a file (code, or `errno` of an `IO_ERROR`). */

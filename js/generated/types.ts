@@ -748,7 +748,7 @@ flat?: boolean | null, };
 /**
  * See [`ToolPlan::list`].
  */
-export type Listing = "always" | "ifDirectory" | "never";
+export type Listing = "always" | "kinds" | "ifDirectory" | "never";
 
 /**
  * What the host must look up before [`run_tool_command`].
@@ -763,9 +763,11 @@ resolve: Array<string>,
  */
 read: Array<string>, 
 /**
- * How much of the listing the command needs: `always` (`create`, `rename`), `ifDirectory`
- * (`view`: only a folder's listing), or `never` (edits of one file, `delete`). A host
- * that cannot resolve links must list anyway: the listing is how it reports links out.
+ * How much of the listing the command needs: `kinds` (`create`, `rename`: every entry's
+ * path, kind and problem, its times and sizes not used; the named paths are looked up whole),
+ * `always` (all of it), `ifDirectory` (`view`: only a folder's listing, with sizes), or
+ * `never` (edits of one file, `delete`). A host that cannot resolve links must list anyway:
+ * the listing is how it reports links out.
  */
 list: Listing, 
 /**

@@ -11,7 +11,7 @@
  * single call that took `SLOW_CALL_MS` sends the rest to the thread pool.
  */
 import * as nodeFs from "node:fs";
-import type { Stats } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 
 /** The synchronous and callback forms of the calls the fast reads make (`node:fs`); injectable for tests. */
 export interface RawFs {
@@ -21,6 +21,8 @@ export interface RawFs {
   fstatSync(fd: number): Stats;
   lstatSync(path: string): Stats | undefined;
   readdirSync(path: string): string[];
+  /** The names with their kinds (`withFileTypes`): a raw fs that gives names alone has each `lstat`ed instead. */
+  readdirSync(path: string, options: { withFileTypes: true }): (Dirent | string)[];
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
   linkSync(existing: string, target: string): void;
   renameSync(from: string, to: string): void;
@@ -32,6 +34,7 @@ export interface RawFs {
   fstat(fd: number, callback: (error: NodeJS.ErrnoException | null, stats: Stats) => void): void;
   lstat(path: string, callback: (error: NodeJS.ErrnoException | null, stats: Stats) => void): void;
   readdir(path: string, callback: (error: NodeJS.ErrnoException | null, names: string[]) => void): void;
+  readdir(path: string, options: { withFileTypes: true }, callback: (error: NodeJS.ErrnoException | null, entries: (Dirent | string)[]) => void): void;
   write(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null, callback: (error: NodeJS.ErrnoException | null, written: number) => void): void;
   /** Always on the thread pool: it waits for the disk. */
   fsync(fd: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
@@ -54,6 +57,8 @@ export type IoOp =
   | { op: "lstatMany"; dir: string; names: string[] }
   /** The names in a folder. `big`: thousands of them, read on the thread pool (one synchronous call would hold the loop). */
   | { op: "readdir"; path: string; big?: boolean }
+  /** The names in a folder with their kinds (`Dirent`s; a name alone where the raw fs gives no kind). `big` as for `readdir`. */
+  | { op: "readdirKinds"; path: string; big?: boolean }
   | { op: "write"; fd: number; buffer: Uint8Array; offset: number; length: number; position: number | null }
   /** Always on the thread pool: it waits for the disk. */
   | { op: "fsync"; fd: number }
@@ -106,6 +111,8 @@ function sync(fs: RawFs, op: IoOp): unknown {
       throw new Error("lstatMany runs element by element"); // see IoDriver.lstatMany
     case "readdir":
       return fs.readdirSync(op.path);
+    case "readdirKinds":
+      return fs.readdirSync(op.path, { withFileTypes: true });
     case "write":
       return fs.writeSync(op.fd, op.buffer, op.offset, op.length, op.position);
     case "link":
@@ -144,6 +151,8 @@ async function later(fs: RawFs, op: IoOp): Promise<unknown> {
       return lstatManyLater(fs, op.dir, op.names, new StatColumns(op.names.length), 0);
     case "readdir":
       return callback<string[]>((done) => fs.readdir(op.path, done));
+    case "readdirKinds":
+      return callback<(Dirent | string)[]>((done) => fs.readdir(op.path, { withFileTypes: true }, done));
     case "write":
       return callback<number>((done) => fs.write(op.fd, op.buffer, op.offset, op.length, op.position, done));
     case "fsync":
@@ -352,7 +361,7 @@ export class IoDriver {
         next = task.next();
         continue;
       }
-      if (op.op === "await" || op.op === "lstatMany" || op.op === "fsync" || (op.op === "readdir" && op.big) || !(this.mode === "sync" || (this.mode === "auto" && now >= this.asyncUntil))) {
+      if (op.op === "await" || op.op === "lstatMany" || op.op === "fsync" || ((op.op === "readdir" || op.op === "readdirKinds") && op.big) || !(this.mode === "sync" || (this.mode === "auto" && now >= this.asyncUntil))) {
         const outcome = await this.later(op);
         now = performance.now();
         next = outcome.ok ? task.next(outcome.value) : task.throw(outcome.error);

@@ -6,7 +6,7 @@
  * folder, one `lstat` an entry, and `open`, `fstat`, `read`, `close` a head.
  */
 import { constants } from "node:fs";
-import type { Stats } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 import { join } from "node:path";
 import { hostError, type HostEntry, type HostHead } from "../host.js";
 import { isCode } from "./node-dirs.js";
@@ -136,17 +136,45 @@ export function* closeDir(dir: WalkDir | null): IoTask<void> {
 }
 
 /**
+ * A folder's names, sorted, with their kinds as the folder itself gives them (`d_type`): no
+ * `lstat` an entry, and times and sizes left 0. A kind the file system does not give (Node then
+ * `lstat`s it itself) or a raw fs that gives names alone: that entry is `lstat`ed here.
+ */
+function* namesWithKinds(ctx: WalkContext, dir: WalkDir, big: boolean): IoTask<{ names: string[]; stats: StatColumns }> {
+  const read = (yield { op: "readdirKinds", path: self(ctx, dir), big }) as (Dirent | string)[];
+  const named = read.map((e) => (typeof e === "string" ? { name: e, kind: -1 } : { name: e.name, kind: e.isFile() ? StatColumns.FILE : e.isDirectory() ? StatColumns.DIRECTORY : e.isSymbolicLink() ? StatColumns.LINK : 0 }));
+  named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const stats = new StatColumns(named.length);
+  for (let i = 0; i < named.length; i++) {
+    const kind = named[i]!.kind;
+    if (kind >= 0) stats.kinds[i] = kind;
+    else {
+      try {
+        stats.set(i, (yield { op: "lstat", path: at(ctx, dir, named[i]!.name) }) as Stats);
+      } catch (error) {
+        stats.errors.set(i, error as Error);
+      }
+    }
+  }
+  return { names: named.map((e) => e.name), stats };
+}
+
+/**
  * Every entry below `dir`, depth first in name order, as `NodeHost.list` reports them, into the
  * columns of `out`. A folder that cannot be read is flagged; the root throws (a write must never
  * decide on a listing that left out files that are there).
  */
-export function* listTask(ctx: WalkContext, dir: WalkDir, out: ListingBuilder = new ListingBuilder()): IoTask<ListingBuilder> {
+export function* listTask(ctx: WalkContext, dir: WalkDir, out: ListingBuilder = new ListingBuilder(), kindsOnly = false): IoTask<ListingBuilder> {
   const prefix = dir.segments.length ? `${dir.segments.join("/")}/` : "";
   let names: string[];
   let stats: StatColumns;
   try {
-    names = ((yield { op: "readdir", path: self(ctx, dir), big: (dir.bytes ?? 0) >= BIG_FOLDER_BYTES }) as string[]).sort();
-    stats = yield* lstatNames(ctx, dir, names); // a stat only orders and keys the listing
+    const big = (dir.bytes ?? 0) >= BIG_FOLDER_BYTES;
+    if (kindsOnly) ({ names, stats } = yield* namesWithKinds(ctx, dir, big));
+    else {
+      names = ((yield { op: "readdir", path: self(ctx, dir), big }) as string[]).sort();
+      stats = yield* lstatNames(ctx, dir, names); // a stat only orders and keys the listing
+    }
     for (const error of stats.errors.values()) if (!isCode(error, "ENOENT")) throw error;
   } catch (error) {
     if (isCode(error, "ENOENT")) return out; // vanished while listing
@@ -176,7 +204,7 @@ export function* listTask(ctx: WalkContext, dir: WalkDir, out: ListingBuilder = 
       }
       out.push(path, KIND_DIRECTORY, mtimesMs[i]!, 0, ctimesMs[i]!, inos[i]!);
       try {
-        yield* listTask(ctx, child, out);
+        yield* listTask(ctx, child, out, kindsOnly);
       } finally {
         yield* closeDir(child);
       }

@@ -157,8 +157,17 @@ export class NodeHost implements MemoryHost {
     return this.columns();
   }
 
-  /** The listing through the fast reads (which the host must have). */
-  private async columns(): Promise<Listing> {
+  /**
+   * `list()` with each entry's kind as the folder gives it, no `lstat` an entry: times and sizes
+   * are 0 (see `MemoryHost.listKinds`). A subclass or an instance with its own `list()` gets it.
+   */
+  async listKinds(): Promise<HostEntry[]> {
+    if (!this.driver || this.list !== NodeHost.prototype.list) return this.list();
+    return (await this.columns(true)).toEntries();
+  }
+
+  /** The listing through the fast reads (which the host must have); `kindsOnly`: see {@link listKinds}. */
+  private async columns(kindsOnly = false): Promise<Listing> {
     const driver = this.driver!;
     const ctx = await this.walkContext();
     let root: WalkDir;
@@ -169,7 +178,7 @@ export class NodeHost implements MemoryHost {
       throw error;
     }
     try {
-      return (await driver.run(listTask(ctx, root))).finish();
+      return (await driver.run(listTask(ctx, root, undefined, kindsOnly))).finish();
     } finally {
       await driver.run(closeDir(root));
     }

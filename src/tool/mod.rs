@@ -105,9 +105,11 @@ pub struct ToolPlan {
     pub resolve: Vec<String>,
     /// Relative paths whose whole content is needed, if they are files.
     pub read: Vec<String>,
-    /// How much of the listing the command needs: `always` (`create`, `rename`), `ifDirectory`
-    /// (`view`: only a folder's listing), or `never` (edits of one file, `delete`). A host
-    /// that cannot resolve links must list anyway: the listing is how it reports links out.
+    /// How much of the listing the command needs: `kinds` (`create`, `rename`: every entry's
+    /// path, kind and problem, its times and sizes not used; the named paths are looked up whole),
+    /// `always` (all of it), `ifDirectory` (`view`: only a folder's listing, with sizes), or
+    /// `never` (edits of one file, `delete`). A host that cannot resolve links must list anyway:
+    /// the listing is how it reports links out.
     pub list: Listing,
     /// Whether the command may write (everything but `view`): the host takes the write lock.
     pub writes: bool,
@@ -122,6 +124,7 @@ pub struct ToolPlan {
 pub enum Listing {
     #[default]
     Always,
+    Kinds,
     IfDirectory,
     Never,
 }
@@ -290,8 +293,9 @@ pub fn plan_tool_command(input: &Value) -> ToolPlan {
         Command::StrReplace { .. } | Command::Insert { .. } | Command::Delete { .. } => {
             Listing::Never
         }
-        // a create counts the topic files (the cap); a rename moves a folder's entries too
-        Command::Create { .. } | Command::Rename { .. } => Listing::Always,
+        // a create counts the topic files (the cap); a rename moves a folder's entries too:
+        // neither reads a time or a size but those of the paths it names
+        Command::Create { .. } | Command::Rename { .. } => Listing::Kinds,
     };
     plan.writes = !matches!(command, Command::View { .. });
     // edits of the index are checked against it; deletes and renames keep its entries true

@@ -73,6 +73,70 @@ test("the listing in columns is the walker's listing: links in and out, a FIFO, 
   assert.equal(listing.inos[c], fs.statSync(join(dir, "team", "deep", "c.md")).ino);
 });
 
+test("listKinds() is list() without times and sizes, read with the names (no lstat an entry), and the same from a raw fs that gives names alone", async () => {
+  const root = temp();
+  const outside = temp();
+  const dir = join(root, "memory");
+  mkdirSync(join(dir, "team", "deep"), { recursive: true });
+  for (let i = 0; i < 40; i++) writeFileSync(join(dir, `m${i}.md`), fm(`memory ${i}`));
+  writeFileSync(join(dir, "team", "deep", "c.md"), "x".repeat(5000));
+  writeFileSync(join(outside, "secret.md"), fm("outside"));
+  symlinkSync(join(dir, "m1.md"), join(dir, "link-in.md"));
+  symlinkSync(join(dir, "team"), join(dir, "team-link"));
+  symlinkSync(join(outside, "secret.md"), join(dir, "link-out.md"));
+  symlinkSync(join(dir, "missing.md"), join(dir, "dangling.md"));
+  mkdirSync(join(dir, "folder.md"));
+  execFileSync("mkfifo", [join(dir, "pipe.md")]);
+  const shape = (entries) => entries.map((e) => [e.path, e.kind, e.problem ?? null]);
+  const full = await new NodeHost(dir).list();
+  // a raw fs that counts lstats, and one whose readdir ignores withFileTypes (names alone)
+  const counting = (namesOnly) => {
+    const counts = { lstat: 0 };
+    const raw = Object.create(fs);
+    raw.lstatSync = (...a) => (counts.lstat++, fs.lstatSync(...a));
+    raw.lstat = (...a) => (counts.lstat++, fs.lstat(...a));
+    if (namesOnly) {
+      raw.readdirSync = (path) => fs.readdirSync(path);
+      raw.readdir = (path, ...rest) => fs.readdir(path, rest.at(-1));
+    }
+    return { raw, counts };
+  };
+  for (const io of ["sync", "async"]) {
+    const typed = counting(false);
+    const kinds = await new NodeHost(dir, { rawFs: typed.raw, io }).listKinds();
+    assert.deepEqual(shape(kinds), shape(full), `${io}: the same paths, kinds and problems`);
+    // links are followed (what they lead to is looked up); every other entry comes from the names
+    const plain = kinds.filter((e) => !e.problem && !["link-in.md", "team-link"].includes(e.path));
+    assert.ok(plain.length > 40 && plain.every((e) => e.mtimeMs === 0 && e.size === 0), `${io}: no times or sizes`);
+    assert.ok(typed.counts.lstat < 10, `${io}: ${typed.counts.lstat} lstats for ${full.length} entries`);
+    const named = counting(true);
+    assert.deepEqual(shape(await new NodeHost(dir, { rawFs: named.raw, io }).listKinds()), shape(full), `${io}: names alone, each lstat'ed`);
+    assert.ok(named.counts.lstat >= 45, `${io}: names alone are lstat'ed (${named.counts.lstat})`);
+  }
+  // a host whose list() is its own gives it here too
+  const own = new NodeHost(dir);
+  own.list = async () => full.filter((e) => e.path !== "m0.md");
+  assert.equal((await own.listKinds()).length, full.length - 1);
+});
+
+test("the memory tool's create counts the folder by its kinds: no lstat an entry, and still refused at the cap", async () => {
+  const dir = temp();
+  for (let i = 0; i < 60; i++) writeFileSync(join(dir, `project_m${i}.md`), fm(`memory ${i}`));
+  writeFileSync(join(dir, "MEMORY.md"), "- [M0](project_m0.md) — memory 0\n");
+  const counts = { lstat: 0 };
+  const raw = Object.create(fs);
+  raw.lstatSync = (...a) => (counts.lstat++, fs.lstatSync(...a));
+  const memory = await openMemory({ host: new NodeHost(dir, { rawFs: raw }), selector: { provider: "lexical" }, limits: { maxFiles: 62 } });
+  const tool = memory.tool();
+  // the first write also sweeps abandoned temporary files (a full listing, once a minute)
+  assert.match(await tool.create({ command: "create", path: "/memories/project_a.md", file_text: fm("a") }), /File created successfully/);
+  counts.lstat = 0;
+  assert.match(await tool.create({ command: "create", path: "/memories/project_b.md", file_text: fm("b") }), /File created successfully/);
+  assert.ok(counts.lstat < 20, `${counts.lstat} lstats to create in a folder of 62 entries`);
+  await assert.rejects(tool.create({ command: "create", path: "/memories/project_c.md", file_text: fm("one too many") }), /holds 62 topic files/);
+  memory.close();
+});
+
 test("a NodeHost whose list() is its own (a subclass filtering it) is listed by it, in columns too; a builder cannot change a listing it gave", async () => {
   const { ListingBuilder } = await import("memdir");
   const dir = temp();
