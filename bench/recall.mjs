@@ -35,10 +35,30 @@ export async function benchRecall(memdir, sizes = [200, 5000]) {
         if (i >= 5) turns.push(t);
       }
       memory.close();
-      rows.push({ files: n, coldMs: median(cold), perTurnMs: median(turns) });
+      const row = { files: n, coldMs: median(cold), perTurnMs: median(turns) };
+      // the offline selector (no model at all, as `memdir recall` without a key), whose terms the
+      // opened memory keeps per head, next to a memory without a cache (every turn starts over)
+      if (n <= 1000) row.lexical = { coldMs: await lexicalTurns(memdir, folder.dir, true), perTurnMs: await lexicalTurns(memdir, folder.dir, false), noCachePerTurnMs: await lexicalTurns(memdir, folder.dir, false, false) };
+      rows.push(row);
     } finally {
       folder.remove();
     }
   }
   return rows;
+}
+
+/** Median recall time with the lexical selector: each in a new opened memory (`cold`), or turns of one. */
+async function lexicalTurns(memdir, dir, cold, cache = true) {
+  const times = [];
+  let memory = cold ? null : await memdir.openMemory({ dir, selector: { provider: "lexical" }, cache });
+  for (let i = 0; i < (cold ? 12 : 25); i++) {
+    if (cold) memory = await memdir.openMemory({ dir, selector: { provider: "lexical" } });
+    else await new Promise((r) => setTimeout(r, 1));
+    const r = await memory.recall(QUERY);
+    if (r.outcome === "failed") throw new Error(`lexical recall failed: ${r.error}`);
+    if (i >= (cold ? 2 : 5)) times.push(r.latencyMs);
+    if (cold) memory.close();
+  }
+  if (!cold) memory.close();
+  return median(times);
 }

@@ -57,6 +57,7 @@ if (want("recall")) {
   const { benchRecall } = await import("./recall.mjs");
   results.recall = await benchRecall(memdir);
   for (const r of results.recall) log(`recall without the model, ${r.files} files: cold ${ms(r.coldMs)} ms, per turn ${ms(r.perTurnMs)} ms`);
+  for (const r of results.recall.filter((x) => x.lexical)) log(`recall with the lexical selector, ${r.files} files: cold ${ms(r.lexical.coldMs)} ms, per turn ${ms(r.lexical.perTurnMs)} ms (without a cache ${ms(r.lexical.noCachePerTurnMs)} ms)`);
 }
 
 // ---- writes --------------------------------------------------------------------------------
