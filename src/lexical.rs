@@ -368,8 +368,35 @@ const PACKED_STOP_WORDS: [u64; short_stop_words()] = {
     out
 };
 
+/// For each first letter `a`–`z`, the lengths of the stop words that begin with it (bit `n` set
+/// for a word of `n` bytes): most words of a body are told apart by these two bytes alone.
+const STOP_WORD_LENGTHS: [u32; 26] = {
+    let mut out = [0u32; 26];
+    let mut i = 0;
+    #[allow(clippy::indexing_slicing)] // bounded: `i < STOP_WORDS.len()`, a letter's index < 26
+    while i < STOP_WORDS.len() {
+        let word = STOP_WORDS[i].as_bytes();
+        assert!(!word.is_empty() && word[0].is_ascii_lowercase() && word.len() < 32);
+        out[(word[0] - b'a') as usize] |= 1 << word.len();
+        i += 1;
+    }
+    out
+};
+
 fn is_stop_word(word: &str) -> bool {
     let bytes = word.as_bytes();
+    if let Some(&first) = bytes.first() {
+        let lengths = match first {
+            b'a'..=b'z' => STOP_WORD_LENGTHS
+                .get(usize::from(first - b'a'))
+                .copied()
+                .unwrap_or(0),
+            _ => 0, // every stop word begins with a lower-case letter (checked when compiled)
+        };
+        if bytes.len() >= 32 || lengths & (1 << bytes.len()) == 0 {
+            return false;
+        }
+    }
     // a NUL byte would pack like the end of a shorter word (terms have none; this stays exact)
     if bytes.is_empty() || bytes.len() > 8 || bytes.contains(&0) {
         return STOP_WORDS.binary_search(&word).is_ok();
@@ -461,11 +488,13 @@ impl Document {
         });
         let mut body = Terms::default();
         if let Some(head) = head {
+            // one look-up a word; the title's terms taken out once, after
             for_each_token(&body_text(head, limits), &mut |t| {
-                if !title.contains(t) && !body.contains(t) {
+                if !body.contains(t) {
                     body.insert(t.to_owned());
                 }
             });
+            body.retain(|t| !title.contains(t));
         }
         Self { title, body }
     }

@@ -36,7 +36,42 @@ pub fn runs(text: &str) -> Vec<Run<'_>> {
 }
 
 /// [`runs`] one at a time, without collecting them (the lexical selector reads whole bodies).
+///
+/// An ASCII letter or digit belongs to a word and any other ASCII character separates, so the
+/// text is cut at those bytes first: a piece of ASCII letters and digits alone is one word,
+/// taken without decoding a character (most of a body), and only a piece with other characters
+/// in it is read a character at a time ([`for_each_run_by_char`], which this equals).
 pub fn for_each_run<'a>(text: &'a str, f: &mut dyn FnMut(Run<'a>)) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        let mut ascii = true;
+        while let Some(&b) = bytes.get(i) {
+            if b.is_ascii() {
+                if !b.is_ascii_alphanumeric() {
+                    break;
+                }
+            } else {
+                ascii = false;
+            }
+            i += 1;
+        }
+        if i > start {
+            // cut at ASCII bytes (or the ends): character boundaries
+            let piece = text.get(start..i).unwrap_or("");
+            if ascii {
+                f(Run::Word(piece));
+            } else {
+                for_each_run_by_char(piece, f);
+            }
+        }
+        i += 1; // the separator
+    }
+}
+
+/// [`for_each_run`] a character at a time: the rule itself.
+pub fn for_each_run_by_char<'a>(text: &'a str, f: &mut dyn FnMut(Run<'a>)) {
     let mut start: Option<(usize, bool)> = None;
     for (i, c) in text.char_indices() {
         // ASCII first: no CJK there, and `is_alphanumeric` is `is_ascii_alphanumeric`

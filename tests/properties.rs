@@ -1415,3 +1415,35 @@ fn a_reading_older_than_the_last_scan_is_not_its_memory() {
     )
     .unwrap();
 }
+
+/// Words and identifiers with the edges of the run rule: ASCII punctuation between letters,
+/// accented and CJK letters next to ASCII ones, digits, `_`, astral characters.
+fn wordy_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-zA-Z0-9]{0,10}",
+        2 => "[-_.,:/ ()'\"]{1,3}",
+        1 => "[éÉßøÆ]{1,3}",
+        1 => "[漢字かなカナ한글]{1,4}",
+        1 => Just("\u{3000}".to_owned()),
+        1 => Just("😀".to_owned()),
+        1 => Just("Ⅻ٣".to_owned()),
+        1 => Just("\u{0301}".to_owned()),
+        1 => piece(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// The runs taken at the ASCII separators first are the runs of the rule read a character at
+    /// a time: the same pieces, in the same order.
+    #[test]
+    fn runs_cut_at_ascii_separators_are_the_runs_of_the_rule(pieces in prop::collection::vec(wordy_piece(), 0..16)) {
+        let text = pieces.concat();
+        let mut fast = Vec::new();
+        memdir::words::for_each_run(&text, &mut |r| fast.push(r));
+        let mut rule = Vec::new();
+        memdir::words::for_each_run_by_char(&text, &mut |r| rule.push(r));
+        prop_assert_eq!(fast, rule);
+    }
+}
