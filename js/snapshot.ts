@@ -106,16 +106,26 @@ export async function takeSnapshot(
 /**
  * The listing's kinds (`listKinds`), with the size and time of each named path that is a file
  * or folder as the listing says (a read whole checks the size it was listed with).
+ *
+ * A named path whose look-up fails is left as the listing says when the listing does not make
+ * it a file to read (a UNIX socket cannot be opened, a link to one leads nowhere readable: the
+ * listing says what they are, as `list()` would): only a file read whole needs its size.
  */
 async function kindsWithNamed(host: MemoryHost, named: string[], concurrency: number): Promise<HostEntry[]> {
   // both waited for, a failed one too, so nothing is left open when this throws
-  const [listed, looked] = await Promise.allSettled([host.listKinds!(), bounded(named, concurrency, (p) => host.stat(p))]);
+  const [listed, looked] = await Promise.allSettled([host.listKinds!(), bounded(named, concurrency, (p) => host.stat(p).catch((error: unknown) => ({ path: p, error })))]);
   if (listed.status === "rejected") throw listed.reason;
   if (looked.status === "rejected") throw looked.reason;
-  const [kinds, stats] = [listed.value, looked.value];
-  const byPath = new Map(stats.filter((e) => e !== null).map((e) => [e.path, e]));
+  const kinds = listed.value;
+  const byPath = new Map(kinds.map((e) => [e.path, e]));
+  for (const s of looked.value) {
+    if (s === null || !("error" in s)) continue;
+    const e = byPath.get(s.path);
+    if (e && e.kind === "file" && !e.problem) throw s.error; // to be read whole, without the size to check it by
+  }
+  const stats = new Map(looked.value.filter((e): e is HostEntry => e !== null && !("error" in e)).map((e) => [e.path, e]));
   return kinds.map((e) => {
-    const s = byPath.get(e.path);
+    const s = stats.get(e.path);
     return s && s.kind === e.kind && !s.problem && !e.problem ? { ...e, size: s.size, mtimeMs: s.mtimeMs } : e;
   });
 }

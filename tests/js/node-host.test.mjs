@@ -137,6 +137,35 @@ test("the memory tool's create counts the folder by its kinds: no lstat an entry
   memory.close();
 });
 
+test("the memory tool's create and rename on a UNIX socket (or a link to one) answer as with the whole listing: a look-up of the named path that cannot open it does not stop them", async (t) => {
+  const { createServer } = await import("node:net");
+  const dir = temp();
+  writeFileSync(join(dir, "MEMORY.md"), "");
+  const server = createServer().listen(join(dir, "sock.md"));
+  await new Promise((resolve) => server.on("listening", resolve));
+  t.after(() => server.close());
+  symlinkSync("sock.md", join(dir, "to-sock.md"));
+  const memory = await openMemory({ host: new NodeHost(dir), selector: { provider: "lexical" } });
+  t.after(() => memory.close());
+  const run = async (command) => (await memory.tool().execute(command)).content;
+  assert.equal(await run({ command: "create", path: "/memories/sock.md", file_text: fm("a") }), "File /memories/sock.md already exists");
+  assert.match(await run({ command: "create", path: "/memories/to-sock.md", file_text: fm("a") }), /would escape \/memories directory via symlink/);
+  assert.match(await run({ command: "rename", old_path: "/memories/to-sock.md", new_path: "/memories/b.md" }), /would escape \/memories directory via symlink/);
+  assert.match(await run({ command: "rename", old_path: "/memories/sock.md", new_path: "/memories/moved.md" }), /Successfully renamed/);
+  assert.ok(fs.lstatSync(join(dir, "moved.md")).isSocket());
+  // a file to be read whole whose look-up fails still stops the write (its size checks the read)
+  const failing = new NodeHost(dir);
+  failing.stat = async (path) => {
+    if (path === "MEMORY.md") throw Object.assign(new Error("EIO: the disk"), { code: "EIO" });
+    return NodeHost.prototype.stat.call(failing, path);
+  };
+  const other = await openMemory({ host: failing, selector: { provider: "lexical" } });
+  t.after(() => other.close());
+  const failed = await other.tool().execute({ command: "create", path: "/memories/c.md", file_text: fm("c") });
+  assert.ok(failed.isError && /EIO/.test(failed.content), failed.content);
+  assert.ok(!fs.existsSync(join(dir, "c.md")));
+});
+
 test("a NodeHost whose list() is its own (a subclass filtering it) is listed by it, in columns too; a builder cannot change a listing it gave", async () => {
   const { ListingBuilder } = await import("memdir");
   const dir = temp();
