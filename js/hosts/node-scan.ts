@@ -159,6 +159,16 @@ function* namesWithKinds(ctx: WalkContext, dir: WalkDir, big: boolean): IoTask<{
   return { names: named.map((e) => e.name), stats };
 }
 
+/** A sub-folder's own size in bytes (`fstat` of its descriptor, else `lstat`), or `undefined` when it cannot be looked up. */
+function* folderBytes(ctx: WalkContext, parent: WalkDir, name: string, child: WalkDir): IoTask<number | undefined> {
+  try {
+    const st = (child.fd !== null ? yield { op: "fstat", fd: child.fd } : yield { op: "lstat", path: at(ctx, parent, name) }) as Stats;
+    return st.size;
+  } catch {
+    return undefined; // unknown: read synchronously
+  }
+}
+
 /**
  * Every entry below `dir`, depth first in name order, as `NodeHost.list` reports them, into the
  * columns of `out`. A folder that cannot be read is flagged; the root throws (a write must never
@@ -202,6 +212,8 @@ export function* listTask(ctx: WalkContext, dir: WalkDir, out: ListingBuilder = 
         out.push(path, KIND_DIRECTORY, mtimesMs[i]!, 0, Number.NaN, Number.NaN, "unreadable");
         continue;
       }
+      // the kinds alone give no folder's size: looked up, so a large one is read on the thread pool too
+      if (kindsOnly) child.bytes = yield* folderBytes(ctx, dir, name, child);
       out.push(path, KIND_DIRECTORY, mtimesMs[i]!, 0, ctimesMs[i]!, inos[i]!);
       try {
         yield* listTask(ctx, child, out, kindsOnly);

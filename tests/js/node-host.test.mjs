@@ -119,6 +119,23 @@ test("listKinds() is list() without times and sizes, read with the names (no lst
   assert.equal((await own.listKinds()).length, full.length - 1);
 });
 
+test("listKinds() reads a large sub-folder on the thread pool as list() does (the kinds give no folder's size: it is looked up)", async () => {
+  const dir = temp();
+  mkdirSync(join(dir, "many"));
+  for (let i = 0; i < 2000; i++) writeFileSync(join(dir, "many", `memory-file-number-${i}.md`), "");
+  assert.ok(fs.statSync(join(dir, "many")).size >= 32 * 1024, "a folder past BIG_FOLDER_BYTES");
+  for (const kinds of [false, true]) {
+    // every other call synchronous: only a folder known to be large goes to the thread pool
+    const pooled = [];
+    const raw = Object.create(fs);
+    raw.readdir = (path, ...rest) => (pooled.push(path), fs.readdir(path, ...rest));
+    const host = new NodeHost(dir, { rawFs: raw, io: "sync" });
+    const entries = kinds ? await host.listKinds() : await host.list();
+    assert.equal(entries.length, 2001);
+    assert.equal(pooled.length, 1, `${kinds ? "listKinds" : "list"}: the large folder alone, on the thread pool (${pooled.join(", ")})`);
+  }
+});
+
 test("the memory tool's create counts the folder by its kinds: no lstat an entry, and still refused at the cap", async () => {
   const dir = temp();
   for (let i = 0; i < 60; i++) writeFileSync(join(dir, `project_m${i}.md`), fm(`memory ${i}`));
