@@ -141,7 +141,16 @@ export function* closeDir(dir: WalkDir | null): IoTask<void> {
  * `lstat`s it itself) or a raw fs that gives names alone: that entry is `lstat`ed here.
  */
 function* namesWithKinds(ctx: WalkContext, dir: WalkDir, big: boolean): IoTask<{ names: string[]; stats: StatColumns }> {
-  const read = (yield { op: "readdirKinds", path: self(ctx, dir), big }) as (Dirent | string)[];
+  let read: (Dirent | string)[];
+  try {
+    read = (yield { op: "readdirKinds", path: self(ctx, dir), big }) as (Dirent | string)[];
+  } catch (error) {
+    // Node `lstat`s an entry whose kind the file system does not give, and fails the whole read
+    // with that `lstat`'s error (ENOENT: one entry gone, not the folder): the names alone, each
+    // `lstat`ed below (an entry gone is left out); a folder gone fails here again
+    if (!isCode(error, "ENOENT")) throw error;
+    read = (yield { op: "readdir", path: self(ctx, dir), big }) as string[];
+  }
   const named = read.map((e) => (typeof e === "string" ? { name: e, kind: -1 } : { name: e.name, kind: e.isFile() ? StatColumns.FILE : e.isDirectory() ? StatColumns.DIRECTORY : e.isSymbolicLink() ? StatColumns.LINK : 0 }));
   named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const stats = new StatColumns(named.length);

@@ -136,6 +136,28 @@ test("listKinds() reads a large sub-folder on the thread pool as list() does (th
   }
 });
 
+test("listKinds() where Node's read with kinds fails because one entry of unknown kind vanished (its lstat ENOENT): the folder is listed, not taken as gone, and a create keeps MEMORY.md's entries", async () => {
+  const dir = temp();
+  for (const n of ["a", "b"]) writeFileSync(join(dir, `project_${n}.md`), fm(n));
+  const index = "- [A](project_a.md) — a\n- [B](project_b.md) — b\n";
+  writeFileSync(join(dir, "MEMORY.md"), index);
+  // as Node's readdir with file types fails on a file system without d_type when a temporary
+  // file is renamed away between the read and Node's own lstat of it
+  const gone = (path) => Object.assign(new Error(`ENOENT: no such file or directory, lstat '${path}/.tmp'`), { code: "ENOENT", errno: -2, syscall: "lstat", path: `${path}/.tmp` });
+  const raw = Object.create(fs);
+  raw.readdirSync = (path, options) => {
+    if (options?.withFileTypes) throw gone(path);
+    return fs.readdirSync(path, options);
+  };
+  raw.readdir = (path, ...rest) => (rest.length > 1 && rest[0]?.withFileTypes ? process.nextTick(rest.at(-1), gone(path)) : fs.readdir(path, ...rest));
+  const shape = (entries) => entries.map((e) => [e.path, e.kind, e.problem ?? null]);
+  for (const io of ["sync", "async"]) assert.deepEqual(shape(await new NodeHost(dir, { rawFs: raw, io }).listKinds()), shape(await new NodeHost(dir).list()), io);
+  const memory = await openMemory({ host: new NodeHost(dir, { rawFs: raw }), selector: { provider: "lexical" } });
+  assert.match(await memory.tool().create({ command: "create", path: "/memories/project_c.md", file_text: fm("c") }), /File created successfully/);
+  memory.close();
+  assert.ok(fs.readFileSync(join(dir, "MEMORY.md"), "utf8").startsWith(index), "the index's entries kept");
+});
+
 test("the memory tool's create counts the folder by its kinds: no lstat an entry, and still refused at the cap", async () => {
   const dir = temp();
   for (let i = 0; i < 60; i++) writeFileSync(join(dir, `project_m${i}.md`), fm(`memory ${i}`));
