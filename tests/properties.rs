@@ -1447,3 +1447,118 @@ proptest! {
         prop_assert_eq!(fast, rule);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The offline selector through the scan memo chooses as the memories and heads crossing do
+
+/// A head whose body has words on its first line and five lines further (so a header limit
+/// cuts between them), or none, or one that is not UTF-8, or one without frontmatter.
+fn lexical_head() -> impl Strategy<Value = Option<Vec<u8>>> {
+    let words = || {
+        prop::sample::select(vec![
+            "secrets monthly",
+            "blue green script",
+            "canary deploys",
+            "rollout",
+        ])
+    };
+    prop_oneof![
+        Just(None),
+        (
+            prop::sample::select(vec!["deploy", "billing", "kubernetes", "rollout"]),
+            words(),
+            words(),
+            prop::sample::select(vec![0usize, 1, 3, 40]),
+        )
+            .prop_map(|(subject, near, far, blank)| {
+                let head = format!(
+                    "---\nname: N {subject}\ndescription: about {subject}\ntype: project\n---\n{}{near}\r\n\n\n\n\nfar {far}\n",
+                    "\n".repeat(blank)
+                );
+                Some(head.into_bytes())
+            }),
+        Just(Some(b"no frontmatter deploy billing\n\xff\xfe canary".to_vec())),
+        Just(Some(b"plain text kubernetes secrets".to_vec())),
+    ]
+}
+
+/// One turn: five files (head, time, whether it is there), `maxFiles`, the scans' header
+/// limit, the selection's, which memories are candidates (and whether an unknown path is one
+/// too), the query.
+type LexicalTurn = (
+    Vec<(Option<Vec<u8>>, f64, bool)>,
+    u32,
+    u32,
+    u32,
+    Vec<bool>,
+    &'static str,
+);
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Turn after turn (heads edited, files gone and back, another header limit for the scan
+    /// or the selection, fewer candidates), the selection through the memo's kept terms is the
+    /// one `lexical_select` gives for the scan's memories and the heads it read.
+    #[test]
+    fn the_lexical_selection_through_the_memo_is_the_plain_one(
+        turns in prop::collection::vec((
+            prop::collection::vec((lexical_head(), prop::sample::select(vec![1.0e12, 1.5e12, 1.7e12]), any::<bool>()), 5),
+            1u32..6,
+            prop::sample::select(vec![30u32, 6, 2]),
+            prop::sample::select(vec![30u32, 6, 2]),
+            prop::collection::vec(any::<bool>(), 6),
+            prop::sample::select(vec!["deploy billing", "kubernetes secrets monthly", "canary rollout", "blue green far"]),
+        ), 1..6)
+    ) {
+        let turns: Vec<LexicalTurn> = turns;
+        let paths = ["a.md", "b.md", "team/c.md", "d.md", "e.md"];
+        let mut memo = memdir::scan_memo::ScanMemo::new();
+        for (files, max_files, max_header_lines, selection_lines, picked, query) in turns {
+            let files: Vec<memdir::scan::FileHead> = files
+                .into_iter()
+                .zip(paths)
+                .filter(|((_, _, there), _)| *there)
+                .map(|((head, mtime_ms, _), path)| memdir::scan::FileHead {
+                    path: path.to_owned(),
+                    mtime_ms,
+                    head: head.map(Head::Bytes),
+                    kind: None,
+                    problem: None,
+                })
+                .collect();
+            let limits = Limits { max_files, max_header_lines, ..Limits::default() };
+            let (scan, _, _) = memdir::scan::scan_with_memo(&files, &limits, &mut memo);
+            let mut candidates: Vec<String> = scan
+                .memories
+                .iter()
+                .zip(&picked)
+                .filter(|(_, &p)| p)
+                .map(|(m, _)| m.path.clone())
+                .collect();
+            if picked[5] {
+                candidates.push("not-scanned.md".into());
+            }
+            let memories: Vec<memdir::scan::Memory> =
+                scan.memories.iter().filter(|m| candidates.contains(&m.path)).cloned().collect();
+            let heads: BTreeMap<String, Head> = files
+                .iter()
+                .filter(|f| memories.iter().any(|m| m.path == f.path))
+                .filter_map(|f| Some((f.path.clone(), f.head.clone()?)))
+                .collect();
+            // the kept terms are made with one limit, then asked for with others
+            for lines in [selection_lines, 30, 6, 2, selection_lines] {
+                let limits = Limits { max_header_lines: lines, ..Limits::default() };
+                let plain = memdir::lexical::lexical_select(&memdir::lexical::LexicalInput {
+                    query: query.into(),
+                    memories: memories.clone(),
+                    recent_tools: vec![],
+                    heads: heads.clone(),
+                    limits: Some(limits),
+                });
+                let kept = memdir::lexical::lexical_select_memo(query, &candidates, &[], &limits, &mut memo);
+                prop_assert_eq!(kept, plain, "header limit {}", lines);
+            }
+        }
+    }
+}
