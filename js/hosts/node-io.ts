@@ -34,6 +34,7 @@ export interface RawFs {
   fstat(fd: number, callback: (error: NodeJS.ErrnoException | null, stats: Stats) => void): void;
   lstat(path: string, callback: (error: NodeJS.ErrnoException | null, stats: Stats) => void): void;
   readdir(path: string, callback: (error: NodeJS.ErrnoException | null, names: string[]) => void): void;
+  /** The names with their kinds; used when the function declares three parameters (`readdir.length >= 3`), as `node:fs`'s does. */
   readdir(path: string, options: { withFileTypes: true }, callback: (error: NodeJS.ErrnoException | null, entries: (Dirent | string)[]) => void): void;
   write(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null, callback: (error: NodeJS.ErrnoException | null, written: number) => void): void;
   /** Always on the thread pool: it waits for the disk. */
@@ -152,7 +153,8 @@ async function later(fs: RawFs, op: IoOp): Promise<unknown> {
     case "readdir":
       return callback<string[]>((done) => fs.readdir(op.path, done));
     case "readdirKinds":
-      return callback<(Dirent | string)[]>((done) => fs.readdir(op.path, { withFileTypes: true }, done));
+      // a raw fs written against the two-argument form gets no options: its names are lstat'ed
+      return callback<(Dirent | string)[]>((done) => (fs.readdir.length >= 3 ? fs.readdir(op.path, { withFileTypes: true }, done) : fs.readdir(op.path, done)));
     case "write":
       return callback<number>((done) => fs.write(op.fd, op.buffer, op.offset, op.length, op.position, done));
     case "fsync":

@@ -112,6 +112,12 @@ test("listKinds() is list() without times and sizes, read with the names (no lst
     const named = counting(true);
     assert.deepEqual(shape(await new NodeHost(dir, { rawFs: named.raw, io }).listKinds()), shape(full), `${io}: names alone, each lstat'ed`);
     assert.ok(named.counts.lstat >= 45, `${io}: names alone are lstat'ed (${named.counts.lstat})`);
+    // a raw fs written against the two-argument readdir (before listKinds): given no options
+    const older = counting(false);
+    older.raw.readdir = function (path, callback) {
+      fs.readdir(path, callback);
+    };
+    assert.deepEqual(shape(await new NodeHost(dir, { rawFs: older.raw, io }).listKinds()), shape(full), `${io}: a two-argument readdir`);
   }
   // a host whose list() is its own gives it here too
   const own = new NodeHost(dir);
