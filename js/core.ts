@@ -471,6 +471,16 @@ export function planScanPackedMemo(listing: PackedListing, memo: number, pathsSa
   return guard({ listing, memo, pathsSame }, (a) => wasm.planScanPackedMemo(a.listing, a.memo, a.pathsSame));
 }
 
+/**
+ * `planScanPackedMemo` for a listing too large for one call, given in pieces in order (the event
+ * loop runs between them): the call with `last` returns the order of the whole listing, an
+ * empty array before it. `first` begins a listing; `pathsSame`, the same for every piece: the
+ * pieces give the times alone of the listing the memo holds.
+ */
+export function planScanPackedMemoPiece(piece: PackedListing, memo: number, pathsSame: boolean, first: boolean, last: boolean): Uint32Array {
+  return guard({ piece, memo, pathsSame, first, last }, (a) => wasm.planScanPackedMemoPiece(a.piece, a.memo, a.pathsSame, a.first, a.last));
+}
+
 /** `scanMemories` on a packed listing, packed (`js/packed.ts` unpacks it). */
 export function scanPacked(listing: PackedListing, limits?: Partial<Limits> | null): { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array } {
   return guard({ listing, limits }, (a) => wasm.scanPacked(a.listing, a.limits ?? null));

@@ -176,9 +176,13 @@ export class ListingBuilder {
     this.push(e.path, KIND_CODE[e.kind] ?? KIND_OTHER, e.mtimeMs, e.size, e.ctimeMs ?? Number.NaN, e.ino ?? Number.NaN, e.problem);
   }
 
+  /**
+   * The listing; its columns are views of the builder's (no copy: at 200,000 entries five copies
+   * held the event loop ~10 ms), which no push can change any more.
+   */
   finish(): Listing {
     this.finished = true;
     const n = this.n;
-    return new Listing(this.paths, this.kinds.slice(0, n), this.mtimes.slice(0, n), this.sizes.slice(0, n), this.ctimes.slice(0, n), this.inos.slice(0, n), this.problems);
+    return new Listing(this.paths, this.kinds.subarray(0, n), this.mtimes.subarray(0, n), this.sizes.subarray(0, n), this.ctimes.subarray(0, n), this.inos.subarray(0, n), this.problems);
   }
 }

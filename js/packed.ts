@@ -4,7 +4,7 @@
  * Nothing is decided here: which files to read, in which order, and what they hold is the
  * core's (`planScanPacked`, `scanPacked`); this file only moves bytes.
  */
-import { buildSelectionRequest, buildSelectionRequestMemo, lexicalSelect, lexicalSelectMemo, planScan, planScanPacked, planScanPackedMemo, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
+import { buildSelectionRequest, buildSelectionRequestMemo, lexicalSelect, lexicalSelectMemo, planScan, planScanPacked, planScanPackedMemo, planScanPackedMemoPiece, scanMemories, scanMemoClose, scanMemoOpen, scanPacked, scanPackedMemo } from "./core.js";
 import type { FileHead, Head, LexicalSelection, Limits, Memory, PackedListing, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
 import type { HostEntry } from "./host.js";
 import { lazyProperty } from "./lazy.js";
@@ -71,6 +71,78 @@ export function packEntries(listingLike: ListingLike): PackedEntries {
   const { text, bytes } = joinedPaths(listing.paths);
   return { paths: text, pathBytes: bytes, mtimes: listing.mtimesMs, kinds, problems: problems.join("\0") };
 }
+
+/**
+ * A listing this long or longer is packed and planned in pieces of this many entries, the event
+ * loop let through between them (in one go, 200,000 entries held it ~14 ms to pack and ~23 ms
+ * to plan).
+ */
+export const PLAN_PIECE_ENTRIES = 16_384;
+
+/** A listing packed in pieces: the whole (as {@link packEntries} gives it) and each piece. */
+export interface PackedInPieces extends PackedEntries {
+  pieces: PackedEntries[];
+}
+
+/**
+ * {@link packEntries} a piece of `pieceEntries` entries at a time, `pause()` awaited between
+ * them; each piece packed on its own, for {@link ScanMemo.planInPieces}. The whole listing's
+ * buffers are the pieces' put together (a copy).
+ */
+export async function packEntriesInPieces(listingLike: ListingLike, pause: () => Promise<void>, pieceEntries = PLAN_PIECE_ENTRIES): Promise<PackedInPieces> {
+  const listing = asListing(listingLike);
+  const n = listing.length;
+  const kinds = new Uint8Array(n);
+  kinds.set(listing.kinds);
+  const withProblem = [...listing.problems.keys()].filter((i) => listing.problems.get(i) && i < n).sort((a, b) => a - b);
+  const pieces: PackedEntries[] = [];
+  const allProblems: string[] = [];
+  let unpackable = false;
+  let next = 0; // into withProblem
+  for (let start = 0; start < n || (n === 0 && pieces.length === 0); start += pieceEntries) {
+    const end = Math.min(n, start + pieceEntries);
+    const paths = listing.paths.slice(start, end);
+    for (const path of paths) if (path.includes("\0")) unpackable = true;
+    const problems: string[] = [];
+    for (; next < withProblem.length && withProblem[next]! < end; next++) {
+      const i = withProblem[next]!;
+      kinds[i] = kinds[i]! | HAS_PROBLEM;
+      problems.push(listing.problems.get(i)!);
+    }
+    allProblems.push(...problems);
+    const text = paths.length && !unpackable ? `${paths.join("\0")}\0` : "";
+    pieces.push({ paths: text, pathBytes: unpackable ? new Uint8Array(0) : encoder.encode(text), mtimes: listing.mtimesMs.subarray(start, end), kinds: kinds.subarray(start, end), problems: problems.length ? `${problems.join("\0")}\0` : "" });
+    if (end < n) await pause();
+  }
+  let whole = joined.get(listing.paths);
+  if (whole === undefined) {
+    let total = 0;
+    // the pieces' texts put together as a rope: nothing is copied until it is compared
+    let text = "";
+    for (const piece of pieces) {
+      total += piece.pathBytes!.length;
+      text += piece.paths;
+    }
+    const bytes = new Uint8Array(unpackable ? 0 : total);
+    if (!unpackable) {
+      let at = 0;
+      for (const piece of pieces) {
+        bytes.set(piece.pathBytes!, at);
+        at += piece.pathBytes!.length;
+      }
+    }
+    whole = { text: unpackable ? "" : text, bytes, unpackable };
+    joined.set(listing.paths, whole);
+  }
+  return { paths: whole.text, pathBytes: whole.bytes, mtimes: listing.mtimesMs, kinds, problems: allProblems.length ? `${allProblems.join("\0")}\0` : "", pieces };
+}
+
+/** `packed` crossing alone, with no heads. */
+function entriesAlone(packed: PackedEntries): PackedListing {
+  return { paths: packed.pathBytes ?? packed.paths, mtimes: packed.mtimes, kinds: packed.kinds, problems: packed.problems, headEntries: NO_POSITIONS, headEnds: NO_POSITIONS };
+}
+
+const NO_POSITIONS = new Uint32Array(0);
 
 /** The paths joined, by the array they were joined from (a check's new listing shares its paths). */
 const joined = new WeakMap<readonly string[], { text: string; bytes: Uint8Array; unpackable: boolean }>();
@@ -208,6 +280,40 @@ export class ScanMemo {
       }
       this.held = null; // the memo is gone (a restart): the scan starts it over
     }
+    return scanOrder(listing, packed);
+  }
+
+  /**
+   * {@link plan} for a listing packed in pieces ({@link packEntriesInPieces}): the core plans it
+   * a piece a call, `pause()` awaited between them, and gives the order of the whole. The times
+   * alone cross when the memo holds the listing; a memo that is gone (a restart) starts over.
+   */
+  async planInPieces(listingLike: ListingLike, packed: PackedInPieces, pause: () => Promise<void>): Promise<number[] | Uint32Array> {
+    const listing = asListing(listingLike);
+    if (unpackable(listing) || packed.pieces.length < 2) return this.plan(listing, packed);
+    const inPieces = async (pathsSame: boolean): Promise<Uint32Array | null> => {
+      const handle = this.handle ?? this.open();
+      const last = packed.pieces.length - 1;
+      let order: Uint32Array | null = null;
+      for (let k = 0; k <= last; k++) {
+        const piece = pathsSame ? timesOnly(packed.pieces[k]!) : packed.pieces[k]!;
+        order = attempt(() => planScanPackedMemoPiece(entriesAlone(piece), handle, pathsSame, k === 0, k === last));
+        if (order === null) return null;
+        if (k < last) await pause();
+      }
+      return order;
+    };
+    let order = sameListing(this.held, packed) ? await inPieces(true) : null;
+    if (order) this.crossings.timesOnly++;
+    else {
+      order = await inPieces(false);
+      if (order) this.crossings.whole++;
+    }
+    if (order) {
+      this.held = packed;
+      return order;
+    }
+    this.held = null; // the memo is gone (a restart): the scan starts it over
     return scanOrder(listing, packed);
   }
 

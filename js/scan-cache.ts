@@ -23,7 +23,7 @@ import type { LexicalSelection, Limits, Memory, ScanResult, SelectionInput, Sele
 import type { HostEntry, HostError, HostHead, HostWatcher, MemoryHost } from "./host.js";
 import { ioHost } from "./io.js";
 import { Listing } from "./listing.js";
-import { packEntries, scanListing, ScanMemo, scanOrder, type LexicalAmong, type PackedEntries } from "./packed.js";
+import { packEntries, packEntriesInPieces, PLAN_PIECE_ENTRIES, scanListing, ScanMemo, scanOrder, type LexicalAmong, type PackedEntries, type PackedInPieces } from "./packed.js";
 
 /** A cache dropped without `close()` gives its memo in the core back when it is collected. */
 const memos = typeof FinalizationRegistry === "function" ? new FinalizationRegistry<ScanMemo>((memo) => memo.close()) : null;
@@ -106,14 +106,36 @@ function errorCode(error: unknown): string {
   return (error as { code?: string })?.code ?? "";
 }
 
+/**
+ * Positions by path in several maps, by a hash of the path's end: a map grows by copying all it
+ * holds into a new table at once, which for one map of 200,000 paths held the event loop ~20 ms;
+ * each of these copies a 32nd of that.
+ */
+class PathPositions {
+  private readonly shards: Map<string, number>[] = Array.from({ length: 32 }, () => new Map());
+
+  private shard(path: string): Map<string, number> {
+    const n = path.length;
+    return this.shards[(n + path.charCodeAt(n - 4) * 7 + path.charCodeAt(n - 5) * 3) & 31]!;
+  }
+
+  get(path: string): number | undefined {
+    return this.shard(path).get(path);
+  }
+
+  set(path: string, at: number): void {
+    this.shard(path).set(path, at);
+  }
+}
+
 export class ScanCache {
   /** The last listing (a check makes a new one with what it found changed: never changed in place). */
   private listing: Listing | null = null;
   /** Positions in the listing by path, built on first need (see {@link positions}). */
-  private position: Map<string, number> | null = null;
+  private position: PathPositions | null = null;
   private readonly held = new Map<string, Held>();
   /** The plan for the listing (positions, newest first), or `null` once it changed. */
-  private order: number[] | null = null;
+  private order: number[] | Uint32Array | null = null;
   /** The listing packed for the core, with `order` (the plan and the scan of a turn share it). */
   private packed: PackedEntries | null = null;
   private last: Scanned | null = null;
@@ -267,14 +289,19 @@ export class ScanCache {
     // packing is a long step too
     const large = listing.length >= LARGE_LISTING;
     if (large || listed) await immediate();
+    // a very large one is packed and planned in pieces, the event loop let through between them
+    const inPieces = listing.length > PLAN_PIECE_ENTRIES && this.options.enabled !== false;
     if (listingChanged || this.packed === null) {
-      this.packed = packEntries(listing);
+      this.packed = inPieces ? await packEntriesInPieces(listing, immediate) : packEntries(listing);
       if (large) await immediate();
     }
     if (replan || this.order === null) {
       this.stats.plans++;
+      const packed = this.packed;
       // through the memo when there is one: it then holds the listing, and the scan gives its times alone
-      this.order = this.options.enabled === false ? scanOrder(listing, this.packed) : this.memo.plan(listing, this.packed);
+      if (this.options.enabled === false) this.order = scanOrder(listing, packed);
+      else if (inPieces && "pieces" in packed) this.order = await this.memo.planInPieces(listing, packed as PackedInPieces, immediate);
+      else this.order = this.memo.plan(listing, packed);
     }
     const order = this.order;
     const packed = this.packed;
@@ -410,12 +437,12 @@ export class ScanCache {
    * scan never does), in slices with the event loop let through between them: at 20,000 entries
    * one pass held it for ~10 ms. A check's new listing has the same paths, and the same positions.
    */
-  private async positions(): Promise<Map<string, number>> {
+  private async positions(): Promise<PathPositions> {
     for (;;) {
       const paths = this.listing?.paths;
-      if (paths === undefined) return new Map(); // no listing yet: nothing has a position
+      if (paths === undefined) return new PathPositions(); // no listing yet: nothing has a position
       if (this.position !== null) return this.position;
-      const map = new Map<string, number>();
+      const map = new PathPositions();
       let slice = performance.now();
       for (let i = 0; i < paths.length; i++) {
         map.set(paths[i]!, i);

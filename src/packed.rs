@@ -11,8 +11,9 @@ use serde::Serialize;
 
 use crate::codes::EntryKind;
 use crate::scan::{
-    plan_scan_order, plan_scan_order_verdicts, scan_indexed, scan_with_memo_verdicts, verdicts,
-    Diagnostic, DroppedPaths, FileHead, Head, Memory, ScanResult,
+    newest_first, plan_scan_order, plan_scan_order_verdicts, scan_indexed, scan_with_memo_verdicts,
+    verdicts, verdicts_continued, Diagnostic, DroppedPaths, FileHead, Head, Memory, ScanResult,
+    SeenPaths,
 };
 use crate::scan_memo::{HeldListing, ScanMemo};
 use crate::{Error, Limits};
@@ -330,6 +331,145 @@ pub fn plan_packed_memo(
         .collect();
     memo.keep_listing(held);
     Ok(order)
+}
+
+/// A listing planned in pieces ([`plan_packed_memo_piece`]), between its first and last piece.
+#[derive(Debug)]
+pub(crate) struct PlanInPieces {
+    /// The entries given so far and their verdicts; with `paths_same`, the whole listing the
+    /// memo held, its times given so far.
+    held: HeldListing,
+    /// The pieces give their times alone.
+    paths_same: bool,
+    /// The duplicate check across the pieces (not with `paths_same`: the verdicts are known).
+    seen: SeenPaths,
+    /// Entries given so far.
+    given: usize,
+    /// Each piece's candidates, newest first, as positions in the listing.
+    runs: Vec<Vec<u32>>,
+}
+
+/// [`plan_packed_memo`] for a listing too large for one call (a host lets its event loop run
+/// between the calls), given in pieces, in order. Each call unpacks and judges its piece (the
+/// duplicate check spans the pieces) and orders the piece's candidates; the call with `last`
+/// merges them into the very order [`plan_packed_memo`] gives for the whole listing, and the
+/// memo keeps the listing as it does. `first` begins a listing (one begun before is dropped);
+/// a piece with no listing begun is `INVALID_ARGUMENT`, and so is a listing that fails part of
+/// the way (its pieces are dropped: the caller starts again, whole).
+///
+/// `paths_same`, the same for every piece: the pieces give the times alone of the listing the
+/// memo holds, which they must cover exactly, as for [`plan_packed_memo`].
+///
+/// Returns the order with `last`; before it, an empty order.
+pub fn plan_packed_memo_piece(
+    piece: &PackedListing<'_>,
+    memo: &mut ScanMemo,
+    paths_same: bool,
+    first: bool,
+    last: bool,
+) -> Result<Vec<u32>, Error> {
+    let mut state = if first {
+        memo.take_pieces(); // a listing begun before and never finished
+        let held = if paths_same {
+            memo.take_listing()
+                .ok_or_else(|| Error::invalid("pathsSame: the memo holds no listing"))?
+        } else {
+            HeldListing {
+                files: Vec::new(),
+                verdicts: Vec::new(),
+            }
+        };
+        PlanInPieces {
+            held,
+            paths_same,
+            seen: SeenPaths::default(),
+            given: 0,
+            runs: Vec::new(),
+        }
+    } else {
+        memo.take_pieces()
+            .ok_or_else(|| Error::invalid("a piece of a listing that was not begun (first)"))?
+    };
+    if state.paths_same != paths_same {
+        return Err(Error::invalid(
+            "pathsSame differs between the pieces of one listing",
+        ));
+    }
+    let start = state.given;
+    if paths_same {
+        let end = start.saturating_add(piece.mtimes.len());
+        let held_len = state.held.files.len();
+        let files = state
+            .held
+            .files
+            .get_mut(start..end)
+            .ok_or_else(|| mismatch("mtimes", end, held_len))?;
+        for (file, &mtime_ms) in files.iter_mut().zip(piece.mtimes) {
+            file.mtime_ms = mtime_ms;
+        }
+    } else {
+        let files = unpack_entries(piece)?;
+        let verdicts = verdicts_continued(&files, &mut state.seen);
+        state.held.files.extend(files);
+        state.held.verdicts.extend(verdicts);
+    }
+    let end = start.saturating_add(piece.mtimes.len());
+    state.given = end;
+    let (files, verdicts) = (
+        state.held.files.get(start..end).unwrap_or_default(),
+        state.held.verdicts.get(start..end).unwrap_or_default(),
+    );
+    let run = plan_scan_order_verdicts(files, verdicts)
+        .into_iter()
+        .map(|i| u32::try_from(i.saturating_add(start)).unwrap_or(u32::MAX))
+        .collect();
+    state.runs.push(run);
+    if !last {
+        memo.keep_pieces(state);
+        return Ok(Vec::new());
+    }
+    if state.given != state.held.files.len() {
+        return Err(mismatch("mtimes", state.given, state.held.files.len()));
+    }
+    let order = merge_runs(&state.held.files, state.runs);
+    memo.keep_listing(state.held);
+    Ok(order)
+}
+
+/// Runs each ordered newest first, merged into one (two at a time, as a merge sort's passes).
+fn merge_runs(files: &[FileHead], mut runs: Vec<Vec<u32>>) -> Vec<u32> {
+    let at = |i: u32| usize::try_from(i).ok().and_then(|i| files.get(i));
+    // `a` goes first: newer, or as new and before by path (a position outside goes last)
+    let before = |a: u32, b: u32| match (at(a), at(b)) {
+        (Some(a), Some(b)) => newest_first(a, b) != std::cmp::Ordering::Greater,
+        (a, _) => a.is_some(),
+    };
+    while runs.len() > 1 {
+        let mut merged = Vec::with_capacity(runs.len().div_ceil(2));
+        let mut pairs = runs.into_iter();
+        while let Some(a) = pairs.next() {
+            let Some(b) = pairs.next() else {
+                merged.push(a);
+                break;
+            };
+            let mut out = Vec::with_capacity(a.len() + b.len());
+            let (mut xs, mut ys) = (a.into_iter().peekable(), b.into_iter().peekable());
+            while let (Some(&x), Some(&y)) = (xs.peek(), ys.peek()) {
+                if before(x, y) {
+                    out.push(x);
+                    xs.next();
+                } else {
+                    out.push(y);
+                    ys.next();
+                }
+            }
+            out.extend(xs);
+            out.extend(ys);
+            merged.push(out);
+        }
+        runs = merged;
+    }
+    runs.pop().unwrap_or_default()
 }
 
 /// The listing the memo holds, with the times of `listing` (which must have as many entries).
@@ -692,6 +832,151 @@ mod tests {
         assert_eq!(
             again,
             scan_packed_memo(&pack(&files).listing(), &limits, &mut b, &[], false).unwrap()
+        );
+    }
+
+    /// `files` planned in pieces of `size` entries through `memo` (`paths_same`: their times alone).
+    fn plan_in_pieces(
+        files: &[FileHead],
+        size: usize,
+        memo: &mut ScanMemo,
+        paths_same: bool,
+    ) -> Result<Vec<u32>, Error> {
+        let chunks: Vec<&[FileHead]> = files.chunks(size.max(1)).collect();
+        if chunks.is_empty() {
+            return plan_packed_memo_piece(&pack(&[]).listing(), memo, paths_same, true, true);
+        }
+        let mut order = Vec::new();
+        for (k, chunk) in chunks.iter().enumerate() {
+            let mut piece = pack(chunk);
+            if paths_same {
+                piece = times_alone(&piece);
+            }
+            order = plan_packed_memo_piece(
+                &piece.listing(),
+                memo,
+                paths_same,
+                k == 0,
+                k + 1 == chunks.len(),
+            )?;
+            if k + 1 < chunks.len() {
+                assert!(order.is_empty(), "no order before the last piece");
+            }
+        }
+        Ok(order)
+    }
+
+    /// A listing in pieces of every size plans as the whole one, duplicates across pieces
+    /// included; the memo then holds it, as after a plan of the whole (the times alone follow).
+    #[test]
+    fn a_listing_in_pieces_plans_as_the_whole() {
+        let mut files = sample();
+        // a path listed again in a later piece: the first entry counts, wherever it is
+        files.push(file("b.md", 99.0, None));
+        files.push(file("team/c.md", 0.5, None));
+        let whole = plan_packed(&pack(&files).listing()).unwrap();
+        let limits = Limits::default();
+        for size in 1..=files.len() + 1 {
+            let mut memo = ScanMemo::new();
+            assert_eq!(
+                plan_in_pieces(&files, size, &mut memo, false).unwrap(),
+                whole,
+                "pieces of {size}"
+            );
+            let scanned = scan_packed_memo(
+                &times_alone(&pack(&files)).listing(),
+                &limits,
+                &mut memo,
+                &[],
+                true,
+            )
+            .unwrap();
+            assert_eq!(
+                scanned,
+                scan_packed(&pack(&files).listing(), &limits).unwrap(),
+                "pieces of {size}"
+            );
+            // new times, given in pieces too, through the listing the memo holds
+            let mut later = files.clone();
+            for (i, f) in later.iter_mut().enumerate() {
+                f.mtime_ms = (i * 7 % 5) as f64;
+            }
+            assert_eq!(
+                plan_in_pieces(&later, size, &mut memo, true).unwrap(),
+                plan_packed(&pack(&later).listing()).unwrap(),
+                "times in pieces of {size}"
+            );
+        }
+    }
+
+    #[test]
+    fn pieces_out_of_turn_are_refused_and_drop_what_was_begun() {
+        let files = sample();
+        let (head, tail) = files.split_at(4);
+        let invalid = |e: Error| assert_eq!(e.code().as_str(), "INVALID_ARGUMENT", "{e}");
+        // a piece with nothing begun
+        invalid(
+            plan_packed_memo_piece(
+                &pack(tail).listing(),
+                &mut ScanMemo::new(),
+                false,
+                false,
+                true,
+            )
+            .unwrap_err(),
+        );
+        // times alone with no listing held
+        invalid(
+            plan_packed_memo_piece(
+                &times_alone(&pack(head)).listing(),
+                &mut ScanMemo::new(),
+                true,
+                true,
+                false,
+            )
+            .unwrap_err(),
+        );
+        // pathsSame changing part of the way
+        let mut memo = ScanMemo::new();
+        plan_packed_memo_piece(&pack(head).listing(), &mut memo, false, true, false).unwrap();
+        invalid(
+            plan_packed_memo_piece(
+                &times_alone(&pack(tail)).listing(),
+                &mut memo,
+                true,
+                false,
+                true,
+            )
+            .unwrap_err(),
+        );
+        invalid(
+            plan_packed_memo_piece(&pack(tail).listing(), &mut memo, false, false, true)
+                .unwrap_err(),
+        );
+        // times that do not cover the listing held, short or long
+        let mut memo = ScanMemo::new();
+        plan_packed_memo(&pack(&files).listing(), &mut memo, false).unwrap();
+        invalid(
+            plan_packed_memo_piece(
+                &times_alone(&pack(head)).listing(),
+                &mut memo,
+                true,
+                true,
+                true,
+            )
+            .unwrap_err(),
+        );
+        let mut memo = ScanMemo::new();
+        plan_packed_memo(&pack(&files).listing(), &mut memo, false).unwrap();
+        let mut longer = files.clone();
+        longer.push(file("z.md", 1.0, None));
+        invalid(plan_in_pieces(&longer, 5, &mut memo, true).unwrap_err());
+        // a first piece starts over: what was begun before is dropped
+        let mut memo = ScanMemo::new();
+        plan_packed_memo_piece(&pack(tail).listing(), &mut memo, false, true, false).unwrap();
+        assert_eq!(
+            plan_in_pieces(&files, 3, &mut memo, false).unwrap(),
+            plan_packed(&pack(&files).listing()).unwrap()
         );
     }
 

@@ -287,40 +287,90 @@ pub(crate) enum Verdict {
 pub(crate) fn verdicts(files: &[FileHead]) -> Vec<Verdict> {
     let mut seen: HashSet<&str, BuildWordHash> =
         HashSet::with_capacity_and_hasher(files.len(), BuildWordHash);
+    files
+        .iter()
+        .map(|file| verdict(file, &mut |path| seen.insert(path)))
+        .collect()
+}
+
+/// The paths a duplicate check has seen, kept between calls: a listing given in pieces is
+/// checked as the whole one would be (the first entry of a path counts, in whichever piece).
+#[derive(Default)]
+pub(crate) struct SeenPaths(HashSet<String>);
+
+impl fmt::Debug for SeenPaths {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SeenPaths({} paths)", self.0.len())
+    }
+}
+
+impl SeenPaths {
+    /// `true` the first time `path` is given.
+    fn first(&mut self, path: &str) -> bool {
+        !self.0.contains(path) && self.0.insert(path.to_owned())
+    }
+}
+
+/// [`verdicts`] of the next piece of a listing whose earlier pieces saw `seen`.
+pub(crate) fn verdicts_continued(files: &[FileHead], seen: &mut SeenPaths) -> Vec<Verdict> {
+    files
+        .iter()
+        .map(|file| verdict(file, &mut |path| seen.first(path)))
+        .collect()
+}
+
+/// What `file` is; `first` says whether its path comes for the first time in the listing
+/// (asked of topic files only).
+fn verdict<'a>(file: &'a FileHead, first: &mut dyn FnMut(&'a str) -> bool) -> Verdict {
     let refused = |path: &str, code, message: String| {
         Verdict::Refused(Box::new(Diagnostic::new(path, code, message, None)))
     };
-    files
-        .iter()
-        .map(|file| {
-            let path = file.path.as_str();
-            if !is_topic_path(path) {
-                return Verdict::NotTopic;
-            }
-            // the first entry counts, whatever it is (as `Snapshot::entry` reads the listing)
-            if !seen.insert(path) {
-                return refused(
-                    path,
-                    DiagnosticCode::DuplicatePath,
-                    "listed more than once; the first entry counts".to_owned(),
-                );
-            }
-            // only a regular file is a memory (as `Snapshot::is_file` says for the writes)
-            let not_a_file = !matches!(file.kind, None | Some(EntryKind::File));
-            let problem = file
-                .problem
-                .as_deref()
-                .or(not_a_file.then_some("not_a_file"));
-            if let Some(problem) = problem {
-                let (code, message) = host_problem(problem);
-                return refused(path, code, message.to_owned());
-            }
-            match check_relative_path(path) {
-                Err(e) => refused(path, DiagnosticCode::UnsafePath, e.to_string()),
-                Ok(()) => Verdict::Candidate,
-            }
-        })
-        .collect()
+    let path = file.path.as_str();
+    if !is_topic_path(path) {
+        return Verdict::NotTopic;
+    }
+    // the first entry counts, whatever it is (as `Snapshot::entry` reads the listing)
+    if !first(path) {
+        return refused(
+            path,
+            DiagnosticCode::DuplicatePath,
+            "listed more than once; the first entry counts".to_owned(),
+        );
+    }
+    // only a regular file is a memory (as `Snapshot::is_file` says for the writes)
+    let not_a_file = !matches!(file.kind, None | Some(EntryKind::File));
+    let problem = file
+        .problem
+        .as_deref()
+        .or(not_a_file.then_some("not_a_file"));
+    if let Some(problem) = problem {
+        let (code, message) = host_problem(problem);
+        return refused(path, code, message.to_owned());
+    }
+    match check_relative_path(path) {
+        Err(e) => refused(path, DiagnosticCode::UnsafePath, e.to_string()),
+        Ok(()) => Verdict::Candidate,
+    }
+}
+
+/// The time a candidate is ordered by: its mtime, or 0 when that is no valid time.
+pub(crate) fn order_time(file: &FileHead) -> f64 {
+    if valid_time(file.mtime_ms) {
+        file.mtime_ms
+    } else {
+        0.0
+    }
+}
+
+fn valid_time(mtime_ms: f64) -> bool {
+    mtime_ms.is_finite() && mtime_ms.abs() <= MAX_DATE_MS
+}
+
+/// The candidates' order: newest first, then by path (paths are unique among candidates).
+pub(crate) fn newest_first(a: &FileHead, b: &FileHead) -> std::cmp::Ordering {
+    order_time(b)
+        .total_cmp(&order_time(a))
+        .then_with(|| a.path.cmp(&b.path))
 }
 
 /// Filters, checks and orders the listing; shared by the plan and the scan.
@@ -345,17 +395,15 @@ fn ordered<'a>(
             }
             Verdict::Candidate => {}
         }
-        let mtime_ms = if file.mtime_ms.is_finite() && file.mtime_ms.abs() <= MAX_DATE_MS {
-            file.mtime_ms
-        } else {
+        let mtime_ms = order_time(file);
+        if !valid_time(file.mtime_ms) {
             diagnostics.push(Diagnostic::new(
                 &file.path,
                 DiagnosticCode::InvalidMtime,
                 format!("mtime {} is not a valid time; 0 is used", file.mtime_ms),
                 None,
             ));
-            0.0
-        };
+        }
         out.push(Candidate {
             file,
             index,

@@ -25,6 +25,8 @@ pub struct ScanMemo {
     /// The memories of the last scan, in its order: a selection request for that scan takes
     /// them from here instead of across the boundary again.
     last: Vec<Memory>,
+    /// A listing being planned in pieces (`plan_packed_memo_piece`), until its last piece.
+    pieces: Option<crate::packed::PlanInPieces>,
 }
 
 /// A listing as the memo keeps it: the entries (no heads) and their [`Verdict`]s.
@@ -147,6 +149,15 @@ impl ScanMemo {
     /// The listing kept, taken out (a call puts it back when it succeeds).
     pub(crate) fn take_listing(&mut self) -> Option<HeldListing> {
         self.listing.take()
+    }
+
+    /// The listing being planned in pieces, taken out (the next piece puts it back).
+    pub(crate) fn take_pieces(&mut self) -> Option<crate::packed::PlanInPieces> {
+        self.pieces.take()
+    }
+
+    pub(crate) fn keep_pieces(&mut self, pieces: crate::packed::PlanInPieces) {
+        self.pieces = Some(pieces);
     }
 
     /// Keeps `listing` for the next call (its heads are dropped).

@@ -1388,6 +1388,51 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// A listing planned in pieces of any size (a host with a large folder lets its event loop
+    /// run between them) is planned as the whole one: the same order, duplicates across pieces
+    /// included; the memo holds the listing as after a whole plan (a scan by its times alone
+    /// equals one from scratch), and new times given in pieces plan as the whole listing does.
+    #[test]
+    fn a_plan_in_pieces_equals_the_whole_plan(
+        listing in prop::collection::vec((listed_entry(), prop::sample::select(vec![1.0e12, 1.5e12, 1.7e12, -1.0, f64::NAN, 1e300])), 0..14),
+        later in prop::collection::vec(prop::sample::select(vec![1.0e12, 1.6e12, f64::NAN]), 14),
+        size in 1usize..6,
+    ) {
+        use memdir::packed::{plan_packed, plan_packed_memo_piece, scan_packed, scan_packed_memo, PackedBuffers};
+        let files: Vec<memdir::scan::FileHead> = listing
+            .iter()
+            .map(|((path, kind, problem), mtime_ms)| memdir::scan::FileHead {
+                path: path.clone(),
+                mtime_ms: *mtime_ms,
+                head: None,
+                kind: *kind,
+                problem: problem.clone(),
+            })
+            .collect();
+        let times = |p: PackedBuffers| PackedBuffers { paths: String::new(), kinds: Vec::new(), problems: String::new(), ..p };
+        let in_pieces = |files: &[memdir::scan::FileHead], memo: &mut memdir::scan_memo::ScanMemo, paths_same: bool| {
+            let chunks: Vec<&[memdir::scan::FileHead]> = if files.is_empty() { vec![&[]] } else { files.chunks(size).collect() };
+            let mut order = Vec::new();
+            for (k, chunk) in chunks.iter().enumerate() {
+                let piece = packed_listing(chunk);
+                let piece = if paths_same { times(piece) } else { piece };
+                order = plan_packed_memo_piece(&piece.listing(), memo, paths_same, k == 0, k + 1 == chunks.len()).unwrap();
+            }
+            order
+        };
+        let mut memo = memdir::scan_memo::ScanMemo::new();
+        prop_assert_eq!(in_pieces(&files, &mut memo, false), plan_packed(&packed_listing(&files).listing()).unwrap());
+        let limits = Limits::default();
+        let by_times = scan_packed_memo(&times(packed_listing(&files)).listing(), &limits, &mut memo, &[], true).unwrap();
+        prop_assert_eq!(by_times, scan_packed(&packed_listing(&files).listing(), &limits).unwrap());
+        let retimed: Vec<memdir::scan::FileHead> = files.iter().zip(&later).map(|(f, &t)| memdir::scan::FileHead { mtime_ms: t, ..f.clone() }).collect();
+        prop_assert_eq!(in_pieces(&retimed, &mut memo, true), plan_packed(&packed_listing(&retimed).listing()).unwrap());
+    }
+}
+
 /// Found by the property above: a memory kept without a head (turn 2) left the reading of an
 /// older head in the memo, and the head again at that time (turn 3) was called the last scan's
 /// memory unchanged (the caller kept the headless one).

@@ -700,6 +700,29 @@ pub fn plan_scan_packed_memo(
     Ok(js_sys::Uint32Array::from(order.as_slice()).into())
 }
 
+/// `planScanPackedMemo` for a listing too large for one call, given in pieces in order (the
+/// host lets its event loop run between them): the call with `last` returns the order the whole
+/// listing would give (an empty array before it). `first` begins a listing; `pathsSame`, the
+/// same for every piece: the pieces give the times alone of the listing the memo holds.
+#[wasm_bindgen(js_name = planScanPackedMemoPiece, unchecked_return_type = "Uint32Array")]
+pub fn plan_scan_packed_memo_piece(
+    #[wasm_bindgen(
+        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
+    )]
+    piece: JsValue,
+    memo: u32,
+    paths_same: bool,
+    first: bool,
+    last: bool,
+) -> JsResult {
+    let args = read_packed(&piece)?;
+    let order = with_memo(memo, |memo| {
+        packed::plan_packed_memo_piece(&args.listing(), memo, paths_same, first, last)
+    })
+    .map_err(|e| to_js_error(&e))?;
+    Ok(js_sys::Uint32Array::from(order.as_slice()).into())
+}
+
 /// `f` on the scan memo `memo`; an unknown handle is `INVALID_ARGUMENT`.
 fn with_memo<T>(
     memo: u32,

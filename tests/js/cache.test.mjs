@@ -266,6 +266,48 @@ test("a scan of 5,000 files lets the event loop through while it lists (synchron
   assert.ok(turns > 1, `other work ran during the scan (${turns} turns of the event loop)`);
 });
 
+test("a listing of more than 16,384 entries is packed and planned in pieces, the event loop let through between them; the scan is the one a memory without a cache gives", async () => {
+  const { ScanMemo, PLAN_PIECE_ENTRIES } = await import("../../pkg/packed.js");
+  const { InMemoryHost } = await import("memdir");
+  const n = PLAN_PIECE_ENTRIES + 3000;
+  const files = {};
+  for (let i = 0; i < n; i++) files[`${i % 7 === 0 ? "team/" : ""}m${i}.md`] = { content: fm(`M${i}`, `memory ${i}`), mtimeMs: 1e12 + ((i * 7919) % n) * 1000 };
+  const host = new InMemoryHost(files);
+  const planInPieces = ScanMemo.prototype.planInPieces;
+  const seen = { calls: 0, pieces: 0, pauses: 0, ticks: 0 };
+  ScanMemo.prototype.planInPieces = function (listing, packed, pause) {
+    seen.calls++;
+    seen.pieces = packed.pieces.length;
+    return planInPieces.call(this, listing, packed, async () => {
+      seen.pauses++;
+      const before = seen.ticks;
+      setImmediate(() => seen.ticks++);
+      await pause();
+      // an immediate queued before the pause ran during it: the event loop was let through
+      assert.equal(seen.ticks, before + 1);
+    });
+  };
+  try {
+    const memory = await openMemory({ host, selector: { provider: "lexical" } });
+    const plain = await openMemory({ host, selector: { provider: "lexical" }, cache: false });
+    const first = await memory.scan();
+    assert.deepEqual(seen, { calls: 1, pieces: 2, pauses: 1, ticks: 1 });
+    assert.deepEqual(first, await plain.scan());
+    assert.equal(first.memories.length, 200);
+    assert.equal(first.dropped.length, n - 200);
+    // a newer file: a turn plans again, in pieces, and scans as the memory without a cache
+    await host.writeFile("team/new.md", new TextEncoder().encode(fm("New", "the newest")));
+    const second = await memory.scan();
+    assert.equal(second.memories[0].path, "team/new.md");
+    assert.deepEqual(second, await plain.scan());
+    assert.equal(seen.calls, 2);
+    memory.close();
+    plain.close();
+  } finally {
+    ScanMemo.prototype.planInPieces = planInPieces;
+  }
+});
+
 test("each core call of a turn starts a task of its own: the event loop runs between the listing and the plan, and between the reads and the scan", async () => {
   const { ScanMemo } = await import("../../pkg/packed.js");
   const dir = temp();

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { defaultLimits, planScan, scanMemories } from "memdir";
-import { packEntries, scanListing, ScanMemo, scanOrder } from "../../pkg/packed.js";
+import { packEntries, packEntriesInPieces, scanListing, ScanMemo, scanOrder } from "../../pkg/packed.js";
 import { expand, fixtureFiles } from "./fixture-runner.mjs";
 import { same } from "../fixtures/check.mjs";
 
@@ -88,6 +88,51 @@ test("random listings give the same plan and scan through the packed crossing", 
     if (entries.length > 0 && !entries.some((e) => e.path.includes("\0"))) assert.equal(memo.crossings.timesOnly, timesOnly + 1, `round ${round}: the times alone crossed`);
   }
   memo.close();
+});
+
+test("a listing packed and planned in pieces (the event loop let through between them) is packed and planned as the whole one", async () => {
+  let seed = 11;
+  // 32-bit steps (Math.imul): a product past 2^53 would lose the low bits an LCG lives on
+  const rand = (n) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n;
+  const names = ["a.md", "b.md", "MEMORY.md", "x.txt", "team/c.md", "d.md", "e\u00e9.md", "bad\uff0fx.md", "f.md", "g.md"];
+  const memo = new ScanMemo();
+  let checked = 0;
+  for (let round = 0; round < 200; round++) {
+    const size = 1 + rand(4);
+    const made = () =>
+      Array.from({ length: rand(16) }, (_, i) => ({ path: rand(3) ? `${names[rand(names.length)]}` : `m${i}.md`, kind: ["file", "file", "file", "directory", "other"][rand(5)], size: 0, mtimeMs: [1e12, 2e12, 1.7e12 + rand(5) * 1000, -5, 9e15, Number.NaN][rand(6)], ...(rand(6) === 0 ? { problem: ["EACCES", "symlink_escape"][rand(2)] } : {}) }));
+    const entries = made();
+    let pauses = 0;
+    const pause = async () => {
+      pauses++;
+      await new Promise((r) => setImmediate(r));
+    };
+    const packed = await packEntriesInPieces(entries, pause, size);
+    const whole = packEntries(entries);
+    for (const key of ["paths", "problems"]) assert.equal(packed[key], whole[key], `round ${round}: ${key}`);
+    for (const key of ["pathBytes", "kinds", "mtimes"]) assert.deepEqual([...packed[key]], [...whole[key]], `round ${round}: ${key}`);
+    assert.equal(packed.pieces.length, Math.max(1, Math.ceil(entries.length / size)));
+    assert.equal(pauses, packed.pieces.length - 1, "a pause between two pieces");
+    assert.equal(packed.pieces.map((p) => p.paths).join(""), whole.paths);
+    assert.equal(packed.pieces.map((p) => p.problems).join(""), whole.problems);
+    pauses = 0;
+    const timesOnly = memo.crossings.timesOnly;
+    assert.deepEqual([...(await memo.planInPieces(entries, packed, pause))], scanOrder(entries), `round ${round}: ${JSON.stringify(entries)}`);
+    if (packed.pieces.length > 1) assert.equal(pauses, packed.pieces.length - 1, "the core's calls a piece at a time");
+    // new times for the same entries: the memo holds the listing, the times alone cross, in pieces too
+    const moved = entries.map((e) => ({ ...e, mtimeMs: [1e12, 2e12, Number.NaN][rand(3)] }));
+    const movedPacked = await packEntriesInPieces(moved, pause, size);
+    assert.deepEqual([...(await memo.planInPieces(moved, movedPacked, pause))], scanOrder(moved), `round ${round}, new times`);
+    if (packed.pieces.length > 1) {
+      assert.equal(memo.crossings.timesOnly, timesOnly + 1, "the times alone crossed");
+      checked++;
+    }
+    // the scan after it gives the times alone, and is the scan of the whole
+    const expected = scanMemories(moved.map((e) => ({ path: e.path, mtimeMs: e.mtimeMs, kind: e.kind, problem: e.problem ?? null })), defaultLimits());
+    assert.ok(same(memo.scan(moved, new Map(), defaultLimits(), movedPacked), expected), `round ${round}: the scan`);
+  }
+  memo.close();
+  assert.ok(checked >= 100, `${checked} rounds in several pieces`);
 });
 
 test("the dropped memories are made when first read (then a plain property), and are the ones the unpacked scan gives", () => {
