@@ -8,20 +8,17 @@
 // - the syscall floor: synchronous `readdir` and `stat` of everything, 4 KB read of the newest
 //   200 — no parsing at all.
 //
-// The three cold measures are taken round by round, side by side (a plain scan, the floor, a
-// memdir cold scan, again), so that each ratio is of one moment of a shared machine, whose
-// speed moves by half from minute to minute. The heap is collected before each (a full
-// collection, forced): the plain JavaScript scan leaves megabytes of garbage, and a collection
-// of it inside memdir's time is not memdir's; memdir's own garbage is collected inside, and
-// counts. While memdir scans (only then), `monitorEventLoopDelay` records how long the event
-// loop was held.
+// While memdir scans, `monitorEventLoopDelay` records how long the event loop was held. The
+// heap is collected before (a full collection, forced): the plain JavaScript scan just before
+// leaves megabytes of garbage, and a collection of it inside memdir's window is not memdir's.
+// memdir's own garbage is collected inside the window, and counts.
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { median, memoryFolder, ratio, timeMedian, touchOne } from "./fixture.mjs";
+import { memoryFolder, ratio, timeMedian, touchOne } from "./fixture.mjs";
 import { scanWithGrayMatter } from "./scan.mjs";
 
 /** What a user would write: every file read whole, YAML parsed by gray-matter, the same rules. */
@@ -86,71 +83,41 @@ export const settleHeap = (() => {
 /** Runs of each measurement by folder size (the large ones take seconds). */
 const RUNS = { 20: 25, 200: 15, 2000: 7, 20000: 3 };
 
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Wall time of `fn` once, the heap collected before (no one pays another's garbage), a timer tick after the last. */
-async function timedOnce(fn) {
-  settleHeap();
-  await pause(1);
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
-
 export async function benchScans(memdir, sizes = [20, 200, 2000, 20000]) {
   const rows = [];
   for (const n of sizes) {
     const folder = memoryFolder(n);
     const runs = RUNS[n] ?? 5;
     const open = () => memdir.openMemory({ dir: folder.dir, selector: { provider: "lexical" } });
-    const coldScan = async () => {
-      const memory = await open();
-      await memory.scan();
-      memory.close();
-    };
     try {
-      await pause(150); // past the moment the files were written
-      await plainScan(folder.dir);
-      syscallFloor(folder.dir);
-      await coldScan();
-      // round by round, the three side by side, so that each ratio is of one moment of a shared
-      // machine; only memdir's scans are inside the event-loop window
-      // a histogram a window (one enabled again measures its first delay from before it was disabled)
-      const windows = [];
-      const window = () => {
-        const h = monitorEventLoopDelay({ resolution: 1 });
-        windows.push(h);
-        h.enable();
-        return h;
-      };
-      const cold = [];
-      const plain = [];
-      const floor = [];
-      for (let k = 0; k < runs; k++) {
-        touchOne(folder, k + 1000);
-        if (k < Math.min(runs, 5)) plain.push(await timedOnce(() => plainScan(folder.dir)));
-        floor.push(await timedOnce(() => syscallFloor(folder.dir)));
-        settleHeap();
-        await pause(1);
-        const delay = window();
-        const t = performance.now();
-        await coldScan();
-        cold.push(performance.now() - t);
-        await pause(1); // a hold at the very end is recorded
-        delay.disable();
-      }
+      await new Promise((r) => setTimeout(r, 150)); // past the moment the files were written
+      const plain = await timeMedian(() => plainScan(folder.dir), Math.min(runs, 5));
+      const floor = await timeMedian(() => syscallFloor(folder.dir), runs);
+      const warm = await open();
+      await warm.scan();
+      warm.close();
       settleHeap();
-      const delay = window();
+      const delay = monitorEventLoopDelay({ resolution: 1 });
+      delay.enable();
+      const cold = await timeMedian(
+        async () => {
+          const memory = await open();
+          await memory.scan();
+          memory.close();
+        },
+        runs,
+        1,
+        (k) => touchOne(folder, k + 1000),
+      );
       const memory = await open();
       await memory.scan();
-      await pause(150); // the edited file past its racy moment
+      await new Promise((r) => setTimeout(r, 150)); // the edited file past its racy moment
       await memory.scan();
       const unchanged = await timeMedian(() => memory.scan(), runs * 2, 2);
       const oneChanged = await timeMedian(() => memory.scan(), runs * 2, 2, (k) => touchOne(folder, k + 2000));
       memory.close();
       delay.disable();
-      const [coldMs, plainMs, floorMs] = [median(cold), median(plain), median(floor)];
-      rows.push({ files: n, coldMs, unchangedMs: unchanged, oneChangedMs: oneChanged, plainJsMs: plainMs, floorMs, vsPlainJs: ratio(plainMs, coldMs), vsFloor: ratio(coldMs, floorMs), maxEventLoopDelayMs: Math.max(...windows.map((h) => h.max)) / 1e6 });
+      rows.push({ files: n, coldMs: cold, unchangedMs: unchanged, oneChangedMs: oneChanged, plainJsMs: plain, floorMs: floor, vsPlainJs: ratio(plain, cold), vsFloor: ratio(cold, floor), maxEventLoopDelayMs: delay.max / 1e6 });
     } finally {
       folder.remove();
     }
