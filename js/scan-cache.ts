@@ -169,7 +169,11 @@ export class ScanCache {
 
   /** One scan at a time: a second waits for the first, then sees what it left. */
   scan(concurrency: number): Promise<Scanned> {
-    const run = this.queue.then(() => this.scanNow(concurrency));
+    // a scan that outlives close() (a pause of its own let it through) may have opened the
+    // core's memo again: given back once it ends, or it would be held for the life of the module
+    const run = this.queue.then(() => this.scanNow(concurrency)).finally(() => {
+      if (this.closed) this.memo.close();
+    });
     // the held files are checked after the turn, before the next one starts
     this.queue = run.then(
       () => this.checkHeld().catch(() => undefined),

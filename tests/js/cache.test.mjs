@@ -308,6 +308,49 @@ test("a listing of more than 16,384 entries is packed and planned in pieces, the
   }
 });
 
+test("a memory closed while a scan is under way keeps no scan memo open in the core (a small folder, and one planned in pieces)", async () => {
+  const { ScanMemo, PLAN_PIECE_ENTRIES } = await import("../../pkg/packed.js");
+  const { InMemoryHost } = await import("memdir");
+  const { open, close, planInPieces } = ScanMemo.prototype;
+  // the handles the core holds: opened, and not closed since
+  const live = new Set();
+  ScanMemo.prototype.open = function () {
+    const handle = open.call(this);
+    live.add(handle);
+    return handle;
+  };
+  ScanMemo.prototype.close = function () {
+    live.delete(this.handle);
+    return close.call(this);
+  };
+  const made = (n) => {
+    const files = {};
+    for (let i = 0; i < n; i++) files[`m${i}.md`] = { content: fm(`M${i}`, `memory ${i}`), mtimeMs: 1e12 + i * 1000 };
+    return new InMemoryHost(files);
+  };
+  try {
+    // closed as the scan begins: the scan still runs (its caller gets an answer), on a memo it opens
+    const small = await openMemory({ host: made(10), selector: { provider: "lexical" } });
+    const scanning = small.scan();
+    small.close();
+    assert.equal((await scanning).memories.length, 10);
+    assert.deepEqual([...live], [], "after a small folder's scan");
+    // closed between two pieces of the plan: the next piece fails, and the plan starts over on a new memo
+    let memory;
+    ScanMemo.prototype.planInPieces = function (listing, packed, pause) {
+      return planInPieces.call(this, listing, packed, async () => {
+        memory.close();
+        await pause();
+      });
+    };
+    memory = await openMemory({ host: made(PLAN_PIECE_ENTRIES + 10), selector: { provider: "lexical" } });
+    assert.equal((await memory.scan()).memories.length, 200);
+    assert.deepEqual([...live], [], "after a scan planned in pieces");
+  } finally {
+    Object.assign(ScanMemo.prototype, { open, close, planInPieces });
+  }
+});
+
 test("each core call of a turn starts a task of its own: the event loop runs between the listing and the plan, and between the reads and the scan", async () => {
   const { ScanMemo } = await import("../../pkg/packed.js");
   const dir = temp();
