@@ -30,9 +30,30 @@ pub fn parse_temp_file(path: &str) -> Option<TempFile> {
     })
 }
 
+/// The write lock and its breaker (`js/lock.ts`: `LOCK_FILE`, `BREAK_FILE`), in the memory
+/// directory's root.
+pub const LOCK_FILE_NAMES: [&str; 2] = [".memdir.lock", ".memdir.lock.break"];
+
+/// Whether `name` (one path segment) is one of memdir's own files: the write lock, its
+/// breaker, or the temporary file of a write. The memory tool never lets the model touch them
+/// (an edited lock is one its owner cannot release).
+pub fn is_own_file(name: &str) -> bool {
+    LOCK_FILE_NAMES.contains(&name) || parse_temp_file(name).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn own_files() {
+        assert!(is_own_file(".memdir.lock"));
+        assert!(is_own_file(".memdir.lock.break"));
+        assert!(is_own_file(".notes.md.tmp-0a1b2c"));
+        assert!(!is_own_file("memdir.lock"));
+        assert!(!is_own_file(".memdir.lock.md"));
+        assert!(!is_own_file("notes.md"));
+    }
 
     #[test]
     fn names_round_trip() {

@@ -1,6 +1,8 @@
 //! The tool's `/memories/...` namespace, mapped onto relative paths the core has checked.
 
 use crate::paths::check_relative_path;
+use crate::scan::INDEX_FILE_NAME;
+use crate::temp::is_own_file;
 use crate::write::Snapshot;
 use crate::Error;
 
@@ -26,7 +28,10 @@ pub fn to_relative(given: &str) -> Result<String, String> {
         return Ok(String::new());
     }
     match check_relative_path(rel) {
-        Ok(()) => Ok(rel.to_owned()),
+        Ok(()) => match rel.split('/').find(|s| is_own_file(s)) {
+            Some(own) => Err(own_file(given, own)),
+            None => Ok(rel.to_owned()),
+        },
         Err(Error::UnsafePath { reason, .. })
             if reason.contains("'..'")
                 || reason.contains("percent")
@@ -41,6 +46,11 @@ pub fn to_relative(given: &str) -> Result<String, String> {
         }
         Err(e) => Err(format!("Path {given} is not allowed: {e}")),
     }
+}
+
+/// The refusal of a path that names the write lock, its breaker or a temporary file.
+fn own_file(given: &str, own: &str) -> String {
+    format!("Path {given} is not allowed: {own} is memdir's own file")
 }
 
 /// `/memories` + `/rel` for results.
@@ -59,12 +69,23 @@ pub fn check_resolved(given: &str, rel: &str, snapshot: &Snapshot) -> Result<(),
             "Path {given} would escape /memories directory via symlink"
         ));
     }
-    match snapshot.resolved.get(rel) {
-        None => Ok(()), // the host cannot follow links (in-memory storage)
-        Some(None) => Err("Path would escape /memories directory via symlink".to_owned()),
-        Some(Some(real)) if real.is_empty() || check_relative_path(real).is_ok() => Ok(()),
-        Some(Some(_)) => Err(format!(
+    let real = match snapshot.resolved.get(rel) {
+        None => return Ok(()), // the host cannot follow links (in-memory storage)
+        Some(None) => return Err("Path would escape /memories directory via symlink".to_owned()),
+        Some(Some(real)) => real,
+    };
+    // another name for the index (a link to it, or to the folder it is in) would take an edit
+    // past the index's rules, which hold for `MEMORY.md` by its own name
+    if real == INDEX_FILE_NAME && rel != INDEX_FILE_NAME {
+        return Err(format!(
+            "Path {given} is not allowed: it leads to {INDEX_FILE_NAME} via symlink"
+        ));
+    }
+    if real.is_empty() || check_relative_path(real).is_ok() {
+        Ok(())
+    } else {
+        Err(format!(
             "Path {given} would escape /memories directory via symlink"
-        )),
+        ))
     }
 }
