@@ -16,7 +16,8 @@ export interface ObjectSchema {
 function typeOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
-  if (typeof value === "number") return Number.isInteger(value) ? "a whole number" : "a number";
+  // a whole number past 2^53 is not one a count can be: named by its value
+  if (typeof value === "number") return Number.isSafeInteger(value) ? "a whole number" : Number.isInteger(value) ? String(value) : "a number";
   return `a ${typeof value}`;
 }
 
@@ -49,9 +50,11 @@ function fieldProblem(name: string, schema: Record<string, unknown>, value: unkn
 export function argsProblem(schema: ObjectSchema, args: unknown): string | null {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return `the arguments must be an object, not ${typeOf(args)}`;
   const given = args as Record<string, unknown>;
-  for (const name of schema.required ?? []) if (given[name] === undefined || given[name] === null) return `missing field \`${name}\``;
+  // own properties only: `constructor`, `__proto__`, `toString` are every object's by its prototype
+  const own = (o: object, name: string) => Object.prototype.hasOwnProperty.call(o, name);
+  for (const name of schema.required ?? []) if (!own(given, name) || given[name] === undefined || given[name] === null) return `missing field \`${name}\``;
   for (const [name, value] of Object.entries(given)) {
-    const field = schema.properties[name];
+    const field = own(schema.properties, name) ? schema.properties[name] : undefined;
     if (!field) {
       if (schema.additionalProperties === false) return `unknown field \`${name}\` (expected ${Object.keys(schema.properties).map((k) => `\`${k}\``).join(", ")})`;
       continue;
