@@ -149,13 +149,24 @@ pub fn parse_header(head: &str, max_lines: usize) -> Header {
     }
     match load(yaml) {
         Ok(pod) => fields_from(pod, close_line, false),
-        Err(first_error) => match load(&quote_plain_values(yaml)) {
-            Ok(pod) => fields_from(pod, close_line, true),
-            Err(_) => Header::Malformed {
+        Err(first_error) => {
+            // YAML separates a key from its value with spaces or tabs, yaml-rust2 with spaces
+            // only (a tab in a name or description is folded to a space all the same); then
+            // the reference's retry
+            let spaced = yaml.replace(":\t", ": ");
+            let quoted = quote_plain_values(&spaced);
+            for (retry, recovered) in [(spaced, false), (quoted, true)] {
+                if retry != yaml {
+                    if let Ok(pod) = load(&retry) {
+                        return fields_from(pod, close_line, recovered);
+                    }
+                }
+            }
+            Header::Malformed {
                 reason: first_error.reason,
                 line: first_error.line,
-            },
-        },
+            }
+        }
     }
 }
 
@@ -287,5 +298,29 @@ fn scalar(value: Option<&Pod>) -> Option<String> {
         Pod::Float(f) => Some(f.to_string()),
         Pod::Boolean(b) => Some(b.to_string()),
         Pod::Null | Pod::Array(_) | Pod::Hash(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(head: &str) -> Fields {
+        match parse_header(head, 30) {
+            Header::Parsed(f) => f,
+            other => unreachable!("parsed, not {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_tab_after_the_colon_separates_as_a_space_does() {
+        let f = fields("---\nname:\tTabbed\ndescription: \tDeploys on Tuesdays\ntype:\tproject\nmetadata:\n  node_type:\tmemory\n---\n");
+        assert_eq!(f.name.as_deref(), Some("Tabbed"));
+        assert_eq!(f.description.as_deref(), Some("Deploys on Tuesdays"));
+        assert_eq!(f.memory_type, Some(MemoryType::Project));
+        assert!(!f.recovered, "valid YAML is not a recovery");
+        // a tab inside a quoted value is the value's own
+        let f = fields("---\nname: x\ndescription: \"a\\tb: c\"\n---\n");
+        assert_eq!(f.description.as_deref(), Some("a b: c"));
     }
 }

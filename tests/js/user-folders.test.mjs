@@ -1,0 +1,21 @@
+// Memory folders shaped like the ones people have (Claude Code's, edited by hand on several
+// systems): what the scan reads from each file, and what doctor says about it.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { InMemoryHost, openMemory } from "memdir";
+
+const open = (files) => openMemory({ host: new InMemoryHost(files), selector: { provider: "lexical" } });
+const utf16le = (text) => new Uint8Array([0xff, 0xfe, ...new Uint8Array(Buffer.from(text, "utf16le"))]);
+
+test("a tab after a key's colon is YAML whitespace: the fields are read, not refused as malformed", async () => {
+  const memory = await open({
+    "MEMORY.md": "- [Tabbed](project_tab.md) — tabs\n",
+    "project_tab.md": "---\nname:\tTabbed name\ndescription:\tTab separated description of the deploy\ntype:\tproject\nmetadata:\n  node_type:\tmemory\n---\nbody\n",
+  });
+  const scan = await memory.scan();
+  assert.deepEqual(scan.diagnostics, []);
+  const [m] = scan.memories;
+  assert.equal(m.name, "Tabbed name");
+  assert.equal(m.description, "Tab separated description of the deploy");
+  assert.equal(m.type, "project");
+});
