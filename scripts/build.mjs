@@ -30,11 +30,12 @@ const stampPath = join(pkg, ".stamp");
  * alone: at 20,000 files a cold scan ~15 % and a turn with one file changed ~25 % faster),
  * 361.5 KB with the lexical selector's terms kept in the memo (a warm lexical recall at 200
  * files ~16× faster than without a cache) and its faster terms, 364 KB with the plan of a large
- * listing taken in pieces (the event loop held at most ~10 ms at 100,000 files, not ~27); this
- * keeps it from growing unnoticed. Each step traded size for
+ * listing taken in pieces (the event loop held at most ~10 ms at 100,000 files, not ~27), 365 KB
+ * with doctor naming a MEMORY.md that is not UTF-8 and offering no index fix it cannot make
+ * (+0.7 KB, a correctness fix; no smaller form of it was found); this keeps it from growing unnoticed. Each step traded size for
  * speed on purpose: issue 13's notes give both.
  */
-const WASM_GZIP_BUDGET_BYTES = 364_500;
+const WASM_GZIP_BUDGET_BYTES = 365_000;
 
 function files(path) {
   if (!existsSync(path)) return [];

@@ -57,18 +57,19 @@ fn finding(
 
 pub(super) fn run(snapshot: &Snapshot, options: &Options) -> Vec<Finding> {
     let mut out = Vec::new();
-    let indexed = index_checks(snapshot, &options.limits, &options.outside, &mut out);
-    file_checks(options, snapshot, &indexed, &mut out);
+    let (indexed, writable) = index_checks(snapshot, &options.limits, &options.outside, &mut out);
+    file_checks(options, snapshot, &indexed, writable, &mut out);
     out
 }
 
-/// Index checks; returns the local targets the index links to.
+/// Index checks; returns the local targets the index links to, and whether `--fix` can
+/// rewrite the index (UTF-8, within `maxFileBytes`): its fixes are offered only then.
 fn index_checks(
     snapshot: &Snapshot,
     limits: &Limits,
     outside: &BTreeMap<String, Option<bool>>,
     out: &mut Vec<Finding>,
-) -> BTreeSet<String> {
+) -> (BTreeSet<String>, bool) {
     let mut targets = BTreeSet::new();
     let exists = snapshot.entry(INDEX_FILE_NAME).is_some();
     let text = snapshot.index_text();
@@ -83,7 +84,21 @@ fn index_checks(
                 None,
             ));
         }
-        return targets;
+        return (targets, true);
+    }
+    let mut writable = snapshot
+        .entry(INDEX_FILE_NAME)
+        .is_none_or(|e| e.size <= f64::from(limits.max_file_bytes));
+    if let Some(crate::scan::Head::Bytes(bytes)) = snapshot.contents.get(INDEX_FILE_NAME) {
+        if std::str::from_utf8(bytes).is_err() {
+            writable = false;
+            out.push(finding(FindingCode::InvalidUtf8, Severity::Error, INDEX_FILE_NAME, None,
+                "MEMORY.md is not UTF-8 (UTF-16, or a legacy encoding): the prompt gets it garbled and memdir cannot edit it; re-save it as UTF-8".into(), None));
+            // UTF-16 read as UTF-8 is all content: nothing more to say about its lines
+            if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+                return (targets, false);
+            }
+        }
     }
     let (lines, units) = index_size(&text);
     if lines > to_usize(limits.max_index_lines) {
@@ -156,7 +171,7 @@ fn index_checks(
                     let real = moved.unwrap_or_default();
                     out.push(finding(FindingCode::DeadLink, Severity::Error, INDEX_FILE_NAME, Some(n),
                         format!("the entry links to {target}, which does not exist; the one file of that name is {real}"),
-                        Some(format!("point line {n} at {real}, keeping its title and hook"))));
+                        Some(format!("point line {n} at {real}, keeping its title and hook")).filter(|_| writable)));
                     targets.insert(real);
                 }
                 None => out.push(finding(
@@ -165,7 +180,7 @@ fn index_checks(
                     INDEX_FILE_NAME,
                     Some(n),
                     format!("the entry links to {target}, which does not exist"),
-                    Some(format!("remove line {n}")),
+                    Some(format!("remove line {n}")).filter(|_| writable),
                 )),
             }
             continue;
@@ -177,13 +192,13 @@ fn index_checks(
                 INDEX_FILE_NAME,
                 Some(n),
                 format!("a second entry for {target}"),
-                Some(format!("remove line {n}")),
+                Some(format!("remove line {n}")).filter(|_| writable),
             ));
             continue;
         }
         let length = utf16_len(line.trim_end_matches('\r'));
         if length > MAX_ENTRY_UTF16 {
-            let fix = shorter_entry(line).map(|_| {
+            let fix = shorter_entry(line).filter(|_| writable).map(|_| {
                 format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters")
             });
             out.push(finding(FindingCode::EntryTooLong, Severity::Warning, INDEX_FILE_NAME, Some(n),
@@ -194,7 +209,7 @@ fn index_checks(
     for found in find_secrets(&text) {
         out.push(secret_finding(INDEX_FILE_NAME, &found));
     }
-    targets
+    (targets, writable)
 }
 
 /// A link that leaves the memory folder: checked through the host where it could look
@@ -248,6 +263,7 @@ fn file_checks(
     options: &Options,
     snapshot: &Snapshot,
     indexed: &BTreeSet<String>,
+    writable: bool,
     out: &mut Vec<Finding>,
 ) {
     let limits = &options.limits;
@@ -302,7 +318,7 @@ fn file_checks(
                 &m.path,
                 None,
                 "no MEMORY.md entry links to this file, so the index does not list it".into(),
-                Some("add an entry to MEMORY.md".into()),
+                Some("add an entry to MEMORY.md".into()).filter(|_| writable),
             ));
         }
         if let Some(d) = &m.description {

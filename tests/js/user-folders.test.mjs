@@ -19,3 +19,18 @@ test("a tab after a key's colon is YAML whitespace: the fields are read, not ref
   assert.equal(m.description, "Tab separated description of the deploy");
   assert.equal(m.type, "project");
 });
+
+test("a MEMORY.md saved as UTF-16 (Windows PowerShell's `>`) is reported as such, and doctor offers no index fix it cannot make", async () => {
+  const memory = await open({
+    "MEMORY.md": utf16le("- [Alpha](user_alpha.md) \u2014 alpha\r\n"),
+    "user_alpha.md": "---\nname: Alpha\ndescription: The user deploys the alpha service from a laptop\ntype: user\n---\nbody\n",
+  });
+  const report = await memory.doctor();
+  const index = report.findings.filter((f) => f.file === "MEMORY.md");
+  assert.deepEqual(index.map((f) => f.code), ["invalid_utf8"]);
+  assert.equal(index[0].severity, "error");
+  assert.match(index[0].message, /UTF-16/);
+  assert.equal(report.fixable, 0, JSON.stringify(report.findings.filter((f) => f.fix)));
+  const plan = await memory.planFixes();
+  assert.equal(plan.effects.length, 0);
+});
