@@ -57,13 +57,13 @@ fn finding(
 
 pub(super) fn run(snapshot: &Snapshot, options: &Options) -> Vec<Finding> {
     let mut out = Vec::new();
-    let (indexed, writable) = index_checks(snapshot, &options.limits, &options.outside, &mut out);
-    file_checks(options, snapshot, &indexed, writable, &mut out);
+    let (indexed, can_add) = index_checks(snapshot, &options.limits, &options.outside, &mut out);
+    file_checks(options, snapshot, &indexed, can_add, &mut out);
     out
 }
 
-/// Index checks; returns the local targets the index links to, and whether `--fix` can
-/// rewrite the index (UTF-8, within `maxFileBytes`): its fixes are offered only then.
+/// Index checks; returns the local targets the index links to, and whether `--fix` can add an
+/// entry to the index (UTF-8, within `maxFileBytes`, under its limits).
 fn index_checks(
     snapshot: &Snapshot,
     limits: &Limits,
@@ -209,7 +209,9 @@ fn index_checks(
     for found in find_secrets(&text) {
         out.push(secret_finding(INDEX_FILE_NAME, &found));
     }
-    (targets, writable)
+    // a missing entry is added only while the index has room for one more line
+    let room = lines < to_usize(limits.max_index_lines) && units < to_usize(limits.max_index_utf16);
+    (targets, writable && room)
 }
 
 /// A link that leaves the memory folder: checked through the host where it could look
@@ -263,7 +265,7 @@ fn file_checks(
     options: &Options,
     snapshot: &Snapshot,
     indexed: &BTreeSet<String>,
-    writable: bool,
+    can_add: bool,
     out: &mut Vec<Finding>,
 ) {
     let limits = &options.limits;
@@ -318,7 +320,7 @@ fn file_checks(
                 &m.path,
                 None,
                 "no MEMORY.md entry links to this file, so the index does not list it".into(),
-                Some("add an entry to MEMORY.md".into()).filter(|_| writable),
+                Some("add an entry to MEMORY.md".into()).filter(|_| can_add),
             ));
         }
         if let Some(d) = &m.description {

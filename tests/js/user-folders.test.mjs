@@ -34,3 +34,22 @@ test("a MEMORY.md saved as UTF-16 (Windows PowerShell's `>`) is reported as such
   const plan = await memory.planFixes();
   assert.equal(plan.effects.length, 0);
 });
+
+test("once --fix has filled the index to its 200 lines, the files left out are no longer offered as fixable", async () => {
+  const files = {};
+  const lines = [];
+  for (let i = 0; i < 205; i++) {
+    const p = `project_t${String(i).padStart(3, "0")}.md`;
+    files[p] = `---\nname: T${i}\ndescription: Topic ${i} covers the billing subsystem variant ${i}\ntype: project\n---\nb\n`;
+    if (i < 198) lines.push(`- [T${i}](${p}) — topic ${i}`);
+  }
+  files["MEMORY.md"] = lines.join("\n") + "\n";
+  const memory = await open(files);
+  const plan = await memory.planFixes();
+  assert.equal(plan.fixed, 2);
+  await memory.applyFixes(plan);
+  const report = await memory.doctor();
+  assert.equal(report.findings.filter((f) => f.code === "not_indexed").length, 5);
+  assert.equal(report.fixable, 0, "doctor would say `5 fixable`, and --fix would say `nothing to fix`");
+  assert.equal((await memory.planFixes()).effects.length, 0);
+});
