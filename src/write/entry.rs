@@ -300,15 +300,34 @@ pub fn unescape_title(text: &str) -> String {
     out
 }
 
+/// Units of hook a long title leaves, when the title is shortened for the line to fit.
+const MIN_HOOK_UTF16: usize = 40;
+/// A title is not shortened below this (the file name alone is then too long for the line).
+const MIN_TITLE_UTF16: usize = 16;
+
 /// `- [Title](file.md) — hook`, the hook shortened at a word (with `…`) so the line stays
-/// within [`MAX_ENTRY_UTF16`] when it can.
+/// within [`MAX_ENTRY_UTF16`] when it can; a title too long for that is shortened too, leaving
+/// the hook [`MIN_HOOK_UTF16`] units (the topic file keeps the whole name).
 pub fn format_entry(title: &str, path: &str, hook: &str) -> String {
-    let title = escape_title(title);
     let path = encode_target(path);
     let target = if path.contains([' ', '(', ')']) {
         format!("<{path}>")
     } else {
         path
+    };
+    let hook_room = if hook.is_empty() {
+        0
+    } else {
+        utf16_len(HOOK_SEPARATOR) + MIN_HOOK_UTF16.min(utf16_len(hook))
+    };
+    let frame = utf16_len("- []()") + utf16_len(&target) + hook_room;
+    let escaped = escape_title(title);
+    let escapes = utf16_len(&escaped).saturating_sub(utf16_len(title));
+    let room = MAX_ENTRY_UTF16.saturating_sub(frame + escapes);
+    let title = if utf16_len(&escaped) + frame > MAX_ENTRY_UTF16 && room >= MIN_TITLE_UTF16 {
+        escape_title(&shorten(title, room))
+    } else {
+        escaped
     };
     let head = format!("- [{title}]({target})");
     if hook.is_empty() {
@@ -467,6 +486,49 @@ mod tests {
         assert!(utf16_len(&line) <= MAX_ENTRY_UTF16, "{line}");
         assert!(line.ends_with('…'));
         assert_eq!(format_entry("T", "f.md", "short"), "- [T](f.md) — short");
+    }
+
+    /// A name too long for one line (as `remember` and doctor's fix write them) is shortened in
+    /// the index, the hook keeping some room; a short one, or one beside a file name too long
+    /// for any title, is kept whole.
+    #[test]
+    fn a_long_title_is_shortened_to_fit_the_line() {
+        let name = "Deploy checklist for the staging cluster [eu-west] with the on-call rotation and the database migration order, step by step";
+        let line = format_entry(
+            name,
+            "project_deploy_checklist.md",
+            "what to run, in which order, and who to call when it fails",
+        );
+        assert!(
+            utf16_len(&line) <= MAX_ENTRY_UTF16,
+            "{} units: {line}",
+            utf16_len(&line)
+        );
+        let Line::Entry(e) = classify(&line) else {
+            unreachable!("an entry: {line}")
+        };
+        let title = unescape_title(e.title);
+        assert!(
+            title.ends_with('…') && name.starts_with(title.trim_end_matches('…')),
+            "{title}"
+        );
+        assert!(
+            utf16_len(e.hook) >= MIN_HOOK_UTF16 - 1,
+            "the hook keeps its room: {}",
+            e.hook
+        );
+        assert_eq!(e.target, "project_deploy_checklist.md");
+        // without a hook the title has the whole line: this one fits whole
+        let bare = format_entry(name, "p.md", "");
+        assert!(
+            utf16_len(&bare) <= MAX_ENTRY_UTF16 && bare.contains(&escape_title(name)),
+            "{bare}"
+        );
+        // a file name too long for any title: the title is kept whole
+        let long_path = format!("{}.md", "x".repeat(140));
+        assert!(format_entry("Short name", &long_path, "hook").contains("[Short name]"));
+        let kept = format_entry(name, &long_path, "hook");
+        assert!(kept.contains(&escape_title(name)), "{kept}");
     }
 
     #[test]

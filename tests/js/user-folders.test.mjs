@@ -53,3 +53,17 @@ test("once --fix has filled the index to its 200 lines, the files left out are n
   assert.equal(report.fixable, 0, "doctor would say `5 fixable`, and --fix would say `nothing to fix`");
   assert.equal((await memory.planFixes()).effects.length, 0);
 });
+
+test("remember with a long name writes an index line doctor takes as it is: one short line, the title shortened, the file keeping the whole name", async () => {
+  const memory = await open({ "MEMORY.md": "" });
+  const name = "Deploy checklist for the staging cluster [eu-west] with the on-call rotation and the database migration order";
+  const written = await memory.remember({ type: "project", name, description: "what to run, in which order, and who to call when a step fails", body: "Steps." });
+  const text = new TextDecoder().decode(await memory.host.readFile("MEMORY.md", 1 << 20));
+  const entry = text.split("\n").find((l) => l.includes(written.file));
+  assert.ok(entry.length <= 150, `${entry.length}: ${entry}`);
+  assert.match(entry, /…\]\(/, "the title is shortened");
+  const report = await memory.doctor();
+  assert.deepEqual(report.findings.filter((f) => f.code === "entry_too_long"), []);
+  const [m] = (await memory.scan()).memories;
+  assert.equal(m.name, name, "the topic file keeps the whole name");
+});
