@@ -137,13 +137,6 @@ export async function packEntriesInPieces(listingLike: ListingLike, pause: () =>
   return { paths: whole.text, pathBytes: whole.bytes, mtimes: listing.mtimesMs, kinds, problems: allProblems.length ? `${allProblems.join("\0")}\0` : "", pieces };
 }
 
-/** `packed` crossing alone, with no heads. */
-function entriesAlone(packed: PackedEntries): PackedListing {
-  return { paths: packed.pathBytes ?? packed.paths, mtimes: packed.mtimes, kinds: packed.kinds, problems: packed.problems, headEntries: NO_POSITIONS, headEnds: NO_POSITIONS };
-}
-
-const NO_POSITIONS = new Uint32Array(0);
-
 /** The paths joined, by the array they were joined from (a check's new listing shares its paths). */
 const joined = new WeakMap<readonly string[], { text: string; bytes: Uint8Array; unpackable: boolean }>();
 const encoder = new TextEncoder();
@@ -297,7 +290,7 @@ export class ScanMemo {
       let order: Uint32Array | null = null;
       for (let k = 0; k <= last; k++) {
         const piece = pathsSame ? timesOnly(packed.pieces[k]!) : packed.pieces[k]!;
-        order = attempt(() => planScanPackedMemoPiece(entriesAlone(piece), handle, pathsSame, k === 0, k === last));
+        order = attempt(() => planScanPackedMemoPiece(packListing(listing, undefined, piece), handle, pathsSame, k === 0, k === last));
         if (order === null) return null;
         if (k < last) await pause();
       }
