@@ -57,19 +57,39 @@ fn finding(
 
 pub(super) fn run(snapshot: &Snapshot, options: &Options) -> Vec<Finding> {
     let mut out = Vec::new();
-    let (indexed, can_add) = index_checks(snapshot, &options.limits, &options.outside, &mut out);
-    file_checks(options, snapshot, &indexed, can_add, &mut out);
+    let (indexed, index) = index_checks(snapshot, &options.limits, &options.outside, &mut out);
+    // an index `--fix` cannot rewrite (not UTF-8, over `maxFileBytes`) is offered no fix
+    if !index.writable {
+        for f in &mut out {
+            f.fix = None;
+        }
+    }
+    file_checks(
+        options,
+        snapshot,
+        &indexed,
+        index.writable && index.room,
+        &mut out,
+    );
     out
 }
 
-/// Index checks; returns the local targets the index links to, and whether `--fix` can add an
-/// entry to the index (UTF-8, within `maxFileBytes`, under its limits).
+/// What `--fix` can do to the index.
+struct IndexRoom {
+    /// It can be rewritten: UTF-8, within `maxFileBytes` (or not there yet).
+    writable: bool,
+    /// It is under its limits: an entry can be added.
+    room: bool,
+}
+
+/// Index checks, the first of doctor's (`run` relies on it: `out` then holds only theirs);
+/// returns the local targets the index links to, and what `--fix` can do to it.
 fn index_checks(
     snapshot: &Snapshot,
     limits: &Limits,
     outside: &BTreeMap<String, Option<bool>>,
     out: &mut Vec<Finding>,
-) -> (BTreeSet<String>, bool) {
+) -> (BTreeSet<String>, IndexRoom) {
     let mut targets = BTreeSet::new();
     let exists = snapshot.entry(INDEX_FILE_NAME).is_some();
     let text = snapshot.index_text();
@@ -84,7 +104,11 @@ fn index_checks(
                 None,
             ));
         }
-        return (targets, true);
+        let room = IndexRoom {
+            writable: true,
+            room: true,
+        };
+        return (targets, room);
     }
     let mut writable = snapshot
         .entry(INDEX_FILE_NAME)
@@ -96,7 +120,11 @@ fn index_checks(
                 "MEMORY.md is not UTF-8 (UTF-16, or a legacy encoding): the prompt gets it garbled and memdir cannot edit it; re-save it as UTF-8".into(), None));
             // UTF-16 read as UTF-8 is all content: nothing more to say about its lines
             if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-                return (targets, false);
+                let room = IndexRoom {
+                    writable,
+                    room: false,
+                };
+                return (targets, room);
             }
         }
     }
@@ -171,7 +199,7 @@ fn index_checks(
                     let real = moved.unwrap_or_default();
                     out.push(finding(FindingCode::DeadLink, Severity::Error, INDEX_FILE_NAME, Some(n),
                         format!("the entry links to {target}, which does not exist; the one file of that name is {real}"),
-                        Some(format!("point line {n} at {real}, keeping its title and hook")).filter(|_| writable)));
+                        Some(format!("point line {n} at {real}, keeping its title and hook"))));
                     targets.insert(real);
                 }
                 None => out.push(finding(
@@ -180,7 +208,7 @@ fn index_checks(
                     INDEX_FILE_NAME,
                     Some(n),
                     format!("the entry links to {target}, which does not exist"),
-                    Some(format!("remove line {n}")).filter(|_| writable),
+                    Some(format!("remove line {n}")),
                 )),
             }
             continue;
@@ -192,13 +220,13 @@ fn index_checks(
                 INDEX_FILE_NAME,
                 Some(n),
                 format!("a second entry for {target}"),
-                Some(format!("remove line {n}")).filter(|_| writable),
+                Some(format!("remove line {n}")),
             ));
             continue;
         }
         let length = utf16_len(line.trim_end_matches('\r'));
         if length > MAX_ENTRY_UTF16 {
-            let fix = shorter_entry(line).filter(|_| writable).map(|_| {
+            let fix = shorter_entry(line).map(|_| {
                 format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters")
             });
             out.push(finding(FindingCode::EntryTooLong, Severity::Warning, INDEX_FILE_NAME, Some(n),
@@ -211,7 +239,7 @@ fn index_checks(
     }
     // a missing entry is added only while the index has room for one more line
     let room = lines < to_usize(limits.max_index_lines) && units < to_usize(limits.max_index_utf16);
-    (targets, writable && room)
+    (targets, IndexRoom { writable, room })
 }
 
 /// A link that leaves the memory folder: checked through the host where it could look
