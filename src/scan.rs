@@ -654,6 +654,60 @@ fn bare_memory(path: String, mtime_ms: f64) -> Memory {
     }
 }
 
+/// The most any host reads of a head (a header line can be huge): a head this long is a prefix
+/// of its file, cut wherever the reading stopped (`js/hosts/*`: `MAX_HEAD_BYTES`).
+pub const MAX_HEAD_BYTES: usize = 1 << 20;
+
+/// A head's bytes as the scan reads them, and whether they hold a sequence that is not UTF-8.
+#[derive(Debug, PartialEq, Eq)]
+pub struct HeadText<'a> {
+    pub text: std::borrow::Cow<'a, str>,
+    pub invalid: bool,
+}
+
+/// The text of a head's first `max_lines` lines (each with its newline), from its bytes.
+///
+/// A host reads a head in chunks until it has seen `max_lines` lines, so the bytes after the
+/// last of them are wherever its last chunk ended: often inside a character (Korean, Russian, a
+/// Portuguese accent). Those bytes are no part of what the scan reads, so they are not decoded:
+/// only a sequence that is not UTF-8 *within* the lines read is `invalid`. A head with fewer
+/// lines is the whole file, unless it is [`MAX_HEAD_BYTES`] long: then it is a prefix, and a
+/// character its end cuts short is left out, not reported. Every route (the plain scan, the
+/// packed one, the memo, doctor's) reads heads through this.
+pub fn decode_head(bytes: &[u8], max_lines: usize) -> HeadText<'_> {
+    let end = match max_lines.checked_sub(1) {
+        None => 0,
+        Some(last) => bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .nth(last)
+            .map_or(bytes.len(), |(i, _)| i + 1),
+    };
+    let lines = bytes.get(..end).unwrap_or(bytes);
+    // valid UTF-8 (nearly every head) is checked by the fast validator and borrowed
+    match std::str::from_utf8(lines) {
+        Ok(text) => HeadText {
+            text: std::borrow::Cow::Borrowed(text),
+            invalid: false,
+        },
+        // cut short at the end of a prefix: what is there is valid
+        Err(e)
+            if e.error_len().is_none() && end == bytes.len() && bytes.len() >= MAX_HEAD_BYTES =>
+        {
+            let valid = lines.get(..e.valid_up_to()).unwrap_or_default();
+            HeadText {
+                text: String::from_utf8_lossy(valid),
+                invalid: false,
+            }
+        }
+        Err(_) => HeadText {
+            text: String::from_utf8_lossy(lines),
+            invalid: true,
+        },
+    }
+}
+
 fn read_memory(
     candidate: Candidate<'_>,
     limits: &Limits,
@@ -662,15 +716,12 @@ fn read_memory(
 ) -> Memory {
     let path = candidate.file.path.as_str();
     let mut memory = bare_memory(path.to_owned(), candidate.mtime_ms);
+    let max_lines = to_usize(limits.max_header_lines);
     let text = match &candidate.file.head {
         Some(Head::Text(text)) => std::borrow::Cow::Borrowed(text.as_str()),
         Some(Head::Bytes(bytes)) => {
-            // valid UTF-8 (nearly every head) is checked by the fast validator and borrowed
-            let decoded = match std::str::from_utf8(bytes) {
-                Ok(text) => std::borrow::Cow::Borrowed(text),
-                Err(_) => String::from_utf8_lossy(bytes),
-            };
-            if let std::borrow::Cow::Owned(_) = decoded {
+            let decoded = decode_head(bytes, max_lines);
+            if decoded.invalid {
                 diagnostics.push(Diagnostic::new(
                     path,
                     DiagnosticCode::InvalidUtf8,
@@ -678,7 +729,7 @@ fn read_memory(
                     None,
                 ));
             }
-            decoded
+            decoded.text
         }
         None => {
             if kept {
@@ -692,7 +743,6 @@ fn read_memory(
             return memory;
         }
     };
-    let max_lines = to_usize(limits.max_header_lines);
     let normalized = normalize_text(&text);
     let head = first_lines(&normalized, max_lines);
     match parse_header(head, max_lines) {
@@ -737,4 +787,117 @@ fn read_memory(
         }
     }
     memory
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    /// A Korean head of `lines` lines and more, cut `cut_back` bytes into a character after the
+    /// last line the scan reads, as a host's 4,096-byte chunk cuts it.
+    fn korean_head(lines: usize) -> Vec<u8> {
+        let mut text = String::from("---\nname: 배포 점검\ndescription: 배포 전에 스테이징을 먼저 확인한다\ntype: project\n---\n");
+        while text.matches('\n').count() < lines + 5 {
+            text.push_str("스테이징 서버에서 먼저 확인하고 운영에 배포한다\n");
+        }
+        text.into_bytes()
+    }
+
+    fn scan_one(head: Vec<u8>) -> ScanResult {
+        let file = FileHead {
+            path: "project_deploy.md".into(),
+            mtime_ms: 1.0,
+            head: Some(Head::Bytes(head)),
+            kind: None,
+            problem: None,
+        };
+        scan_memories(&[file], &Limits::default())
+    }
+
+    #[test]
+    fn a_head_cut_inside_a_character_after_the_lines_read_is_valid() {
+        let whole = korean_head(30);
+        // every cut after line 30 (the 30th newline) that falls inside a character
+        let after = whole
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .nth(29)
+            .map(|(i, _)| i + 1)
+            .unwrap();
+        let mut cuts = 0;
+        for end in after..whole.len() {
+            if std::str::from_utf8(&whole[..end]).is_ok() {
+                continue;
+            }
+            cuts += 1;
+            let result = scan_one(whole[..end].to_vec());
+            assert_eq!(result.diagnostics, vec![], "cut at {end}");
+            let memory = &result.memories[0];
+            assert_eq!(memory.name.as_deref(), Some("배포 점검"));
+            assert_eq!(memory.memory_type, Some(MemoryType::Project));
+        }
+        assert!(cuts > 10, "the cuts fall inside characters");
+        // the same bytes given through the memo and the packed crossing
+        let end = (after..whole.len())
+            .find(|&e| std::str::from_utf8(&whole[..e]).is_err())
+            .unwrap();
+        let files = vec![FileHead {
+            path: "project_deploy.md".into(),
+            mtime_ms: 1.0,
+            head: Some(Head::Bytes(whole[..end].to_vec())),
+            kind: None,
+            problem: None,
+        }];
+        let mut memo = ScanMemo::new();
+        let (memoized, _, _) = scan_with_memo(&files, &Limits::default(), &mut memo);
+        assert_eq!(memoized.diagnostics, vec![]);
+        let packed = crate::packed::PackedBuffers::from_files(&files);
+        let scanned = crate::packed::scan_packed(&packed.listing(), &Limits::default()).unwrap();
+        assert!(!scanned.json.contains("invalid_utf8"), "{}", scanned.json);
+    }
+
+    #[test]
+    fn only_a_sequence_that_is_not_utf8_is_invalid() {
+        // a broken character within the lines read, or at the end of a whole short file
+        let mut head = b"---\ndescription: caf\xc3 ok\n---\n".to_vec();
+        assert_eq!(
+            scan_one(head.clone()).diagnostics[0].code,
+            DiagnosticCode::InvalidUtf8
+        );
+        head = "---\ndescription: 배포\n---\n배".as_bytes().to_vec();
+        head.pop();
+        assert_eq!(
+            scan_one(head).diagnostics[0].code,
+            DiagnosticCode::InvalidUtf8
+        );
+        // cut before line 30 inside a character, not at the cap: the host read it all
+        let whole = korean_head(10);
+        let end = (100..whole.len())
+            .find(|&e| std::str::from_utf8(&whole[..e]).is_err())
+            .unwrap();
+        let diagnostics = scan_one(whole[..end].to_vec()).diagnostics;
+        assert_eq!(diagnostics[0].code, DiagnosticCode::InvalidUtf8);
+        // a head as long as a host reads at most is a prefix: its cut character is left out
+        let mut long = b"---\ndescription: ".to_vec();
+        while long.len() < MAX_HEAD_BYTES {
+            long.extend_from_slice("길다".as_bytes());
+        }
+        long.truncate(MAX_HEAD_BYTES);
+        assert!(std::str::from_utf8(&long).is_err());
+        let decoded = decode_head(&long, 30);
+        assert!(!decoded.invalid);
+        assert!(decoded.text.ends_with('다') || decoded.text.ends_with('길'));
+    }
+
+    #[test]
+    fn decode_head_reads_the_lines_with_their_newlines() {
+        assert_eq!(decode_head(b"a\nb\nc", 2).text, "a\nb\n");
+        assert_eq!(decode_head(b"a\nb", 5).text, "a\nb");
+        assert_eq!(decode_head(b"a\n", 0).text, "");
+        // bytes that are not UTF-8 after the lines read are no part of them
+        assert!(!decode_head(b"a\nb\n\xff", 2).invalid);
+        assert!(decode_head(b"a\n\xffb\n", 2).invalid);
+    }
 }
