@@ -104,6 +104,8 @@ pub enum FindingCode {
     IndexOverSize,
     IndexContent,
     IndexPreamble,
+    /// `MEMORY.md` is not in Claude Code's index form (another tool's format): never edited.
+    IndexForeignFormat,
     DeadLink,
     DuplicateEntry,
     EntryTooLong,

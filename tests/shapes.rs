@@ -350,7 +350,8 @@ fn check_doctor(shape: &Shape, errors: &mut Vec<String>) {
 }
 
 /// The fixed index: the old lines minus `removed`, `shortened` ones replaced by a shorter entry
-/// to the same file, every other line byte for byte, then one entry per `appended` file.
+/// to the same file, every other line byte for byte, and one entry per `appended` file, right
+/// after old line `addedAfter` (the last entry: new entries join the list), else at the end.
 fn check_index_fix(old: &str, new: &str, spec: &Value) -> Result<(), String> {
     let nums = |key: &str| -> Vec<usize> {
         spec[key]
@@ -376,9 +377,15 @@ fn check_index_fix(old: &str, new: &str, spec: &Value) -> Result<(), String> {
             .filter(|(n, _)| !removed.contains(n))
             .collect()
     };
-    while kept.last().is_some_and(|(_, l)| l.trim().is_empty()) {
-        kept.pop();
+    let after = spec["addedAfter"].as_u64().map(|n| n as usize);
+    if after.is_none() {
+        while kept.last().is_some_and(|(_, l)| l.trim().is_empty()) {
+            kept.pop();
+        }
+    } else if kept.last().is_some_and(|(_, l)| l.is_empty()) {
+        kept.pop(); // the split's empty piece after the final newline
     }
+    let at = after.map_or(kept.len(), |a| kept.iter().filter(|(n, _)| *n <= a).count());
     let new_lines: Vec<&str> = new.split('\n').collect();
     let want_len = kept.len() + appended.len() + 1;
     if new_lines.len() != want_len || new_lines.last() != Some(&"") {
@@ -389,7 +396,11 @@ fn check_index_fix(old: &str, new: &str, spec: &Value) -> Result<(), String> {
             new_lines.last().copied().unwrap_or_default()
         ));
     }
-    for ((n, old_line), new_line) in kept.iter().zip(&new_lines) {
+    let olds = new_lines
+        .iter()
+        .take(at)
+        .chain(new_lines.iter().skip(at + appended.len()));
+    for ((n, old_line), new_line) in kept.iter().zip(olds) {
         if shortened.contains(n) {
             let (Line::Entry(a), Line::Entry(b)) = (classify(old_line), classify(new_line)) else {
                 return Err(format!("line {n} is no longer an entry: {new_line:?}"));
@@ -406,7 +417,7 @@ fn check_index_fix(old: &str, new: &str, spec: &Value) -> Result<(), String> {
             ));
         }
     }
-    for (path, line) in appended.iter().zip(&new_lines[kept.len()..]) {
+    for (path, line) in appended.iter().zip(&new_lines[at..]) {
         match classify(line) {
             Line::Entry(e) if e.file().as_deref() == Some(*path) => {}
             _ => return Err(format!("expected an entry for {path}, got {line:?}")),

@@ -3,9 +3,10 @@
 use crate::codes::EntryKind;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::repair::{
-    description_region, folded_description_file, moved_target, scan_all, shorter_entry,
-};
+use super::compact::compact_index;
+use super::kept_words::WordLedger;
+use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
+use super::repair::{description_region, folded_description_file, moved_target, scan_all};
 use super::{Finding, Options, Severity};
 use crate::codes::{DiagnosticCode, FindingCode};
 use crate::freshness::age_days;
@@ -14,7 +15,7 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::{ScanResult, INDEX_FILE_NAME};
 use crate::secrets::find_secrets;
 use crate::text::utf16_len;
-use crate::write::entry::{classify_all, Line, Target, MAX_ENTRY_UTF16};
+use crate::write::entry::{classify_all, links_on_line, Line, Target, MAX_ENTRY_UTF16};
 use crate::write::guard::index_size;
 use crate::write::similar::{name_key, WordSet};
 use crate::write::Snapshot;
@@ -57,21 +58,75 @@ fn finding(
 
 pub(super) fn run(snapshot: &Snapshot, options: &Options) -> Vec<Finding> {
     let mut out = Vec::new();
-    let (indexed, index) = index_checks(snapshot, &options.limits, &options.outside, &mut out);
-    // an index `--fix` cannot rewrite (not UTF-8, over `maxFileBytes`) is offered no fix
-    if !index.writable {
+    let ledger = folder_words(snapshot);
+    let (mut indexed, index) = index_checks(snapshot, options, &ledger, &mut out);
+    // an index `--fix` cannot rewrite (not UTF-8, over `maxFileBytes`, another tool's format)
+    // is offered no fix
+    if !index.writable || index.foreign {
         for f in &mut out {
             f.fix = None;
         }
     }
+    indexed.extend(linked_files(snapshot));
     file_checks(
         options,
         snapshot,
         &indexed,
-        index.writable && index.room,
+        index.writable && index.room && !index.foreign,
         &mut out,
     );
     out
+}
+
+/// Every word of the folder's files that were read (the index and the topic files).
+pub(super) fn folder_words(snapshot: &Snapshot) -> WordLedger {
+    let texts: Vec<String> = snapshot
+        .contents
+        .keys()
+        .filter_map(|p| snapshot.text(p))
+        .collect();
+    WordLedger::of(texts.iter().map(String::as_str))
+}
+
+/// The files a reader of `MEMORY.md` is led to: every link on every line of it (an entry's
+/// own, a second one on its line, one in a sentence), and every link of a topic file the index
+/// links to (a section moved out of the index by compaction, a "see also"), one step deep.
+pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
+    let index = snapshot.index_text();
+    let mut first: BTreeSet<String> = BTreeSet::new();
+    for (line, kind) in index.split('\n').zip(classify_all(&index)) {
+        if kind == Line::Markup {
+            continue;
+        }
+        first.extend(local_links(line, ""));
+    }
+    let mut all = first.clone();
+    for file in &first {
+        let Some(text) = snapshot.text(file).filter(|_| crate::scan::is_topic_path(file)) else {
+            continue;
+        };
+        let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
+        for line in text.split('\n') {
+            all.extend(local_links(line, folder));
+        }
+    }
+    all
+}
+
+/// The links of `line` to places inside the folder, relative to `folder` (`""`: the root).
+fn local_links(line: &str, folder: &str) -> Vec<String> {
+    if !line.contains("](") {
+        return Vec::new();
+    }
+    links_on_line(line)
+        .into_iter()
+        .filter_map(|t| match t {
+            Target::Inside(path) if folder.is_empty() => Some(path),
+            // relative to the topic file's folder (a link that climbs out of it is not followed)
+            Target::Inside(path) => Some(format!("{folder}/{path}")),
+            _ => None,
+        })
+        .collect()
 }
 
 /// What `--fix` can do to the index.
@@ -80,16 +135,35 @@ struct IndexRoom {
     writable: bool,
     /// It is under its limits: an entry can be added.
     room: bool,
+    /// Not an index in Claude Code's form (no entry at all among its lines, or another
+    /// tool's `§`-separated facts): reported, never edited.
+    foreign: bool,
+}
+
+/// Whether an index is not in Claude Code's form: it has lines of its own but not one entry,
+/// or it separates facts with `§` lines as another tool's memory does. Appending an entry
+/// to such a file would glue a link onto its facts.
+pub(super) fn is_foreign_index(text: &str) -> bool {
+    let kinds = classify_all(text);
+    let entries = kinds.iter().filter(|k| matches!(k, Line::Entry(_))).count();
+    let content = kinds.iter().filter(|k| **k == Line::Content).count();
+    let sections = text
+        .split('\n')
+        .filter(|l| l.trim() == "\u{a7}" || l.trim_start().starts_with("\u{a7} "))
+        .count();
+    (entries == 0 && content > 0) || sections > 0
 }
 
 /// Index checks, the first of doctor's (`run` relies on it: `out` then holds only theirs);
 /// returns the local targets the index links to, and what `--fix` can do to it.
 fn index_checks(
     snapshot: &Snapshot,
-    limits: &Limits,
-    outside: &BTreeMap<String, Option<bool>>,
+    options: &Options,
+    ledger: &WordLedger,
     out: &mut Vec<Finding>,
 ) -> (BTreeSet<String>, IndexRoom) {
+    let limits = &options.limits;
+    let outside = &options.outside;
     let mut targets = BTreeSet::new();
     let exists = snapshot.entry(INDEX_FILE_NAME).is_some();
     let text = snapshot.index_text();
@@ -107,6 +181,7 @@ fn index_checks(
         let room = IndexRoom {
             writable: true,
             room: true,
+            foreign: false,
         };
         return (targets, room);
     }
@@ -123,15 +198,29 @@ fn index_checks(
                 let room = IndexRoom {
                     writable,
                     room: false,
+                    foreign: false,
                 };
                 return (targets, room);
             }
         }
     }
     let (lines, units) = index_size(&text);
+    let compaction = (lines > to_usize(limits.max_index_lines) || units > to_usize(limits.max_index_utf16))
+        .then(|| compact_index(&text, snapshot, limits))
+        .flatten()
+        .map(|c| {
+            let mut what = Vec::new();
+            if c.moved_content_lines > 0 {
+                what.push(format!("{} lines of notes into topic files", c.moved_content_lines));
+            }
+            if c.moved_entries > 0 {
+                what.push(format!("{} entries into sub-index files", c.moved_entries));
+            }
+            format!("compact MEMORY.md under its limits, every word kept: move {}, each linked from the index", what.join(" and "))
+        });
     if lines > to_usize(limits.max_index_lines) {
         out.push(finding(FindingCode::IndexOverLines, Severity::Error, INDEX_FILE_NAME, Some(to_usize(limits.max_index_lines) + 1),
-            format!("MEMORY.md has {lines} lines; only the first {} are loaded, the rest are silently cut", limits.max_index_lines), None));
+            format!("MEMORY.md has {lines} lines; only the first {} are loaded, the rest are silently cut", limits.max_index_lines), compaction.clone()));
     }
     if units > to_usize(limits.max_index_utf16) {
         out.push(finding(
@@ -143,11 +232,19 @@ fn index_checks(
                 "MEMORY.md is {units} UTF-16 units; only the first {} are loaded",
                 limits.max_index_utf16
             ),
-            None,
+            compaction.filter(|_| lines <= to_usize(limits.max_index_lines)),
         ));
+    }
+    let foreign = is_foreign_index(&text);
+    if foreign {
+        out.push(finding(FindingCode::IndexForeignFormat, Severity::Warning, INDEX_FILE_NAME, None,
+            "MEMORY.md is not an index in Claude Code's form (`- [Title](file.md) — hook` entries): it reads like another tool's memory, so doctor reports what it finds but --fix never edits it".into(), None));
     }
     let all: Vec<&str> = text.split('\n').collect();
     let kinds = classify_all(&text);
+    // the entries seen so far, by the file they link to: a second one with other words is a
+    // second way in, not a duplicate
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let first_entry = kinds.iter().position(|k| matches!(k, Line::Entry(_)));
     let mut run_start: Option<usize> = None;
     let flush = |start: &mut Option<usize>, end: usize, out: &mut Vec<Finding>| {
@@ -188,6 +285,9 @@ fn index_checks(
             }
             Target::Other => continue,
         };
+        if snapshot.is_dir(&target) {
+            continue; // a link to a folder that exists is live
+        }
         if !snapshot.is_file(&target) {
             let moved = moved_target(snapshot, &target);
             match unverifiable(snapshot, &target) {
@@ -202,35 +302,49 @@ fn index_checks(
                         Some(format!("point line {n} at {real}, keeping its title and hook"))));
                     targets.insert(real);
                 }
-                None => out.push(finding(
-                    FindingCode::DeadLink,
-                    Severity::Error,
-                    INDEX_FILE_NAME,
-                    Some(n),
-                    format!("the entry links to {target}, which does not exist"),
-                    Some(format!("remove line {n}")),
-                )),
+                None => {
+                    let (message, fix) = match dead_link_remedy(snapshot, ledger, line, &target, limits) {
+                        DeadLinkRemedy::Remove => (String::new(), Some(format!("remove line {n} (its words are elsewhere in the folder)"))),
+                        DeadLinkRemedy::Create { .. } => (String::new(), Some(format!("write {target} from the entry's title and hook, which exist nowhere else, so the link leads somewhere"))),
+                        DeadLinkRemedy::Keep => ("; its words exist nowhere else in the folder, so doctor keeps the line: restore the file, or move the words yourself".to_owned(), None),
+                    };
+                    out.push(finding(
+                        FindingCode::DeadLink,
+                        Severity::Error,
+                        INDEX_FILE_NAME,
+                        Some(n),
+                        format!("the entry links to {target}, which does not exist{message}"),
+                        fix,
+                    ));
+                }
             }
             continue;
         }
-        if !targets.insert(target.clone()) {
+        targets.insert(target.clone());
+        let same = entry_key(line);
+        let earlier = seen.entry(target.clone()).or_default();
+        if earlier.contains(&same) {
             out.push(finding(
                 FindingCode::DuplicateEntry,
                 Severity::Warning,
                 INDEX_FILE_NAME,
                 Some(n),
-                format!("a second entry for {target}"),
+                format!("the same entry for {target} a second time"),
                 Some(format!("remove line {n}")),
             ));
             continue;
         }
-        let length = utf16_len(line.trim_end_matches('\r'));
+        earlier.push(same);
+        let body = line.trim_end_matches('\r');
+        let length = utf16_len(body);
         if length > MAX_ENTRY_UTF16 {
-            let fix = shorter_entry(line).map(|_| {
-                format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters")
-            });
+            let (fix, kept) = match long_entry_remedy(snapshot, ledger, body, &target, limits) {
+                LongEntryRemedy::Shorten(_) => (Some(format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters (the words it drops are elsewhere in the folder)")), ""),
+                LongEntryRemedy::KeepAsDescription { .. } => (Some(format!("make the whole hook {target}'s description, which it lacks, then shorten line {n} to fit {MAX_ENTRY_UTF16} characters")), ""),
+                LongEntryRemedy::Keep => (None, "; shortening it would drop words found nowhere else, so doctor leaves it: move the detail into the topic file"),
+            };
             out.push(finding(FindingCode::EntryTooLong, Severity::Warning, INDEX_FILE_NAME, Some(n),
-                format!("the entry is {length} characters; entries should be one short line (under {MAX_ENTRY_UTF16}) with the detail in {target}"), fix));
+                format!("the entry is {length} characters; entries should be one short line (under {MAX_ENTRY_UTF16}) with the detail in {target}{kept}"), fix));
         }
     }
     flush(&mut run_start, all.len(), out);
@@ -239,7 +353,19 @@ fn index_checks(
     }
     // a missing entry is added only while the index has room for one more line
     let room = lines < to_usize(limits.max_index_lines) && units < to_usize(limits.max_index_utf16);
-    (targets, IndexRoom { writable, room })
+    (
+        targets,
+        IndexRoom {
+            writable,
+            room,
+            foreign,
+        },
+    )
+}
+
+/// An entry line as compared for duplicates: white space folded, `\r` and list marker alike.
+fn entry_key(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A link that leaves the memory folder: checked through the host where it could look

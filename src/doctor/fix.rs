@@ -1,14 +1,17 @@
-//! The safe fixes: dead and duplicate index lines removed, files missing from the index
-//! added, long entries shortened, multi-line descriptions folded onto one line. Planned as
-//! effects plus a unified diff; `after` is doctor's report on the fixed directory.
+//! The safe fixes: dead links repointed, removed or made live, repeated entries removed,
+//! files missing from the index added, long entries shortened, multi-line descriptions folded
+//! onto one line, an over-limit index compacted. Every one obeys [`super::kept_words`]: no
+//! word that exists nowhere else in the folder is removed. Planned as effects plus a unified
+//! diff; `after` is doctor's report on the fixed directory.
 
-use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::repair::{
-    folded_description_file, in_stored_form, moved_target, retarget_line, scan_all, shorter_entry,
-};
+use super::checks::{folder_words, is_foreign_index};
+use super::compact::compact_index;
+use super::kept_words::WordLedger;
+use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
+use super::repair::{folded_description_file, in_stored_form, moved_target, retarget_line, scan_all};
 use super::{report, DoctorInput, DoctorReport};
 use crate::codes::FindingCode;
 use crate::diff::unified_diff;
@@ -16,7 +19,7 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::INDEX_FILE_NAME;
 use crate::text::{normalize_text, utf16_len};
 use crate::write::entry::format_entry;
-use crate::write::entry::{classify, Line, MAX_ENTRY_UTF16};
+use crate::write::entry::{classify, Line};
 use crate::write::guard::index_size;
 use crate::write::snapshot::StoredText;
 use crate::write::{Effect, Snapshot};
@@ -38,20 +41,23 @@ pub struct FixPlan {
 }
 
 /// Plans every safe fix. Only files read whole and as UTF-8 are changed; every line a fix does
-/// not touch keeps its bytes (line endings and byte-order mark included).
+/// not touch keeps its bytes (line endings and byte-order mark included). New files (a dead
+/// link's, compaction's) are written exclusively, before the index that links to them.
 pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     let options = input.options();
     let limits = options.limits;
     let mut snapshot = input.snapshot();
     let before = report(&snapshot, &options);
+    let mut ledger = folder_words(&snapshot);
     let mut fixed = 0u32;
     let mut changed: Vec<(String, String, String)> = Vec::new(); // path, old, new
+    let mut created: Vec<(String, String)> = Vec::new();
 
     // topic files: fold descriptions
     for f in before
         .findings
         .iter()
-        .filter(|f| f.code == FindingCode::DescriptionMultiline)
+        .filter(|f| f.code == FindingCode::DescriptionMultiline && f.fix.is_some())
     {
         let Ok(Some(old)) = snapshot.whole_text(&f.file, &limits) else {
             continue;
@@ -59,14 +65,28 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         let new = folded_description_file(&normalize_text(old), &limits)
             .and_then(|new| in_stored_form(old, &new));
         if let Some(new) = new {
-            changed.push((f.file.clone(), old.to_owned(), new));
-            fixed += 1;
+            if ledger.try_replace(old, &new) {
+                changed.push((f.file.clone(), old.to_owned(), new));
+                fixed += 1;
+            }
         }
     }
 
     // the index, edited line by line in its stored form
-    if let Ok(stored) = snapshot.stored_index(&limits) {
-        let (index_fixed, new_index) = fix_index(&stored, &before, &snapshot, &limits);
+    let index_fixes = before
+        .findings
+        .iter()
+        .any(|f| f.file == INDEX_FILE_NAME && f.fix.is_some())
+        || before.findings.iter().any(|f| f.code == FindingCode::NotIndexed && f.fix.is_some());
+    if let Some(stored) = snapshot.stored_index(&limits).ok().filter(|_| index_fixes) {
+        let mut edit = IndexEdit {
+            snapshot: &snapshot,
+            limits: &limits,
+            ledger: &mut ledger,
+            files: &mut changed,
+            created: &mut created,
+        };
+        let (index_fixed, new_index) = edit.fix_index(&stored, &before);
         fixed += index_fixed;
         if new_index != stored.text {
             changed.push((
@@ -77,21 +97,42 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         }
     }
 
-    let diff: String = changed
+    // the rule, checked on the result as a whole: if any word of the folder is gone, nothing
+    // is written (a planner bug must never cost someone their notes)
+    let old_texts: Vec<&str> = changed.iter().map(|(_, old, _)| old.as_str()).collect();
+    let mut new_texts: Vec<&str> = changed.iter().map(|(_, _, new)| new.as_str()).collect();
+    new_texts.extend(created.iter().map(|(_, t)| t.as_str()));
+    let whole = folder_words(&snapshot);
+    if whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n")) {
+        changed.clear();
+        created.clear();
+        fixed = 0;
+    }
+
+    let diff: String = created
         .iter()
-        .map(|(p, old, new)| unified_diff(p, old, new))
+        .map(|(p, new)| unified_diff(p, "", new))
+        .chain(changed.iter().map(|(p, old, new)| unified_diff(p, old, new)))
         .collect();
-    let effects: Vec<Effect> = changed
+    let effects: Vec<Effect> = created
         .iter()
-        .map(|(p, _, new)| Effect::Write {
+        .map(|(p, new)| Effect::Write {
+            path: p.clone(),
+            text: new.clone(),
+            exclusive: true,
+        })
+        .chain(changed.iter().map(|(p, _, new)| Effect::Write {
             path: p.clone(),
             text: new.clone(),
             exclusive: false,
-        })
+        }))
         .collect();
-    let after = if changed.is_empty() {
+    let after = if effects.is_empty() {
         before.clone()
     } else {
+        for (path, new) in created {
+            snapshot.put_file(&path, new, input.now_ms);
+        }
         for (path, _, new) in changed {
             snapshot.put_file(&path, new, input.now_ms);
         }
@@ -106,130 +147,213 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     }
 }
 
-/// `line` with its hook shortened when the entry is over [`MAX_ENTRY_UTF16`] (its `\r` kept).
-fn fit_entry(line: String) -> String {
-    let body = line.strip_suffix('\r').unwrap_or(&line);
-    if utf16_len(body) <= MAX_ENTRY_UTF16 {
-        return line;
-    }
-    let cr = if body.len() < line.len() { "\r" } else { "" };
-    shorter_entry(body).map_or(line.clone(), |short| format!("{short}{cr}"))
+/// What the index fixes read and add to.
+struct IndexEdit<'a> {
+    snapshot: &'a Snapshot,
+    limits: &'a Limits,
+    ledger: &'a mut WordLedger,
+    /// Topic files changed (a long hook kept as a description): path, old, new.
+    files: &'a mut Vec<(String, String, String)>,
+    /// Files written new (a dead link's, compaction's).
+    created: &'a mut Vec<(String, String)>,
 }
 
-/// The index fixes: dead and duplicate lines removed, long entries shortened, missing entries
-/// appended while the index has room. Returns how many findings they repair and the new text.
-fn fix_index(
-    stored: &StoredText,
-    before: &DoctorReport,
-    snapshot: &Snapshot,
-    limits: &Limits,
-) -> (u32, String) {
-    let mut fixed = 0u32;
-    let newline = stored.newline();
-    let mut lines: Vec<Option<String>> = stored
-        .text
-        .split('\n')
-        .map(|l| Some(l.to_owned()))
-        .collect();
-    // the files the index keeps links to (duplicates go): a dead link retargeted to one of them
-    // would be a duplicate, so it goes instead
-    let duplicates: HashSet<u32> = before
-        .findings
-        .iter()
-        .filter(|f| f.file == INDEX_FILE_NAME && f.code == FindingCode::DuplicateEntry)
-        .filter_map(|f| f.line)
-        .collect();
-    let mut linked: HashSet<String> = lines
-        .iter()
-        .zip(1u32..)
-        .filter(|(_, n)| !duplicates.contains(n))
-        .filter_map(|(l, _)| match classify(l.as_deref()?) {
-            Line::Entry(e) => e.file(),
-            _ => None,
-        })
-        .collect();
-    for f in before
-        .findings
-        .iter()
-        .filter(|f| f.file == INDEX_FILE_NAME && f.fix.is_some())
-    {
-        let Some(slot) = f
-            .line
-            .and_then(|n| usize::try_from(n).ok())
-            .and_then(|n| n.checked_sub(1))
-            .and_then(|i| lines.get_mut(i))
-        else {
-            continue;
-        };
-        match f.code {
-            FindingCode::DeadLink => {
-                let moved = slot.as_deref().and_then(|l| match classify(l) {
-                    Line::Entry(e) => e.file().and_then(|t| moved_target(snapshot, &t)),
-                    _ => None,
-                });
-                let moved = moved.filter(|to| linked.insert(to.clone()));
-                match moved.and_then(|to| slot.as_deref().and_then(|l| retarget_line(l, &to))) {
-                    // a longer folder may take the line past its limit: shorten its hook too
-                    Some(line) => *slot = Some(fit_entry(line)),
-                    None => {
-                        slot.take();
+impl IndexEdit<'_> {
+    /// The index fixes: dead links repointed, made live or removed, repeated entries removed,
+    /// long entries shortened, an over-limit index compacted, missing entries added after the
+    /// last entry while the index has room. Returns how many findings they repair and the new
+    /// text.
+    fn fix_index(&mut self, stored: &StoredText, before: &DoctorReport) -> (u32, String) {
+        let limits = self.limits;
+        let mut fixed = 0u32;
+        let newline = stored.newline();
+        let mut lines: Vec<Option<String>> = stored
+            .text
+            .split('\n')
+            .map(|l| Some(l.to_owned()))
+            .collect();
+        for f in before
+            .findings
+            .iter()
+            .filter(|f| f.file == INDEX_FILE_NAME && f.fix.is_some())
+        {
+            let Some(slot) = f
+                .line
+                .and_then(|n| usize::try_from(n).ok())
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| lines.get_mut(i))
+            else {
+                continue;
+            };
+            let Some(line) = slot.clone() else { continue };
+            let cr = if line.ends_with('\r') { "\r" } else { "" };
+            let body = line.trim_end_matches('\r');
+            let target = match classify(body) {
+                Line::Entry(e) => e.file(),
+                _ => None,
+            };
+            match (f.code, target) {
+                (FindingCode::DeadLink, Some(target)) => {
+                    // a second entry into the moved file with words of its own is a second way
+                    // in, not a duplicate: it is repointed too
+                    let moved = moved_target(self.snapshot, &target)
+                        .and_then(|to| retarget_line(body, &to));
+                    if let Some(new) = moved {
+                        // a longer folder may take the line past its limit: shorten its hook
+                        // too, when the words it drops are elsewhere
+                        let fitted = self.fit(&new);
+                        if self.ledger.try_replace(body, &fitted) {
+                            *slot = Some(format!("{fitted}{cr}"));
+                            fixed += 1;
+                        }
+                        continue;
+                    }
+                    match dead_link_remedy(self.snapshot, self.ledger, body, &target, limits) {
+                        DeadLinkRemedy::Remove if self.ledger.try_replace(body, "") => {
+                            slot.take();
+                            fixed += 1;
+                        }
+                        DeadLinkRemedy::Create { path, text }
+                            if !self.created.iter().any(|(p, _)| *p == path) =>
+                        {
+                            self.ledger.add(&text);
+                            self.created.push((path, text));
+                            fixed += 1;
+                        }
+                        _ => {}
                     }
                 }
-                fixed += 1;
-            }
-            FindingCode::DuplicateEntry => fixed += u32::from(slot.take().is_some()),
-            FindingCode::EntryTooLong => {
-                if let Some(line) = slot.take() {
-                    let short = fit_entry(line);
-                    fixed += u32::from(utf16_len(short.trim_end_matches('\r')) <= MAX_ENTRY_UTF16);
-                    *slot = Some(short);
+                (FindingCode::DuplicateEntry, _) => {
+                    if self.ledger.try_replace(body, "") {
+                        slot.take();
+                        fixed += 1;
+                    }
                 }
+                (FindingCode::EntryTooLong, Some(target)) => {
+                    match long_entry_remedy(self.snapshot, self.ledger, body, &target, limits) {
+                        LongEntryRemedy::Shorten(short) if self.ledger.try_replace(body, &short) => {
+                            *slot = Some(format!("{short}{cr}"));
+                            fixed += 1;
+                        }
+                        LongEntryRemedy::KeepAsDescription { short, file, text } => {
+                            let Ok(Some(old)) = self.snapshot.whole_text(&file, limits) else {
+                                continue;
+                            };
+                            let untouched = !self.files.iter().any(|(p, _, _)| *p == file);
+                            if untouched && self.ledger.try_replace(old, &text) {
+                                self.files.push((file, old.to_owned(), text));
+                                if self.ledger.try_replace(body, &short) {
+                                    *slot = Some(format!("{short}{cr}"));
+                                }
+                                fixed += 1;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
             }
-            _ => {}
+        }
+        let mut new_index = lines.into_iter().flatten().collect::<Vec<_>>().join("\n");
+
+        // over its limits: compaction, when the index is in Claude Code's form
+        if !is_foreign_index(&new_index) {
+            if let Some(c) = compact_index(&new_index, self.snapshot, limits) {
+                for (path, text) in c.files {
+                    self.ledger.add(&text);
+                    self.created.push((path, text));
+                }
+                new_index = c.index;
+                fixed += before
+                    .findings
+                    .iter()
+                    .filter(|f| {
+                        matches!(
+                            f.code,
+                            FindingCode::IndexOverLines | FindingCode::IndexOverSize | FindingCode::IndexContent
+                        )
+                    })
+                    .count()
+                    .try_into()
+                    .unwrap_or(0);
+            }
+        }
+
+        let (added, text) = self.add_missing(new_index, before, newline);
+        fixed += added;
+        new_index = text;
+        if new_index != stored.text && !new_index.is_empty() && !new_index.ends_with('\n') {
+            new_index.push_str(newline);
+        }
+        (fixed, new_index)
+    }
+
+    /// `line` with its hook shortened to fit, when the words that drops are elsewhere.
+    fn fit(&self, line: &str) -> String {
+        match super::repair::shorter_entry(line) {
+            Some(short) if utf16_len(line) > crate::write::entry::MAX_ENTRY_UTF16 && !self.ledger.would_lose(line, &short) => short,
+            _ => line.to_owned(),
         }
     }
-    let mut new_index = lines.into_iter().flatten().collect::<Vec<_>>().join("\n");
-    let scanned = scan_all(snapshot, limits);
-    let mut missing: Vec<_> = before
-        .findings
-        .iter()
-        .filter(|f| f.code == FindingCode::NotIndexed)
-        .map(|f| f.file.clone())
-        .collect();
-    missing.sort();
-    for path in missing {
-        let memory = scanned
-            .memories
+
+    /// Entries for the files no index line links to, inserted after the last entry (so they
+    /// join the list, never a paragraph below it), while the index has room.
+    fn add_missing(&mut self, index: String, before: &DoctorReport, newline: &str) -> (u32, String) {
+        let limits = self.limits;
+        let scanned = scan_all(self.snapshot, limits);
+        let mut missing: Vec<_> = before
+            .findings
             .iter()
-            .chain(&scanned.dropped)
-            .find(|m| m.path == path);
-        let stem = path
-            .rsplit('/')
-            .next()
-            .unwrap_or(&path)
-            .trim_end_matches(".md");
-        let title = memory
-            .and_then(|m| m.name.clone())
-            .unwrap_or_else(|| stem.replace('_', " "));
-        let hook = memory
-            .and_then(|m| m.description.clone())
-            .unwrap_or_default();
-        let line = format_entry(&title, &path, &hook);
-        let kept = new_index.trim_end();
-        let candidate = if kept.is_empty() {
-            format!("{line}{newline}")
-        } else {
-            format!("{kept}{newline}{line}{newline}")
-        };
-        let (n, units) = index_size(&candidate);
-        if n > to_usize(limits.max_index_lines) || units > to_usize(limits.max_index_utf16) {
-            break; // no room: the rest stay reported
+            .filter(|f| f.code == FindingCode::NotIndexed && f.fix.is_some())
+            .map(|f| f.file.clone())
+            .collect();
+        missing.sort();
+        if missing.is_empty() {
+            return (0, index);
         }
-        new_index = candidate;
-        fixed += 1;
+        let mut lines: Vec<String> = index.split('\n').map(str::to_owned).collect();
+        let kinds: Vec<bool> = crate::write::entry::classify_all(&index.replace('\r', ""))
+            .iter()
+            .map(|k| matches!(k, Line::Entry(_)))
+            .collect();
+        let mut at = match kinds.iter().rposition(|&e| e) {
+            Some(last) => last + 1,
+            None => lines.iter().rposition(|l| !l.trim().is_empty()).map_or(0, |i| i + 1),
+        };
+        let cr = if newline == "\r\n" { "\r" } else { "" };
+        let mut fixed = 0;
+        for path in missing {
+            let memory = scanned
+                .memories
+                .iter()
+                .chain(&scanned.dropped)
+                .find(|m| m.path == path);
+            let stem = path
+                .rsplit('/')
+                .next()
+                .unwrap_or(&path)
+                .trim_end_matches(".md");
+            let title = memory
+                .and_then(|m| m.name.clone())
+                .unwrap_or_else(|| stem.replace('_', " "));
+            let hook = memory
+                .and_then(|m| m.description.clone())
+                .unwrap_or_default();
+            let line = format!("{}{cr}", format_entry(&title, &path, &hook));
+            let mut candidate = lines.clone();
+            if at > candidate.len() {
+                at = candidate.len();
+            }
+            candidate.insert(at, line);
+            let text = candidate.join("\n");
+            let (n, units) = index_size(&text);
+            if n > to_usize(limits.max_index_lines) || units > to_usize(limits.max_index_utf16) {
+                break; // no room: the rest stay reported
+            }
+            lines = candidate;
+            at += 1;
+            fixed += 1;
+        }
+        (fixed, lines.join("\n"))
     }
-    if new_index != stored.text && !new_index.is_empty() && !new_index.ends_with('\n') {
-        new_index.push_str(newline);
-    }
-    (fixed, new_index)
 }

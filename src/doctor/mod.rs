@@ -3,7 +3,10 @@
 //! are planned in [`fix`] and shown as a diff before anything is written.
 
 mod checks;
+mod compact;
 pub mod fix;
+mod kept_words;
+mod remedy;
 mod repair;
 
 use std::collections::BTreeMap;

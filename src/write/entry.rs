@@ -256,6 +256,50 @@ fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
     })
 }
 
+/// Every Markdown link on a line, wherever it stands — the entry's own, a second one after it
+/// (`… ([nuance](x.md))`), one in a sentence — as the [`Target`] each leads to. An image
+/// (`![…](…)`) counts too: it is a reference to a file all the same.
+pub fn links_on_line(line: &str) -> Vec<Target> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(open) = rest.find('[') {
+        let Some(after_open) = rest.get(open + 1..) else {
+            break;
+        };
+        let Some(close) = find_link_close(after_open) else {
+            break;
+        };
+        let Some(after) = after_open.get(close + 2..) else {
+            break;
+        };
+        let angled = after.trim_start().strip_prefix('<').and_then(|inner| {
+            let end = inner.find('>')?;
+            Some((inner.get(..end)?, inner.get(end + 1..)?))
+        });
+        let found = angled.or_else(|| {
+            let end = after.find(')')?;
+            Some((after.get(..end)?.trim(), after.get(end + 1..)?))
+        });
+        let Some((target, tail)) = found else {
+            // `[a](` never closed: what follows may still hold a link
+            rest = after;
+            continue;
+        };
+        let undotted = target
+            .strip_prefix("./")
+            .or_else(|| target.strip_prefix(".\\"));
+        let link = EntryLine {
+            title: "",
+            target: undotted.unwrap_or(target),
+            dotted: undotted.is_some(),
+            hook: "",
+        };
+        out.push(link.destination());
+        rest = tail;
+    }
+    out
+}
+
 /// The byte offset of the `](` that ends the link text, skipping escaped brackets.
 fn find_link_close(s: &str) -> Option<usize> {
     let bytes = s.as_bytes();

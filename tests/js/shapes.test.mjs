@@ -103,21 +103,24 @@ const isEntryTo = (line, path) => {
   return m !== null && decodeURIComponent(m[1].split(/[#?]/)[0]).replace(/^\.\//, "") === path;
 };
 
-/** The fixed index: old lines minus `removed`, `shortened` ones a shorter entry to the same file, the rest byte for byte, then one entry per `appended` file. */
+/** The fixed index: old lines minus `removed`, `shortened` ones a shorter entry to the same file, the rest byte for byte, and one entry per `appended` file right after old line `addedAfter` (else at the end). */
 function checkIndexFix(oldText, newText, spec) {
   let kept = oldText === "" ? [] : oldText.split("\n").map((line, i) => [i + 1, line]).filter(([n]) => !spec.removed.includes(n));
-  while (kept.length && kept.at(-1)[1].trim() === "") kept.pop();
+  if (spec.addedAfter === undefined) while (kept.length && kept.at(-1)[1].trim() === "") kept.pop();
+  else if (kept.length && kept.at(-1)[1] === "") kept.pop();
+  const at = spec.addedAfter === undefined ? kept.length : kept.filter(([n]) => n <= spec.addedAfter).length;
   const lines = newText.split("\n");
   assert.equal(lines.length, kept.length + spec.appended.length + 1, `line count of the fixed index:\n${newText}`);
   assert.equal(lines.at(-1), "", "the fixed index ends with a newline");
+  const olds = [...lines.slice(0, at), ...lines.slice(at + spec.appended.length)];
   kept.forEach(([n, oldLine], i) => {
     if (spec.shortened.includes(n)) {
       const target = linkOf(oldLine);
-      assert.equal(linkOf(lines[i]), target, `line ${n} still links to ${target}`);
-      assert.ok(lines[i].length <= MAX_ENTRY_UTF16 && lines[i].length < oldLine.length, `line ${n} shortened: ${lines[i]}`);
-    } else assert.equal(lines[i], oldLine, `line ${n} untouched`);
+      assert.equal(linkOf(olds[i]), target, `line ${n} still links to ${target}`);
+      assert.ok(olds[i].length <= MAX_ENTRY_UTF16 && olds[i].length < oldLine.length, `line ${n} shortened: ${olds[i]}`);
+    } else assert.equal(olds[i], oldLine, `line ${n} untouched`);
   });
-  spec.appended.forEach((path, k) => assert.ok(isEntryTo(lines[kept.length + k], path), `an entry for ${path}: ${lines[kept.length + k]}`));
+  spec.appended.forEach((path, k) => assert.ok(isEntryTo(lines[at + k], path), `an entry for ${path}: ${lines[at + k]}`));
 }
 
 for (const name of shapes) {

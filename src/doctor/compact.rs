@@ -1,0 +1,366 @@
+//! The way out of an over-limit index. `MEMORY.md` over 200 lines or 25,000 units is cut
+//! silently by Claude Code, and memdir refuses writes that would grow it; compaction brings it
+//! back under both without losing a word:
+//!
+//! 1. content lines (notes that are not entries) move, section by section, into a topic file
+//!    of their own with frontmatter, and one entry links to it where they stood;
+//! 2. if that is not enough, the tail of the largest section's entries moves into a
+//!    sub-index topic file (`reference_index_….md`), linked from one entry in that section,
+//!    until the index is under 90 % of each limit (room for the next memories).
+//!
+//! Every word moves; nothing is shortened but the new entries' hooks, whose whole text is the
+//! new file's.
+
+use std::collections::BTreeSet;
+
+use crate::frontmatter::MemoryType;
+use crate::limits::{to_usize, Limits};
+use crate::text::utf16_len;
+use crate::write::entry::{classify_all, format_entry, shorten, Line};
+use crate::write::guard::index_size;
+use crate::write::remember::slug;
+use crate::write::yaml::{topic_file, TopicMeta};
+use crate::write::Snapshot;
+
+/// What compaction writes: the new index (in the stored form it was given) and the new files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Compaction {
+    pub index: String,
+    /// New topic files, by path: written exclusively, before the index.
+    pub files: Vec<(String, String)>,
+    /// Content lines moved into topic files.
+    pub moved_content_lines: usize,
+    /// Entries moved into sub-index files.
+    pub moved_entries: usize,
+}
+
+/// Share of each limit a compacted index is brought under.
+const TARGET_PERCENT: usize = 90;
+
+/// One line of the index while it is rearranged.
+#[derive(Debug, Clone)]
+struct Slot {
+    /// The line without its `\r`.
+    text: String,
+    kind: Kind,
+    /// The section (0: before any heading) it belongs to.
+    section: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Entry,
+    Content,
+    Other,
+}
+
+/// Compacts `index` (stored text without its BOM; CRLF kept) when it is over its limits and a
+/// compaction brings it under them; `None` otherwise.
+pub(super) fn compact_index(index: &str, snapshot: &Snapshot, limits: &Limits) -> Option<Compaction> {
+    let (lines, units) = index_size(index);
+    let max_lines = to_usize(limits.max_index_lines);
+    let max_units = to_usize(limits.max_index_utf16);
+    if lines <= max_lines && units <= max_units {
+        return None;
+    }
+    let crlf = index.contains("\r\n");
+    let lf = index.replace("\r\n", "\n");
+    let mut slots = slots_of(&lf);
+    let titles = section_titles(&slots);
+    let mut taken: BTreeSet<String> = snapshot.entries.iter().map(|e| e.path.clone()).collect();
+    let mut files = Vec::new();
+    let mut moved_content_lines = 0;
+
+    // 1. content, section by section, into topic files
+    for section in 0..titles.len() {
+        let content: Vec<usize> = (0..slots.len())
+            .filter(|&i| slots.get(i).is_some_and(|s| s.section == section && s.kind == Kind::Content))
+            .collect();
+        let (Some(&first), Some(&last)) = (content.first(), content.last()) else {
+            continue;
+        };
+        // the notes as written, blank lines between them kept; entries among them stay
+        let body: Vec<String> = (first..=last)
+            .filter_map(|i| slots.get(i))
+            .filter(|s| s.kind != Kind::Entry)
+            .map(|s| s.text.clone())
+            .collect();
+        let first_note = slots.get(first).map(|s| s.text.clone()).unwrap_or_default();
+        let title = titles
+            .get(section)
+            .cloned()
+            .flatten()
+            .unwrap_or_else(|| shorten(note_text(&first_note), 60));
+        let path = free_path("project", &title, &mut taken);
+        let description = shorten(note_text(&first_note), 150);
+        let text = topic_file(
+            &format!("{title} (notes from MEMORY.md)"),
+            &description,
+            MemoryType::Project,
+            &TopicMeta::default(),
+            &body.join("\n"),
+        );
+        let entry = format_entry(&title, &path, &description);
+        moved_content_lines += content.len();
+        // the entry takes the first note's place; the other notes (and blanks between) go
+        let mut next = Vec::with_capacity(slots.len());
+        for (i, slot) in slots.into_iter().enumerate() {
+            if i == first {
+                next.push(Slot {
+                    text: entry.clone(),
+                    kind: Kind::Entry,
+                    section,
+                });
+            } else if i < first || i > last || slot.kind == Kind::Entry {
+                next.push(slot);
+            }
+        }
+        slots = next;
+        files.push((path, text));
+    }
+
+    // 2. entries, from the end of the largest section, into sub-index files
+    let target_lines = max_lines * TARGET_PERCENT / 100;
+    let target_units = max_units * TARGET_PERCENT / 100;
+    let mut moved_entries = 0;
+    let mut guard = titles.len() + 1;
+    while over(&slots, target_lines, target_units) && guard > 0 {
+        guard -= 1;
+        let Some(section) = largest_section(&slots, titles.len()) else {
+            break;
+        };
+        let entries: Vec<usize> = (0..slots.len())
+            .filter(|&i| slots.get(i).is_some_and(|s| s.section == section && s.kind == Kind::Entry))
+            .collect();
+        // keep the first entries that fit beside one pointer line; move the rest
+        let (mut n, mut u) = measure(&slots);
+        let mut moved: Vec<usize> = Vec::new();
+        n += 1;
+        u += 151;
+        for &i in entries.iter().rev() {
+            if n <= target_lines && u <= target_units {
+                break;
+            }
+            let Some(slot) = slots.get(i) else { continue };
+            n = n.saturating_sub(1);
+            u = u.saturating_sub(utf16_len(&slot.text) + 1);
+            moved.push(i);
+        }
+        if moved.len() < 2 {
+            break; // moving one entry to add one pointer gains nothing
+        }
+        moved.reverse();
+        let title = titles
+            .get(section)
+            .cloned()
+            .flatten()
+            .unwrap_or_else(|| "Index".to_owned());
+        let path = free_path("reference_index", &title, &mut taken);
+        let moved_lines: Vec<String> = moved
+            .iter()
+            .filter_map(|&i| slots.get(i).map(|s| s.text.clone()))
+            .collect();
+        let names: Vec<String> = moved_lines
+            .iter()
+            .filter_map(|l| match classify_all(l).first() {
+                Some(Line::Entry(e)) => Some(crate::write::entry::unescape_title(e.title)),
+                _ => None,
+            })
+            .take(6)
+            .collect();
+        let description = shorten(
+            &format!(
+                "{} more entries of MEMORY.md's {title}: {}",
+                moved_lines.len(),
+                names.join(", ")
+            ),
+            150,
+        );
+        let name = format!("{title} (more entries)");
+        let text = topic_file(
+            &name,
+            &description,
+            MemoryType::Reference,
+            &TopicMeta::default(),
+            &moved_lines.join("\n"),
+        );
+        let pointer = format_entry(&name, &path, &description);
+        let first = moved.first().copied().unwrap_or(0);
+        let gone: BTreeSet<usize> = moved.iter().copied().collect();
+        let mut next = Vec::with_capacity(slots.len());
+        for (i, slot) in slots.into_iter().enumerate() {
+            if i == first {
+                next.push(Slot {
+                    text: pointer.clone(),
+                    kind: Kind::Other, // a pointer is never moved again
+                    section,
+                });
+            } else if !gone.contains(&i) {
+                next.push(slot);
+            }
+        }
+        slots = next;
+        moved_entries += moved_lines.len();
+        files.push((path, text));
+    }
+
+    let newline = if crlf { "\r\n" } else { "\n" };
+    let new_index = slots
+        .iter()
+        .map(|s| s.text.as_str())
+        .collect::<Vec<_>>()
+        .join(newline);
+    let (lines, units) = index_size(&new_index);
+    (lines <= max_lines && units <= max_units && !files.is_empty()).then_some(Compaction {
+        index: new_index,
+        files,
+        moved_content_lines,
+        moved_entries,
+    })
+}
+
+fn slots_of(lf: &str) -> Vec<Slot> {
+    let mut section = 0;
+    lf.split('\n')
+        .zip(classify_all(lf))
+        .map(|(text, kind)| {
+            let kind = match kind {
+                Line::Entry(_) => Kind::Entry,
+                Line::Content => Kind::Content,
+                Line::Heading if text.trim_start().starts_with('#') => {
+                    section += 1;
+                    Kind::Other
+                }
+                _ => Kind::Other,
+            };
+            Slot {
+                text: text.to_owned(),
+                kind,
+                section,
+            }
+        })
+        .collect()
+}
+
+/// Each section's heading text (`None` for the lines before the first heading).
+fn section_titles(slots: &[Slot]) -> Vec<Option<String>> {
+    let mut titles = vec![None];
+    let mut last = 0;
+    for s in slots {
+        if s.section != last {
+            last = s.section;
+            let title = s.text.trim().trim_start_matches('#').trim();
+            titles.push((!title.is_empty()).then(|| shorten(title, 60)));
+        }
+    }
+    titles
+}
+
+/// A note's words without its list marker or quote mark.
+fn note_text(line: &str) -> &str {
+    line.trim()
+        .trim_start_matches(['-', '*', '+', '>'])
+        .trim_start()
+}
+
+/// `{prefix}_{slug}.md`, with `_2`, `_3`… when taken; the name is then taken.
+fn free_path(prefix: &str, title: &str, taken: &mut BTreeSet<String>) -> String {
+    let slug = slug(title);
+    let mut n = 1;
+    loop {
+        let candidate = if n == 1 {
+            format!("{prefix}_{slug}.md")
+        } else {
+            format!("{prefix}_{slug}_{n}.md")
+        };
+        if !taken.contains(&candidate) {
+            taken.insert(candidate.clone());
+            return candidate;
+        }
+        n += 1;
+    }
+}
+
+/// Lines and units of the slots as the loader would count them (close enough to steer by;
+/// the result is measured exactly).
+fn measure(slots: &[Slot]) -> (usize, usize) {
+    let n = slots.len();
+    let u: usize = slots.iter().map(|s| utf16_len(&s.text) + 1).sum();
+    (n, u)
+}
+
+fn over(slots: &[Slot], target_lines: usize, target_units: usize) -> bool {
+    let (n, u) = measure(slots);
+    n > target_lines || u > target_units
+}
+
+/// The section holding the most units of movable entries (at least two).
+fn largest_section(slots: &[Slot], sections: usize) -> Option<usize> {
+    (0..sections)
+        .map(|sec| {
+            let (count, units) = slots
+                .iter()
+                .filter(|s| s.section == sec && s.kind == Kind::Entry)
+                .fold((0, 0), |(c, u), s| (c + 1, u + utf16_len(&s.text)));
+            (sec, count, units)
+        })
+        .filter(|&(_, count, _)| count >= 2)
+        .max_by_key(|&(_, _, units)| units)
+        .map(|(sec, _, _)| sec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doctor::kept_words::words;
+    use crate::write::snapshot::Entry;
+    use std::collections::BTreeMap;
+
+    fn snapshot() -> Snapshot {
+        Snapshot::new(Vec::<Entry>::new(), BTreeMap::new(), BTreeMap::new())
+    }
+
+    fn all_words(texts: &[&str]) -> BTreeSet<String> {
+        texts.iter().flat_map(|t| words(t)).collect()
+    }
+
+    #[test]
+    fn notes_move_into_topic_files_and_entries_into_sub_indexes() {
+        let mut index = String::from("# Memory\n");
+        for i in 0..150 {
+            index.push_str(&format!("- [Topic {i}](topic_{i}.md) — hook number {i}\n"));
+        }
+        index.push_str("## Notes\n");
+        for i in 0..99 {
+            index.push_str(&format!("The server {i} answers on port {}.\n", 8000 + i));
+        }
+        let limits = Limits::default();
+        let Some(c) = compact_index(&index, &snapshot(), &limits) else {
+            unreachable!("a 251-line index is compacted")
+        };
+        let (lines, _) = index_size(&c.index);
+        assert!(lines <= 180, "{lines} lines");
+        assert_eq!(c.moved_content_lines, 99);
+        let mut after: Vec<&str> = vec![&c.index];
+        after.extend(c.files.iter().map(|(_, t)| t.as_str()));
+        let before = all_words(&[&index]);
+        let kept = all_words(&after);
+        let lost: Vec<_> = before.difference(&kept).collect();
+        assert!(lost.is_empty(), "lost {lost:?}");
+        // every new file is linked from the index
+        for (path, _) in &c.files {
+            assert!(c.index.contains(&format!("]({path})")), "{path} is linked");
+        }
+    }
+
+    #[test]
+    fn an_index_under_its_limits_is_left_alone_and_crlf_is_kept() {
+        assert_eq!(compact_index("- [A](a.md) — x\n", &snapshot(), &Limits::default()), None);
+        let index = "- [A](a.md) — x\r\n".repeat(250);
+        let Some(c) = compact_index(&index, &snapshot(), &Limits::default()) else {
+            unreachable!("compacted")
+        };
+        assert!(c.index.contains("\r\n") && !c.index.replace("\r\n", "").contains('\n'));
+        assert!(c.moved_entries > 50);
+    }
+}

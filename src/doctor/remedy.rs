@@ -1,0 +1,228 @@
+//! What `--fix` does about an index line, decided once for the check that reports it and the
+//! fix that applies it, under the rule of [`super::kept_words`]: a line whose words exist
+//! nowhere else is never removed or cut.
+
+use super::kept_words::WordLedger;
+use super::repair::shorter_entry;
+use crate::codes::EntryKind;
+use crate::frontmatter::{parse_header, Header, MemoryType};
+use crate::limits::{to_usize, Limits};
+use crate::paths::check_relative_path;
+use crate::scan::is_topic_path;
+use crate::text::first_lines;
+use crate::write::entry::{classify, unescape_title, Line};
+use crate::write::yaml::{scalar, topic_file, TopicMeta};
+use crate::write::Snapshot;
+
+/// What becomes of an entry whose link leads nowhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DeadLinkRemedy {
+    /// Every word of the line is elsewhere in the folder: the line goes.
+    Remove,
+    /// The line's words are the only copy: the topic file it links to is written from them
+    /// (its title the name, its hook the description and body), so the link lives.
+    Create { path: String, text: String },
+    /// Neither is safe: reported, left as it is.
+    Keep,
+}
+
+/// The remedy for a dead entry `line` linking to `target` (a path inside the folder).
+pub(crate) fn dead_link_remedy(
+    snapshot: &Snapshot,
+    ledger: &WordLedger,
+    line: &str,
+    target: &str,
+    limits: &Limits,
+) -> DeadLinkRemedy {
+    if !ledger.would_lose(line, "") {
+        return DeadLinkRemedy::Remove;
+    }
+    match recreated_file(snapshot, line, target, limits) {
+        Some(text) => DeadLinkRemedy::Create {
+            path: target.to_owned(),
+            text,
+        },
+        None => DeadLinkRemedy::Keep,
+    }
+}
+
+/// The topic file an entry's own words make, when `target` is a place one can be written: a
+/// `*.md` path memdir accepts, nothing listed there, its folder listed as a folder, no file of
+/// that name anywhere in the folder (it may be the one meant), and room under `maxFiles` (a
+/// new file must not push an older one out of recall).
+fn recreated_file(snapshot: &Snapshot, line: &str, target: &str, limits: &Limits) -> Option<String> {
+    let name = target.rsplit('/').next()?;
+    let mut topics = 0usize;
+    for e in snapshot.topic_files() {
+        if e.path.rsplit('/').next() == Some(name) {
+            return None;
+        }
+        topics += 1;
+    }
+    if topics >= to_usize(limits.max_files) {
+        return None;
+    }
+    if !is_topic_path(target)
+        || check_relative_path(target).is_err()
+        || snapshot.entry(target).is_some()
+        || snapshot.listed_as_escape(target)
+        || snapshot.non_folder_on_the_way(target).is_some()
+    {
+        return None;
+    }
+    if let Some((parent, _)) = target.rsplit_once('/') {
+        let listed = snapshot
+            .entry(parent)
+            .is_some_and(|e| e.kind == EntryKind::Directory && e.problem.is_none());
+        if !listed {
+            return None;
+        }
+    }
+    let Line::Entry(e) = classify(line.trim_end_matches('\r')) else {
+        return None;
+    };
+    let stem = target.rsplit('/').next()?.strip_suffix(".md")?;
+    let title = unescape_title(e.title);
+    let name = if title.trim().is_empty() {
+        stem.replace('_', " ")
+    } else {
+        title.trim().to_owned()
+    };
+    let hook = e.hook.trim();
+    let description = if hook.is_empty() { name.as_str() } else { hook };
+    let body = if hook.is_empty() { name.as_str() } else { hook };
+    Some(topic_file(
+        &name,
+        description,
+        type_from_file_name(stem),
+        &TopicMeta::default(),
+        body,
+    ))
+}
+
+/// The type a file's name says (`feedback_testing.md`, as Claude Code names them); `project`
+/// when it says none.
+fn type_from_file_name(stem: &str) -> MemoryType {
+    stem.split(['_', '-'])
+        .next()
+        .and_then(MemoryType::parse)
+        .unwrap_or(MemoryType::Project)
+}
+
+/// What becomes of an entry over the length an entry should have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LongEntryRemedy {
+    /// The words the shorter hook drops are elsewhere in the folder: shorten it.
+    Shorten(String),
+    /// They are not, and the topic file has no description: its whole hook becomes that
+    /// description (`file` rewritten as `text`), then the hook is shortened.
+    KeepAsDescription {
+        short: String,
+        file: String,
+        text: String,
+    },
+    /// Leave the entry whole.
+    Keep,
+}
+
+/// The remedy for an entry `line` (LF form, no `\r`) to `target` that is too long.
+pub(crate) fn long_entry_remedy(
+    snapshot: &Snapshot,
+    ledger: &WordLedger,
+    line: &str,
+    target: &str,
+    limits: &Limits,
+) -> LongEntryRemedy {
+    let Some(short) = shorter_entry(line) else {
+        return LongEntryRemedy::Keep;
+    };
+    if !ledger.would_lose(line, &short) {
+        return LongEntryRemedy::Shorten(short);
+    }
+    let Line::Entry(e) = classify(line) else {
+        return LongEntryRemedy::Keep;
+    };
+    let Ok(Some(old)) = snapshot.whole_text(target, limits) else {
+        return LongEntryRemedy::Keep;
+    };
+    match with_description(old, e.hook.trim(), limits) {
+        Some(text) => LongEntryRemedy::KeepAsDescription {
+            short,
+            file: target.to_owned(),
+            text,
+        },
+        None => LongEntryRemedy::Keep,
+    }
+}
+
+/// `text` (a topic file as stored) with `description` added, when it has none: a line before
+/// the frontmatter's closing `---`, or a frontmatter of its own when it has none. `None` when
+/// it has a description, its frontmatter is not readable, or the result would not read back.
+pub(crate) fn with_description(text: &str, description: &str, limits: &Limits) -> Option<String> {
+    if description.is_empty() {
+        return None;
+    }
+    let max = to_usize(limits.max_header_lines);
+    let normalized = crate::text::normalize_text(text);
+    let crlf = text.contains("\r\n");
+    let bom = if text.starts_with('\u{FEFF}') {
+        "\u{FEFF}"
+    } else {
+        ""
+    };
+    let line = format!("description: {}", scalar(description));
+    let new_lf = match parse_header(first_lines(&normalized, max), max) {
+        Header::Parsed(f) if f.description.is_none() => {
+            let close = f.close_line.checked_sub(1)?;
+            let mut lines: Vec<&str> = normalized.split('\n').collect();
+            if close > lines.len() {
+                return None;
+            }
+            lines.insert(close, &line);
+            lines.join("\n")
+        }
+        Header::Missing => format!("---\n{line}\n---\n{normalized}"),
+        _ => return None,
+    };
+    let reads = matches!(parse_header(first_lines(&new_lf, max), max),
+        Header::Parsed(f) if f.description.as_deref() == Some(description));
+    if !reads {
+        return None;
+    }
+    let body = if crlf {
+        new_lf.replace('\n', "\r\n")
+    } else {
+        new_lf
+    };
+    Some(format!("{bom}{body}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_description_is_added_where_there_is_none() {
+        let limits = Limits::default();
+        let added = with_description("---\nname: A\n---\nbody\n", "what A is", &limits);
+        assert_eq!(
+            added.as_deref(),
+            Some("---\nname: A\ndescription: what A is\n---\nbody\n")
+        );
+        assert_eq!(
+            with_description("plain body\r\n", "b: c", &limits).as_deref(),
+            Some("---\r\ndescription: \"b: c\"\r\n---\r\nplain body\r\n")
+        );
+        assert_eq!(
+            with_description("---\ndescription: x\n---\n", "y", &limits),
+            None
+        );
+    }
+
+    #[test]
+    fn types_from_file_names() {
+        assert_eq!(type_from_file_name("feedback_testing"), MemoryType::Feedback);
+        assert_eq!(type_from_file_name("user-role"), MemoryType::User);
+        assert_eq!(type_from_file_name("deploy"), MemoryType::Project);
+    }
+}
