@@ -885,6 +885,154 @@ proptest! {
     }
 }
 
+/// The words of a folder, as a person would list them: runs of letters and digits, lower-cased,
+/// with link destinations (`](…)`) left out — an address, not words. Written apart from the
+/// core's ledger on purpose.
+fn folder_words(files: &Files) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for text in files.values() {
+        let mut prose = String::new();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("](") {
+            prose.push_str(&rest[..at]);
+            prose.push(' ');
+            let after = &rest[at + 2..];
+            let line_end = after.find('\n').unwrap_or(after.len());
+            let close = if after.trim_start().starts_with('<') {
+                after[..line_end].find(">)").map(|i| i + 2)
+            } else {
+                after[..line_end]
+                    .find(')')
+                    .filter(|&i| !after[..i].trim().contains(' '))
+                    .map(|i| i + 1)
+            };
+            rest = match close {
+                Some(c) => &after[c..],
+                None => after,
+            };
+        }
+        prose.push_str(rest);
+        for word in prose
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            *out.entry(word.to_lowercase()).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+/// Index lines of every kind doctor fixes: a dead link with words of its own, one whose words are
+/// elsewhere, the same entry twice, a second entry into one file with other words, a long entry,
+/// notes, a second link on an entry line, a link to a folder.
+fn troubled_lines() -> impl Strategy<Value = Vec<String>> {
+    let line = prop_oneof![
+        ("[a-z]{1,6}", phrase(2..5))
+            .prop_map(|(f, w)| format!("- [Gone {f}](gone_{f}.md) — {w} unique{f}")),
+        "[a-z]{1,6}".prop_map(|f| format!("- [Body](gone_{f}.md) — body")),
+        phrase(2..4).prop_map(|w| format!("- [Twice](twice.md) — {w}")),
+        phrase(12..20).prop_map(|w| format!(
+            "- [Long](twice.md) — {w} and a tail with longword{}",
+            w.len()
+        )),
+        phrase(3..8).prop_map(|w| format!("We deploy {w} on call 555 0{}", w.len())),
+        phrase(1..3).prop_map(|w| format!("- [Twice](twice.md) — {w} ([nuance](nuance.md))")),
+        Just("- [Agent docs](agents/) — the folder".to_owned()),
+    ];
+    prop::collection::vec(line, 0..8)
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// Every word that `doctor --fix` removes from any file is still in the folder afterwards,
+    /// on generated folders with every kind of line doctor fixes, CRLF or not, under the
+    /// default limits and under limits so small the index must be compacted.
+    #[test]
+    fn doctor_fix_removes_no_word(
+        files in directory(false),
+        troubled in troubled_lines(),
+        doubled in prop::bool::ANY,
+        small in prop::bool::ANY,
+    ) {
+        let mut files = files;
+        files.insert("twice.md".into(), topic_text("Twice", "a file with two ways in", "project", "\n"));
+        files.insert("nuance.md".into(), topic_text("Nuance", "the finer point of it", "project", "\n"));
+        files.insert("agents/readme.md".into(), "Agent docs live here.\n".into());
+        let index = files.entry("MEMORY.md".into()).or_default();
+        let eol = if index.contains("\r\n") { "\r\n" } else { "\n" };
+        if !index.is_empty() && !index.ends_with('\n') {
+            index.push_str(eol);
+        }
+        for line in &troubled {
+            index.push_str(&format!("{line}{eol}"));
+            if doubled {
+                index.push_str(&format!("{line}{eol}"));
+            }
+        }
+        let mut input = doctor_input(&files);
+        if small {
+            input.limits = Some(Limits { max_index_lines: 6, max_index_utf16: 600, ..Limits::default() });
+        }
+        let before = folder_words(&files);
+        let plan = memdir::doctor::fix::plan_doctor_fixes(&input);
+        let mut after = files.clone();
+        apply(&mut after, &plan.effects)?;
+        let kept = folder_words(&after);
+        let lost: Vec<&String> = before.keys().filter(|w| !kept.contains_key(*w)).collect();
+        prop_assert!(lost.is_empty(), "--fix lost {:?}:\n{}", lost, plan.diff);
+    }
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    /// An index over its limits (notes and entries past 200 lines) is brought under them by
+    /// `--fix`, every word kept, and every file it wrote linked.
+    #[test]
+    fn an_over_limit_index_is_compacted_under_its_limits(
+        entries in 150usize..260,
+        notes in 20usize..80,
+        sections in 0usize..4,
+    ) {
+        let mut files = Files::new();
+        let mut index = String::from("# Memory\n");
+        for i in 0..entries {
+            if sections > 0 && i % (entries / sections + 1) == 0 {
+                index.push_str(&format!("## Part {i}\n"));
+            }
+            index.push_str(&format!("- [Topic {i}](topic_{i}.md) — hook {i} of the list\n"));
+            files.insert(format!("topic_{i}.md"), topic_text(&format!("Topic {i}"), &format!("what topic {i} holds"), "project", "\n"));
+        }
+        index.push_str("## Notes\n");
+        for i in 0..notes {
+            index.push_str(&format!("Server s{i} answers on port {}.\n", 9000 + i));
+        }
+        let (lines, units) = memdir::write::guard::index_size(&index);
+        prop_assume!(lines > 200 || units > 25_000);
+        files.insert("MEMORY.md".into(), index);
+        let limits = Limits::default();
+        let mut input = doctor_input(&files);
+        input.limits = Some(Limits { max_files: 1000, ..limits });
+        let before = folder_words(&files);
+        let plan = memdir::doctor::fix::plan_doctor_fixes(&input);
+        let mut after = files.clone();
+        apply(&mut after, &plan.effects)?;
+        let index = &after["MEMORY.md"];
+        let lines = index.trim_end().split('\n').count();
+        prop_assert!(lines <= limits.max_index_lines as usize, "{lines} lines");
+        let kept = folder_words(&after);
+        let lost: Vec<&String> = before.keys().filter(|w| !kept.contains_key(*w)).collect();
+        prop_assert!(lost.is_empty(), "lost {:?}", lost);
+        let report = memdir::doctor::doctor(&memdir::doctor::DoctorInput { limits: input.limits, ..doctor_input(&after) });
+        let bad: Vec<_> = report.findings.iter()
+            .filter(|f| matches!(f.code, memdir::codes::FindingCode::NotIndexed | memdir::codes::FindingCode::IndexOverLines | memdir::codes::FindingCode::IndexOverSize | memdir::codes::FindingCode::IndexContent))
+            .map(|f| (f.code, f.file.clone()))
+            .collect();
+        prop_assert!(bad.is_empty(), "{:?}", bad);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // A memory created through the memory tool is indexed (issue 11)
 

@@ -102,7 +102,10 @@ pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
     }
     let mut all = first.clone();
     for file in &first {
-        let Some(text) = snapshot.text(file).filter(|_| crate::scan::is_topic_path(file)) else {
+        let Some(text) = snapshot
+            .text(file)
+            .filter(|_| crate::scan::is_topic_path(file))
+        else {
             continue;
         };
         let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);

@@ -56,7 +56,11 @@ enum Kind {
 
 /// Compacts `index` (stored text without its BOM; CRLF kept) when it is over its limits and a
 /// compaction brings it under them; `None` otherwise.
-pub(super) fn compact_index(index: &str, snapshot: &Snapshot, limits: &Limits) -> Option<Compaction> {
+pub(super) fn compact_index(
+    index: &str,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> Option<Compaction> {
     let (lines, units) = index_size(index);
     let max_lines = to_usize(limits.max_index_lines);
     let max_units = to_usize(limits.max_index_utf16);
@@ -74,7 +78,11 @@ pub(super) fn compact_index(index: &str, snapshot: &Snapshot, limits: &Limits) -
     // 1. content, section by section, into topic files
     for section in 0..titles.len() {
         let content: Vec<usize> = (0..slots.len())
-            .filter(|&i| slots.get(i).is_some_and(|s| s.section == section && s.kind == Kind::Content))
+            .filter(|&i| {
+                slots
+                    .get(i)
+                    .is_some_and(|s| s.section == section && s.kind == Kind::Content)
+            })
             .collect();
         let (Some(&first), Some(&last)) = (content.first(), content.last()) else {
             continue;
@@ -130,7 +138,11 @@ pub(super) fn compact_index(index: &str, snapshot: &Snapshot, limits: &Limits) -
             break;
         };
         let entries: Vec<usize> = (0..slots.len())
-            .filter(|&i| slots.get(i).is_some_and(|s| s.section == section && s.kind == Kind::Entry))
+            .filter(|&i| {
+                slots
+                    .get(i)
+                    .is_some_and(|s| s.section == section && s.kind == Kind::Entry)
+            })
             .collect();
         // keep the first entries that fit beside one pointer line; move the rest
         let (mut n, mut u) = measure(&slots);
@@ -355,7 +367,10 @@ mod tests {
 
     #[test]
     fn an_index_under_its_limits_is_left_alone_and_crlf_is_kept() {
-        assert_eq!(compact_index("- [A](a.md) — x\n", &snapshot(), &Limits::default()), None);
+        assert_eq!(
+            compact_index("- [A](a.md) — x\n", &snapshot(), &Limits::default()),
+            None
+        );
         let index = "- [A](a.md) — x\r\n".repeat(250);
         let Some(c) = compact_index(&index, &snapshot(), &Limits::default()) else {
             unreachable!("compacted")

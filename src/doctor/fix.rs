@@ -4,14 +4,15 @@
 //! word that exists nowhere else in the folder is removed. Planned as effects plus a unified
 //! diff; `after` is doctor's report on the fixed directory.
 
-
 use serde::Serialize;
 
 use super::checks::{folder_words, is_foreign_index};
 use super::compact::compact_index;
 use super::kept_words::WordLedger;
 use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
-use super::repair::{folded_description_file, in_stored_form, moved_target, retarget_line, scan_all};
+use super::repair::{
+    folded_description_file, in_stored_form, moved_target, retarget_line, scan_all,
+};
 use super::{report, DoctorInput, DoctorReport};
 use crate::codes::FindingCode;
 use crate::diff::unified_diff;
@@ -77,7 +78,10 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         .findings
         .iter()
         .any(|f| f.file == INDEX_FILE_NAME && f.fix.is_some())
-        || before.findings.iter().any(|f| f.code == FindingCode::NotIndexed && f.fix.is_some());
+        || before
+            .findings
+            .iter()
+            .any(|f| f.code == FindingCode::NotIndexed && f.fix.is_some());
     if let Some(stored) = snapshot.stored_index(&limits).ok().filter(|_| index_fixes) {
         let mut edit = IndexEdit {
             snapshot: &snapshot,
@@ -112,7 +116,11 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     let diff: String = created
         .iter()
         .map(|(p, new)| unified_diff(p, "", new))
-        .chain(changed.iter().map(|(p, old, new)| unified_diff(p, old, new)))
+        .chain(
+            changed
+                .iter()
+                .map(|(p, old, new)| unified_diff(p, old, new)),
+        )
         .collect();
     let effects: Vec<Effect> = created
         .iter()
@@ -231,7 +239,9 @@ impl IndexEdit<'_> {
                 }
                 (FindingCode::EntryTooLong, Some(target)) => {
                     match long_entry_remedy(self.snapshot, self.ledger, body, &target, limits) {
-                        LongEntryRemedy::Shorten(short) if self.ledger.try_replace(body, &short) => {
+                        LongEntryRemedy::Shorten(short)
+                            if self.ledger.try_replace(body, &short) =>
+                        {
                             *slot = Some(format!("{short}{cr}"));
                             fixed += 1;
                         }
@@ -270,7 +280,9 @@ impl IndexEdit<'_> {
                     .filter(|f| {
                         matches!(
                             f.code,
-                            FindingCode::IndexOverLines | FindingCode::IndexOverSize | FindingCode::IndexContent
+                            FindingCode::IndexOverLines
+                                | FindingCode::IndexOverSize
+                                | FindingCode::IndexContent
                         )
                     })
                     .count()
@@ -291,14 +303,24 @@ impl IndexEdit<'_> {
     /// `line` with its hook shortened to fit, when the words that drops are elsewhere.
     fn fit(&self, line: &str) -> String {
         match super::repair::shorter_entry(line) {
-            Some(short) if utf16_len(line) > crate::write::entry::MAX_ENTRY_UTF16 && !self.ledger.would_lose(line, &short) => short,
+            Some(short)
+                if utf16_len(line) > crate::write::entry::MAX_ENTRY_UTF16
+                    && !self.ledger.would_lose(line, &short) =>
+            {
+                short
+            }
             _ => line.to_owned(),
         }
     }
 
     /// Entries for the files no index line links to, inserted after the last entry (so they
     /// join the list, never a paragraph below it), while the index has room.
-    fn add_missing(&mut self, index: String, before: &DoctorReport, newline: &str) -> (u32, String) {
+    fn add_missing(
+        &mut self,
+        index: String,
+        before: &DoctorReport,
+        newline: &str,
+    ) -> (u32, String) {
         let limits = self.limits;
         let scanned = scan_all(self.snapshot, limits);
         let mut missing: Vec<_> = before
@@ -318,7 +340,10 @@ impl IndexEdit<'_> {
             .collect();
         let mut at = match kinds.iter().rposition(|&e| e) {
             Some(last) => last + 1,
-            None => lines.iter().rposition(|l| !l.trim().is_empty()).map_or(0, |i| i + 1),
+            None => lines
+                .iter()
+                .rposition(|l| !l.trim().is_empty())
+                .map_or(0, |i| i + 1),
         };
         let cr = if newline == "\r\n" { "\r" } else { "" };
         let mut fixed = 0;

@@ -140,7 +140,10 @@ mod tests {
     #[test]
     fn a_word_found_elsewhere_may_go_a_unique_one_may_not() {
         let mut ledger = WordLedger::of(["- [A](a.md) — deploy on friday", "deploy notes"]);
-        assert!(ledger.try_replace("- [A](a.md) — deploy on friday", "- [A](a.md) — deploy on friday"));
+        assert!(ledger.try_replace(
+            "- [A](a.md) — deploy on friday",
+            "- [A](a.md) — deploy on friday"
+        ));
         assert_eq!(
             ledger.lost("- [A](a.md) — deploy on friday", "- [A](a.md) — deploy…"),
             ["friday", "on"]

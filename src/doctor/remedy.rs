@@ -50,7 +50,12 @@ pub(crate) fn dead_link_remedy(
 /// `*.md` path memdir accepts, nothing listed there, its folder listed as a folder, no file of
 /// that name anywhere in the folder (it may be the one meant), and room under `maxFiles` (a
 /// new file must not push an older one out of recall).
-fn recreated_file(snapshot: &Snapshot, line: &str, target: &str, limits: &Limits) -> Option<String> {
+fn recreated_file(
+    snapshot: &Snapshot,
+    line: &str,
+    target: &str,
+    limits: &Limits,
+) -> Option<String> {
     let name = target.rsplit('/').next()?;
     let mut topics = 0usize;
     for e in snapshot.topic_files() {
@@ -221,7 +226,10 @@ mod tests {
 
     #[test]
     fn types_from_file_names() {
-        assert_eq!(type_from_file_name("feedback_testing"), MemoryType::Feedback);
+        assert_eq!(
+            type_from_file_name("feedback_testing"),
+            MemoryType::Feedback
+        );
         assert_eq!(type_from_file_name("user-role"), MemoryType::User);
         assert_eq!(type_from_file_name("deploy"), MemoryType::Project);
     }
