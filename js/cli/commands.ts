@@ -70,11 +70,12 @@ export const COMMANDS: Record<string, Command> = {
     run: (ctx) => import("./run.js").then((m) => m.write.forget(ctx)),
   },
   doctor: {
-    args: "[--fix]",
-    summary: "check the memory against its rules; --fix shows the diff of the safe fixes, then applies them",
-    usage: "memdir doctor [--fix] [--stale-days <n>] [--max-files <n>] [options]",
-    details: "Exit 1 while errors remain.",
-    options: ["fix", "stale-days", "max-files"],
+    args: "[--fix [--yes | --dry-run]]",
+    summary: "check the memory against its rules; --fix shows the diff of the safe fixes, asks, then applies them",
+    usage: "memdir doctor [--fix [--yes | --dry-run]] [--stale-days <n>] [--max-files <n>] [options]",
+    details:
+      "A fix never removes a word that exists nowhere else in the folder; an index over its limits is\ncompacted (notes into topic files, the tail of a long section into a sub-index), every word kept.\n--fix asks on a terminal after the diff; --yes applies without asking, --dry-run only shows.\nExit 1 while errors remain, 2 when --fix had no terminal to ask on and no --yes (nothing written).",
+    options: ["fix", "yes", "dry-run", "stale-days", "max-files"],
     positionals: none("doctor"),
     run: (ctx) => import("./run.js").then((m) => m.doctor.run(ctx)),
   },

@@ -49,31 +49,37 @@ test("doctor finds every seeded problem on disk, with code, file, line, severity
     assert.ok(["error", "warning", "info"].includes(f.severity));
     assert.ok(f.message.length > 10, f.code);
   }
-  assert.equal(report.findings.find((f) => f.code === "dead_link").fix, "remove line 3");
+  // its words are the only copy and the folder is at its cap (no room for a file of its own): kept
+  const dead = report.findings.find((f) => f.code === "dead_link");
+  assert.equal(dead.fix, null);
+  assert.match(dead.message, /its words exist nowhere else in the folder, so doctor keeps the line/);
   const secret = report.findings.find((f) => f.code === "secret");
   assert.match(secret.message, /AWS access key ID/);
   assert.ok(!r.out.includes("AKIAIOSFODNN7EXAMPLE"), "doctor never echoes a secret");
 
   const human = memdir(["doctor", "--dir", dir, "--max-files", String(maxFiles)]);
   assert.equal(human.code, 1);
-  assert.match(human.out, /^MEMORY\.md:3: error dead_link: the entry links to project_gone\.md, which does not exist \[fix: remove line 3\]$/m);
-  assert.match(human.out, /^5 errors, \d+ warnings, \d+ notes; 14 fixable \(memdir doctor --fix\)$/m);
+  assert.match(human.out, /^MEMORY\.md:3: error dead_link: the entry links to project_gone\.md, which does not exist; its words exist nowhere else in the folder, so doctor keeps the line: restore the file, or move the words yourself$/m);
+  assert.match(human.out, /^5 errors, \d+ warnings, \d+ notes; 12 fixable \(memdir doctor --fix\)$/m);
 });
 
-test("doctor --fix shows the diff first, applies only the safe fixes, and exits 1 while errors remain", () => {
+test("doctor --fix --yes shows the diff first, applies only the safe fixes, keeps every word, and exits 1 while errors remain", () => {
   const dir = seededDir();
   const before = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), "utf8")]));
-  const r = memdir(["doctor", "--dir", dir, "--fix"]);
+  const r = memdir(["doctor", "--dir", dir, "--fix", "--yes"]);
   assert.equal(r.code, 1, r.err);
   const diffAt = r.out.indexOf("--- a/MEMORY.md\n+++ b/MEMORY.md\n");
   assert.ok(diffAt >= 0, r.out);
   assert.ok(diffAt < r.out.indexOf("fixed "), "the diff comes before the report");
-  assert.match(r.out, /^-- \[Gone\]\(project_gone\.md\) — a file that was deleted$/m);
+  // the dead entry's words are the only copy: the file it names is written from them (the
+  // folder has room for it without the fixture's cap), and the line stays
+  assert.match(r.out, /^--- \/dev\/null\n\+\+\+ b\/project_gone\.md$/m);
+  assert.match(readFileSync(join(dir, "project_gone.md"), "utf8"), /^description: a file that was deleted$/m);
   assert.match(r.out, /^\+- \[Orphan\]\(project_orphan\.md\) — The Q3 roadmap and who decided what was cut$/m);
   assert.match(r.out, /^--- a\/project_multi\.md$/m);
   const index = readFileSync(join(dir, "MEMORY.md"), "utf8");
-  assert.ok(!index.includes("project_gone.md"));
-  assert.equal(index.match(/\(feedback_testing\.md\)/g).length, 1, "the duplicate entry went");
+  assert.ok(index.includes("- [Gone](project_gone.md) — a file that was deleted"));
+  assert.equal(index.match(/\(feedback_testing\.md\)/g).length, 2, "a second entry into one file, with its own words, is kept");
   assert.ok(index.includes("We deploy on Tuesdays"), "content is reported, never moved or deleted by --fix");
   assert.ok(index.split("\n").every((l) => l.length <= 150), "long entries shortened");
   assert.match(readFileSync(join(dir, "project_multi.md"), "utf8"), /^description: Payments retries are idempotent thanks to request keys stored for a day$/m);
@@ -82,7 +88,7 @@ test("doctor --fix shows the diff first, applies only the safe fixes, and exits 
   assert.ok(!readdirSync(dir).includes(".memdir.lock"));
 
   // a second --fix has nothing left to do; doctor now lists only what needs a person
-  const again = memdir(["doctor", "--dir", dir, "--fix", "--json"]);
+  const again = memdir(["doctor", "--dir", dir, "--fix", "--json", "--yes"]);
   assert.equal(again.code, 1);
   const second = JSON.parse(again.out);
   assert.equal(second.diff, "");
@@ -92,13 +98,59 @@ test("doctor --fix shows the diff first, applies only the safe fixes, and exits 
 test("doctor exits 0 on a healthy directory and after fixing a directory with only safe problems", () => {
   const dir = mkdtempSync(join(tmpdir(), "memdir-doctor-"));
   temps.push(dir);
-  writeFileSync(join(dir, "project_a.md"), "---\nname: A\ndescription: The staging cluster is rebuilt every Sunday night\ntype: project\n---\n\nx\n");
+  writeFileSync(join(dir, "project_a.md"), "---\nname: A\ndescription: The staging cluster is rebuilt every Sunday night\ntype: project\n---\n\nGone is a dead line.\n");
   writeFileSync(join(dir, "MEMORY.md"), "- [Gone](gone.md) — a dead line\n");
   assert.equal(memdir(["doctor", "--dir", dir]).code, 1);
-  const fixed = memdir(["doctor", "--dir", dir, "--fix"]);
+  const fixed = memdir(["doctor", "--dir", dir, "--fix", "--yes"]);
   assert.equal(fixed.code, 0, fixed.out + fixed.err);
   assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "- [A](project_a.md) — The staging cluster is rebuilt every Sunday night\n");
   assert.equal(memdir(["doctor", "--dir", dir]).code, 0);
+});
+
+/** A directory with one fixable problem: a memory missing from the index. */
+function oneFixDir() {
+  const dir = mkdtempSync(join(tmpdir(), "memdir-doctor-ask-"));
+  temps.push(dir);
+  writeFileSync(join(dir, "project_a.md"), "---\nname: A\ndescription: The staging cluster is rebuilt every Sunday night\ntype: project\n---\n\nx\n");
+  writeFileSync(join(dir, "MEMORY.md"), "# Memory\n");
+  return dir;
+}
+
+test("doctor --fix with no terminal to ask on and no --yes writes nothing and exits 2; --dry-run only shows", () => {
+  const dir = oneFixDir();
+  const r = memdir(["doctor", "--dir", dir, "--fix"]);
+  assert.equal(r.code, 2, r.out + r.err);
+  assert.match(r.out, /^\+- \[A\]\(project_a\.md\)/m, "the diff is shown");
+  assert.match(r.err, /nothing written: --fix asks before it changes 1 file, and there is no terminal to ask on; pass --yes/);
+  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "# Memory\n");
+  const dry = memdir(["doctor", "--dir", dir, "--fix", "--dry-run", "--json"]);
+  assert.equal(dry.code, 0, dry.err);
+  const plan = JSON.parse(dry.out);
+  assert.equal(plan.applied, false);
+  assert.match(plan.diff, /\+- \[A\]\(project_a\.md\)/);
+  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "# Memory\n");
+  assert.equal(memdir(["doctor", "--dir", dir, "--yes"]).code, 2, "--yes without --fix is a usage error");
+  assert.equal(memdir(["doctor", "--dir", dir, "--fix", "--yes", "--dry-run"]).code, 2);
+  const yes = memdir(["doctor", "--dir", dir, "--fix", "-y"]);
+  assert.equal(yes.code, 0, yes.err);
+  assert.match(readFileSync(join(dir, "MEMORY.md"), "utf8"), /^- \[A\]\(project_a\.md\)/m);
+});
+
+// a real terminal: util-linux `script` runs memdir under a pseudo-terminal and types the answer
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+test("doctor --fix on a terminal shows the diff, asks, and applies only after yes", { skip: !hasScript && "no util-linux script(1) here" }, () => {
+  const quote = (a) => `'${a.replaceAll("'", "'\\''")}'`;
+  const onTerminal = (dir, answer) => spawnSync("script", ["-qec", [process.execPath, bin, "doctor", "--dir", dir, "--fix"].map(quote).join(" "), "/dev/null"], { encoding: "utf8", input: answer, env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } });
+  const no = oneFixDir();
+  const refused = onTerminal(no, "n\n");
+  assert.match(refused.stdout, /Apply these fixes to 1 file\? \[y\/N\]/);
+  assert.match(refused.stdout, /nothing written/);
+  assert.equal(readFileSync(join(no, "MEMORY.md"), "utf8"), "# Memory\n");
+  const ok = oneFixDir();
+  const applied = onTerminal(ok, "y\n");
+  assert.ok(applied.stdout.indexOf("+- [A](project_a.md)") < applied.stdout.indexOf("Apply these fixes"), "the diff comes before the question");
+  assert.match(applied.stdout, /fixed 1; remaining:/);
+  assert.match(readFileSync(join(ok, "MEMORY.md"), "utf8"), /^- \[A\]\(project_a\.md\)/m);
 });
 
 test("remember and forget on the command line, with refusals as exit 1 and a reason", () => {
