@@ -291,6 +291,21 @@ function lineEnd(bytes: Uint8Array, end: number, from: number, lines: { seen: nu
 }
 
 /**
+ * `end`, or where the character that `bytes[0..end]` cuts short begins: a head that stops
+ * before its file's end stops on a character boundary (the core leaves a cut character out
+ * all the same; this keeps it off the crossing).
+ */
+export function utf8Boundary(bytes: Uint8Array, end: number): number {
+  for (let i = end - 1; i >= 0 && i >= end - 4; i--) {
+    const b = bytes[i]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte
+    const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return i + length > end ? i : end;
+  }
+  return end;
+}
+
+/**
  * The first `maxLines` lines of a regular file (at least; at most `MAX_HEAD_BYTES`), and the
  * file as `fstat` saw it when it was opened. A directory is `EISDIR`, a FIFO or device `EINVAL`
  * (opened without blocking, never read).
@@ -334,6 +349,7 @@ export function* headTask(ctx: WalkContext, dirs: DirCache, path: string, maxLin
       total += bytesRead;
       if (total >= st.size || lineEnd(buffer, total, from, lines, maxLines)) break;
     }
+    if (total < st.size) total = utf8Boundary(buffer, total);
     return { bytes: total === buffer.length ? buffer : buffer.slice(0, total), entry: statEntry(path, st) };
   } finally {
     try {

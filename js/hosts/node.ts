@@ -16,7 +16,7 @@ import { hostError, type HostEntry, type HostError, type HostHead, type HostWatc
 import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
 import { Listing, ListingBuilder } from "../listing.js";
 import { defaultRawFs, IoDriver, type RawFs, type StatLike } from "./node-io.js";
-import { closeDir, commitTask, DirCache, headTask, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, stageTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
+import { closeDir, commitTask, DirCache, headTask, utf8Boundary, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, stageTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
 
 /**
  * `bytes` random bytes in hex. `node:crypto` is loaded on the first write, not on import: an
@@ -453,7 +453,8 @@ export class NodeHost implements MemoryHost {
         for (const b of chunk) if (b === 10) lines++;
         if (lines >= maxLines) break;
       }
-      return { bytes: concat(chunks, total), entry: fileEntry(path, stats) };
+      const bytes = concat(chunks, total);
+      return { bytes: total < stats.size ? bytes.subarray(0, utf8Boundary(bytes, total)) : bytes, entry: fileEntry(path, stats) };
     } finally {
       await close();
     }
