@@ -40,6 +40,11 @@ function errnoOf(error: unknown): string {
  */
 export function ioError(action: string, path: string, error: unknown, shown = path): MemdirError {
   if (error instanceof MemdirError) return error;
+  // a host that found the path leading out of the memory directory (a folder swapped for a link
+  // out while it wrote) says so: that is not an input/output error
+  if ((error as { code?: unknown } | null)?.code === "UNSAFE_PATH") {
+    return new MemdirError("UNSAFE_PATH", `could not ${action} ${shown}: it leads out of the memory directory through a symbolic link (UNSAFE_PATH)`, { cause: error, path });
+  }
   const errno = errnoOf(error);
   return new MemdirError("IO_ERROR", `could not ${action} ${shown}: ${WHY[errno] ?? "the host failed"} (${errno})`, { cause: error, errno, path });
 }

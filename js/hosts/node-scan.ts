@@ -456,10 +456,12 @@ export function* writeTask(at: (name: string) => string, tmp: string, name: stri
 
 /**
  * The first half of a write: the bytes in the temporary file `tmp`, on the disk (unless
- * `durable: false`); the temporary file is removed if this fails.
+ * `durable: false`); the temporary file is removed if this fails. `identify`: returns the
+ * file's own `fstat` (its device and inode), by which a write by plain paths finds it again.
  */
-export function* stageTask(at: (name: string) => string, tmp: string, data: Uint8Array, options: { durable?: boolean }): IoTask<void> {
+export function* stageTask(at: (name: string) => string, tmp: string, data: Uint8Array, options: { durable?: boolean; identify?: boolean }): IoTask<Stats | undefined> {
   let done = false;
+  let identity: Stats | undefined;
   const fd = (yield { op: "open", path: at(tmp), flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW }) as number;
   try {
     try {
@@ -469,6 +471,7 @@ export function* stageTask(at: (name: string) => string, tmp: string, data: Uint
       // the bytes reach the disk before the name points at them, so a power cut leaves the
       // old file or the new one, never an empty one
       if (options.durable !== false) yield { op: "fsync", fd };
+      if (options.identify) identity = (yield { op: "fstat", fd }) as Stats;
     } finally {
       yield { op: "close", fd };
     }
@@ -476,6 +479,7 @@ export function* stageTask(at: (name: string) => string, tmp: string, data: Uint
   } finally {
     if (!done) yield* unlinkQuietly(at(tmp));
   }
+  return identity;
 }
 
 /**

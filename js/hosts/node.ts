@@ -503,6 +503,15 @@ export class NodeHost implements MemoryHost {
     const name = segments.pop()!;
     const dir = await walker.openDir(segments, { create: true });
     const tmp = tempFileName(name, randomHex(6));
+    if (!walker.safe) {
+      try {
+        const staged = await this.stageByPath(walker, dir, tmp, data, options);
+        await this.nameByPath(walker, dir, path, tmp, name, staged, options);
+      } finally {
+        await walker.close(dir);
+      }
+      return;
+    }
     if (this.driver) {
       try {
         await this.driver.run(writeTask((n) => walker.at(dir, n), tmp, name, data, options));
@@ -546,6 +555,101 @@ export class NodeHost implements MemoryHost {
   }
 
   /**
+   * Plain paths (`descriptorWalk: false`): `data` in the new temporary file `tmp` in `dir`, on
+   * the disk unless `durable: false`; its own `fstat`, by which {@link nameByPath} finds it
+   * again. The temporary file is removed if this fails.
+   */
+  private async stageByPath(walker: DirWalker, dir: OpenDir, tmp: string, data: Uint8Array, options: { durable?: boolean }): Promise<Stats> {
+    const at = (n: string) => walker.at(dir, n);
+    if (this.driver) return (await this.driver.run(stageTask(at, tmp, data, { durable: options.durable, identify: true })))!;
+    try {
+      const handle = await this.fs.open(at(tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
+      try {
+        await handle.writeFile(data);
+        if (options.durable !== false) await handle.sync();
+        return await handle.stat();
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      await this.fs.rm(at(tmp), { force: true }).catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * Plain paths (`descriptorWalk: false`, where no descriptor can hold a folder while its file
+   * is named): names the staged `tmp` as `name` in `dir` (renamed over it, or linked when
+   * `exclusive`), and never replaces or removes anything outside the memory directory:
+   *
+   * - right before the name is given, the folder's real path must still be inside the root: a
+   *   folder swapped for a link out since the walk checked it (the moment the write staged its
+   *   bytes) is caught here, the temporary file removed, and the write fails with `UNSAFE_PATH`;
+   * - right after, the folder's real path is checked again and the file under the name must be
+   *   the one staged (same device, and same inode, or where the inode says nothing the same size
+   *   and time). If not, `UNSAFE_PATH`, and nothing is removed: the file is wherever the rename
+   *   put it, and a removal by a path that may lead out again is how the undo of an escaped
+   *   write deleted the file outside it had replaced.
+   *
+   * What paths cannot close: a folder swapped in the one call between the first check and the
+   * rename can still take the rename out (the check after it then reports it, and removes
+   * nothing). The descriptor walk (Linux) has no such window. Files in the root itself are not
+   * checked: only a folder below it can be swapped from within the memory directory.
+   */
+  private async nameByPath(walker: DirWalker, dir: OpenDir, path: string, tmp: string, name: string, staged: Stats, options: { exclusive?: boolean }): Promise<void> {
+    const at = (n: string) => walker.at(dir, n);
+    const dropTemp = async () => {
+      if (this.driver) await this.driver.run(unlinkQuietly(at(tmp)));
+      else await this.fs.rm(at(tmp), { force: true }).catch(() => {});
+    };
+    const below = dir.segments.length > 0;
+    let inside = true;
+    try {
+      if (below) inside = await walker.stillInside(dir);
+    } catch (error) {
+      await dropTemp();
+      throw error;
+    }
+    if (!inside) {
+      await dropTemp();
+      throw escapeError(path);
+    }
+    if (this.driver) await this.driver.run(commitTask(at, tmp, name, options));
+    else {
+      try {
+        if (options.exclusive) {
+          // link() fails with EEXIST if the target exists: an atomic create-if-absent
+          await this.fs.link(at(tmp), at(name));
+          await this.fs.unlink(at(tmp));
+        } else {
+          await this.fs.rename(at(tmp), at(name));
+        }
+      } catch (error) {
+        await dropTemp();
+        throw error;
+      }
+    }
+    if (!below) return;
+    // "could not tell" (a failed realpath or lstat) is thrown as it is: the file was named
+    if (!(await walker.stillInside(dir)) || !(await this.isStaged(at(name), staged))) throw escapeError(path);
+  }
+
+  /** Whether the file at `path` (by plain path, not followed) is the one staged as `staged`. */
+  private async isStaged(path: string, staged: Stats): Promise<boolean> {
+    let st: Stats;
+    try {
+      st = await this.fs.lstat(path);
+    } catch (error) {
+      if (isCode(error, "ENOENT", "ENOTDIR")) return false;
+      throw error;
+    }
+    if (!st.isFile() || st.dev !== staged.dev) return false;
+    // an inode, where the file system keeps one across a rename (FAT on Windows may not: its
+    // size and time then say it, as they do where there is no inode)
+    return (st.ino !== 0 && st.ino === staged.ino) || (st.size === staged.size && st.mtimeMs === staged.mtimeMs);
+  }
+
+  /**
    * Several files, their bytes staged in temporary files and flushed at once (two `fsync`s in
    * flight overlap on the thread pool: `remember`'s memory and index cost one flush's wait),
    * then named in order; a long list (doctor's fixes) in groups of {@link WRITES_AT_ONCE}.
@@ -585,7 +689,9 @@ export class NodeHost implements MemoryHost {
         }
         staged.push({ file, dir, name, tmp: tempFileName(name, randomHex(6)), at: (n) => walker.at(dir, n) });
       }
-      const flushed = await Promise.allSettled(staged.map((s) => driver.run(stageTask(s.at, s.tmp, s.file.data, {}))));
+      // by plain paths, each with its own fstat: named, it is found again by it (see nameByPath)
+      const byPath = !walker.safe;
+      const flushed = await Promise.allSettled(staged.map((s) => driver.run(stageTask(s.at, s.tmp, s.file.data, { identify: byPath }))));
       const failed = flushed.findIndex((r) => r.status === "rejected");
       if (failed >= 0) {
         // nothing is named yet: the staged files go (a failed one removed its own), and nothing was written
@@ -596,6 +702,11 @@ export class NodeHost implements MemoryHost {
       try {
         for (; at < staged.length; at++) {
           const s = staged[at]!;
+          if (byPath) {
+            const identity = (flushed[at] as PromiseFulfilledResult<Stats | undefined>).value!;
+            await this.nameByPath(walker, s.dir, s.file.path, s.tmp, s.name, identity, { exclusive: s.file.exclusive });
+            continue;
+          }
           await driver.run(commitTask(s.at, s.tmp, s.name, { exclusive: s.file.exclusive }));
           if (!(await this.stillInside(walker, s.dir, s.name))) {
             // the folder was moved out while we wrote: take the file back out of it
@@ -640,6 +751,8 @@ export class NodeHost implements MemoryHost {
     const name = segments.pop()!;
     const dir = await walker.openDir(segments);
     try {
+      // by plain paths, the folder must still be inside right before the removal (see nameByPath)
+      if (!walker.safe && dir.segments.length > 0 && !(await walker.stillInside(dir))) throw escapeError(path);
       if (this.driver) {
         // a file (most removals: the lock, a memory) with two calls; a folder by the walker
         const removed = await this.driver.run(removeFileTask(walker.at(dir, name)));
@@ -665,9 +778,16 @@ export class NodeHost implements MemoryHost {
         // checked, then renamed (POSIX rename would replace the destination); the write lock
         // keeps other memdir writers out between the two
         if ((await this.fs.lstat(walker.at(target, toName)).catch(() => null)) !== null) throw hostError("EEXIST", `${to} already exists`);
+        if (!walker.safe) {
+          // by plain paths, both folders must still be inside right before the rename (see nameByPath)
+          if (source.segments.length > 0 && !(await walker.stillInside(source))) throw escapeError(from);
+          if (target.segments.length > 0 && !(await walker.stillInside(target))) throw escapeError(to);
+        }
         await this.fs.rename(walker.at(source, fromName), walker.at(target, toName));
         if (!(await walker.stillInside(target, toName))) {
-          await this.fs.rename(walker.at(target, toName), walker.at(source, fromName)).catch(() => {});
+          // put back; by plain paths with a link, which replaces nothing (the source may lead elsewhere by now)
+          if (walker.safe) await this.fs.rename(walker.at(target, toName), walker.at(source, fromName)).catch(() => {});
+          else await this.fs.link(walker.at(target, toName), walker.at(source, fromName)).then(() => this.fs.unlink(walker.at(target, toName))).catch(() => {});
           throw escapeError(to);
         }
       } finally {
