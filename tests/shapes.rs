@@ -426,6 +426,55 @@ fn check_index_fix(old: &str, new: &str, spec: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs of letters and digits, lower-cased, link destinations (`](…)`) left out.
+fn prose_words<'a>(texts: impl Iterator<Item = &'a String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for text in texts {
+        let mut prose = String::new();
+        for line in text.split('\n') {
+            let mut rest = line;
+            while let Some(at) = rest.find("](") {
+                prose.push_str(&rest[..at]);
+                prose.push(' ');
+                rest = &rest[at + 2..];
+                let end = if rest.trim_start().starts_with('<') {
+                    rest.find(">)").map(|i| i + 2)
+                } else {
+                    rest.find(')')
+                        .filter(|&i| !rest[..i].trim().contains(' '))
+                        .map(|i| i + 1)
+                };
+                rest = &rest[end.unwrap_or(0)..];
+            }
+            prose.push_str(rest);
+            prose.push('\n');
+        }
+        out.extend(
+            prose
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase),
+        );
+    }
+    out
+}
+
+/// A compacted index: under its limits, and every file the fix wrote new linked from it.
+fn check_compaction(new: &str, written: &BTreeMap<String, String>) -> Result<(), String> {
+    let (lines, units) = memdir::write::guard::index_size(new);
+    if lines > 200 || units > 25_000 {
+        return Err(format!(
+            "still over its limits: {lines} lines, {units} units"
+        ));
+    }
+    for path in written.keys().filter(|p| *p != "MEMORY.md") {
+        if !new.contains(&format!("]({path})")) {
+            return Err(format!("{path} is written but not linked from the index"));
+        }
+    }
+    Ok(())
+}
+
 /// A folded description: lines `[a, b]` (1-based) became one `description:` line, the rest is
 /// unchanged.
 fn check_fold(old: &str, new: &str, region: &Value) -> Result<(), String> {
@@ -474,9 +523,27 @@ fn check_fixes(shape: &Shape, errors: &mut Vec<String>) {
         .cloned()
         .unwrap_or(old_index.clone());
     if written.contains_key("MEMORY.md") {
-        if let Err(e) = check_index_fix(&old_index, &new_index, &spec["index"]) {
+        let checked = if spec["index"]["compacted"].as_bool() == Some(true) {
+            check_compaction(&new_index, &written)
+        } else {
+            check_index_fix(&old_index, &new_index, &spec["index"])
+        };
+        if let Err(e) = checked {
             errors.push(format!("{} › fixed MEMORY.md: {e}", shape.name));
         }
+    }
+    // no word that exists nowhere else is removed: every word of the folder is still in it
+    let mut after: BTreeMap<String, String> = shape
+        .files
+        .iter()
+        .map(|(p, b)| (p.clone(), String::from_utf8_lossy(b).into_owned()))
+        .collect();
+    let before_words = prose_words(after.values());
+    after.extend(written.clone());
+    let after_words = prose_words(after.values());
+    let lost: Vec<&String> = before_words.difference(&after_words).collect();
+    if !lost.is_empty() {
+        errors.push(format!("{} › the fixes lost words: {lost:?}", shape.name));
     }
     // a link that leaves the folder is never touched
     for line in old_index.split('\n') {

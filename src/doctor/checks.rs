@@ -89,8 +89,9 @@ pub(super) fn folder_words(snapshot: &Snapshot) -> WordLedger {
 }
 
 /// The files a reader of `MEMORY.md` is led to: every link on every line of it (an entry's
-/// own, a second one on its line, one in a sentence), and every link of a topic file the index
-/// links to (a section moved out of the index by compaction, a "see also"), one step deep.
+/// own, a second one on its line, one in a sentence), the files under a folder it links to,
+/// and every link of a topic file the index links to (a section moved out of the index by
+/// compaction, a "see also"), one step deep.
 pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
     let index = snapshot.index_text();
     let mut first: BTreeSet<String> = BTreeSet::new();
@@ -101,6 +102,22 @@ pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
         first.extend(local_links(line, ""));
     }
     let mut all = first.clone();
+    // a file named in plain text (`- deploy.md: how we deploy`, as other tools' indexes do)
+    for e in snapshot.topic_files() {
+        if !first.contains(&e.path) && names_file(&index, &e.path) {
+            all.insert(e.path.clone());
+        }
+    }
+    // a link to a folder (`[Agent docs](agents/)`) leads to what is in it
+    for folder in first.iter().filter(|p| snapshot.is_dir(p)) {
+        let prefix = format!("{folder}/");
+        all.extend(
+            snapshot
+                .topic_files()
+                .filter(|e| e.path.starts_with(&prefix))
+                .map(|e| e.path.clone()),
+        );
+    }
     for file in &first {
         let Some(text) = snapshot
             .text(file)
@@ -114,6 +131,23 @@ pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
         }
     }
     all
+}
+
+/// Whether `text` names `path` as a word of its own (not inside a longer name; a sentence's
+/// full stop after it is fine, `deploy.md.bak` is another name).
+fn names_file(text: &str, path: &str) -> bool {
+    let in_name = |c: char| c.is_alphanumeric() || "_-/".contains(c);
+    text.match_indices(path).any(|(at, _)| {
+        let before = text.get(..at).and_then(|t| t.chars().next_back());
+        let mut after = text.get(at + path.len()..).unwrap_or("").chars();
+        let next = after.next();
+        let ends = match next {
+            None => true,
+            Some('.') => !after.next().is_some_and(char::is_alphanumeric),
+            Some(c) => !in_name(c),
+        };
+        ends && !before.is_some_and(|c| in_name(c) || c == '.')
+    })
 }
 
 /// The links of `line` to places inside the folder, relative to `folder` (`""`: the root).

@@ -102,7 +102,7 @@ pub(super) fn compact_index(
         let path = free_path("project", &title, &mut taken);
         let description = shorten(note_text(&first_note), 150);
         let text = topic_file(
-            &format!("{title} (notes from MEMORY.md)"),
+            &format!("{title} (from MEMORY.md)"),
             &description,
             MemoryType::Project,
             &TopicMeta::default(),

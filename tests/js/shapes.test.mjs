@@ -123,6 +123,23 @@ function checkIndexFix(oldText, newText, spec) {
   spec.appended.forEach((path, k) => assert.ok(isEntryTo(lines[at + k], path), `an entry for ${path}: ${lines[at + k]}`));
 }
 
+/** Runs of letters and digits, lower-cased, link destinations (`](…)`) left out. */
+const proseWords = (text) =>
+  text
+    .replace(/\]\(\s*<[^>\n]*>\)|\]\([^)\s]*\)/g, "] ")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+
+/** A compacted index: under its limits, and every file the fix wrote new linked from it. */
+function checkCompaction(newIndex, created) {
+  const trimmed = newIndex.trim();
+  assert.ok(trimmed.split("\n").length <= DEFAULT_LIMITS_INDEX.lines, `${trimmed.split("\n").length} lines`);
+  assert.ok(trimmed.length <= DEFAULT_LIMITS_INDEX.utf16, `${trimmed.length} units`);
+  for (const path of created) assert.ok(newIndex.includes(`](${path})`), `${path} is linked from the index`);
+}
+const DEFAULT_LIMITS_INDEX = { lines: 200, utf16: 25_000 };
+
 for (const name of shapes) {
   test(`shape ${name}`, async (t) => {
     const expect = JSON.parse(readFileSync(join(shapesDir, name, "expect.json"), "utf8"));
@@ -195,7 +212,14 @@ for (const name of shapes) {
         assert.ok(afterFiles.has(path), `${path} still exists`);
         if (!expect.fix.writes.includes(path)) assert.ok(afterFiles.get(path).equals(bytes), `${path} untouched`);
       }
-      if (expect.fix.writes.includes("MEMORY.md")) checkIndexFix(indexText, newIndex, expect.fix.index);
+      if (expect.fix.writes.includes("MEMORY.md")) {
+        if (expect.fix.index.compacted) checkCompaction(newIndex, [...afterFiles.keys()].filter((p) => !before.has(p)));
+        else checkIndexFix(indexText, newIndex, expect.fix.index);
+      }
+      // no word that exists nowhere else is removed: every word of the folder is still in it
+      const words = (files) => new Set([...files.values()].flatMap((b) => proseWords(b.toString("utf8"))));
+      const kept = words(afterFiles);
+      assert.deepEqual([...words(before)].filter((w) => !kept.has(w)), [], "the fixes lost no word");
       const newLines = new Set(newIndex.split("\n"));
       for (const line of indexText.split("\n")) {
         if (/^\s*[-*+]\s+\[/.test(line) && /^(\.\.\/|\/|~|[A-Za-z]:\\)/.test(linkOf(line))) assert.ok(newLines.has(line), `outside link kept byte for byte: ${line}`);
