@@ -314,10 +314,13 @@ describe("files that vanish between the listing and the read", () => {
     const about = report.findings.filter((f) => f.message.includes(VICTIM) || f.file === VICTIM);
     assert.ok(about.length > 0, `doctor reports the link to the vanished file: ${JSON.stringify(report.findings)}`);
     assert.ok(about.every((f) => !f.message.includes(root)));
-    // and fixing removes that dead line
+    // and fixing keeps that dead line's words, the only copy of them: the file is written from its entry
+    const index = readFileSync(join(dir, "MEMORY.md"), "utf8");
     const fixed = await memory.applyFixes(await memory.planFixes());
     assert.equal(fixed.errors, 0, JSON.stringify(fixed.findings));
-    assert.ok(!readFileSync(join(dir, "MEMORY.md"), "utf8").includes(VICTIM));
+    assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), index, "the entry stays");
+    const hook = /\]\(([^)]+)\) — (.*)$/m.exec(index.split("\n").find((l) => l.includes(VICTIM)))[2];
+    assert.ok(readFileSync(join(dir, VICTIM), "utf8").includes(`description: ${hook}`), "the file is written from its entry");
   });
 });
 
