@@ -103,8 +103,9 @@ pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
     }
     let mut all = first.clone();
     // a file named in plain text (`- deploy.md: how we deploy`, as other tools' indexes do)
+    let named = plain_names(&index);
     for e in snapshot.topic_files() {
-        if !first.contains(&e.path) && names_file(&index, &e.path) {
+        if named.contains(e.path.as_str()) {
             all.insert(e.path.clone());
         }
     }
@@ -133,21 +134,13 @@ pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
     all
 }
 
-/// Whether `text` names `path` as a word of its own (not inside a longer name; a sentence's
-/// full stop after it is fine, `deploy.md.bak` is another name).
-fn names_file(text: &str, path: &str) -> bool {
-    let in_name = |c: char| c.is_alphanumeric() || "_-/".contains(c);
-    text.match_indices(path).any(|(at, _)| {
-        let before = text.get(..at).and_then(|t| t.chars().next_back());
-        let mut after = text.get(at + path.len()..).unwrap_or("").chars();
-        let next = after.next();
-        let ends = match next {
-            None => true,
-            Some('.') => !after.next().is_some_and(char::is_alphanumeric),
-            Some(c) => !in_name(c),
-        };
-        ends && !before.is_some_and(|c| in_name(c) || c == '.')
-    })
+/// The `*.md` names `text` mentions as words of their own (`deploy.md`, `notes/a.md`; a
+/// sentence's full stop after one is not part of it): one pass over the text.
+fn plain_names(text: &str) -> BTreeSet<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || "_-./".contains(c)))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| w.len() > 3 && w.ends_with(".md"))
+        .collect()
 }
 
 /// The links of `line` to places inside the folder, relative to `folder` (`""`: the root).

@@ -11,12 +11,12 @@
 //! Every word moves; nothing is shortened but the new entries' hooks, whose whole text is the
 //! new file's.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::frontmatter::MemoryType;
 use crate::limits::{to_usize, Limits};
 use crate::text::utf16_len;
-use crate::write::entry::{classify_all, format_entry, shorten, Line};
+use crate::write::entry::{classify, classify_all, format_entry, shorten, unescape_title, Line};
 use crate::write::guard::index_size;
 use crate::write::remember::slug;
 use crate::write::yaml::{topic_file, TopicMeta};
@@ -69,38 +69,44 @@ pub(super) fn compact_index(
     }
     let crlf = index.contains("\r\n");
     let lf = index.replace("\r\n", "\n");
-    let mut slots = slots_of(&lf);
+    let slots = slots_of(&lf);
     let titles = section_titles(&slots);
     let mut taken: BTreeSet<String> = snapshot.entries.iter().map(|e| e.path.clone()).collect();
     let mut files = Vec::new();
-    let mut moved_content_lines = 0;
 
-    // 1. content, section by section, into topic files
-    for section in 0..titles.len() {
-        let content: Vec<usize> = (0..slots.len())
-            .filter(|&i| {
-                slots
-                    .get(i)
-                    .is_some_and(|s| s.section == section && s.kind == Kind::Content)
-            })
-            .collect();
-        let (Some(&first), Some(&last)) = (content.first(), content.last()) else {
+    // 1. content, section by section, into topic files (one pass to find each section's notes,
+    //    one to rebuild: linear in the index)
+    let mut notes: Vec<Option<(usize, usize, usize)>> = vec![None; titles.len()]; // first, last, count
+    for (i, slot) in slots.iter().enumerate() {
+        if slot.kind == Kind::Content {
+            if let Some(n) = notes.get_mut(slot.section) {
+                let (first, _, count) = n.unwrap_or((i, i, 0));
+                *n = Some((first, i, count + 1));
+            }
+        }
+    }
+    let moved_content_lines = notes.iter().flatten().map(|&(_, _, c)| c).sum();
+    let mut entry_at: BTreeMap<usize, Slot> = BTreeMap::new();
+    for (section, found) in notes.iter().enumerate() {
+        let Some(&(first, last, _)) = found.as_ref() else {
             continue;
         };
         // the notes as written, blank lines between them kept; entries among them stay
-        let body: Vec<String> = (first..=last)
-            .filter_map(|i| slots.get(i))
+        let body: Vec<&str> = slots
+            .get(first..=last)
+            .unwrap_or_default()
+            .iter()
             .filter(|s| s.kind != Kind::Entry)
-            .map(|s| s.text.clone())
+            .map(|s| s.text.as_str())
             .collect();
-        let first_note = slots.get(first).map(|s| s.text.clone()).unwrap_or_default();
+        let first_note = slots.get(first).map_or("", |s| s.text.as_str());
         let title = titles
             .get(section)
             .cloned()
             .flatten()
-            .unwrap_or_else(|| shorten(note_text(&first_note), 60));
+            .unwrap_or_else(|| shorten(note_text(first_note), 60));
         let path = free_path("project", &title, &mut taken);
-        let description = shorten(note_text(&first_note), 150);
+        let description = shorten(note_text(first_note), 150);
         let text = topic_file(
             &format!("{title} (from MEMORY.md)"),
             &description,
@@ -108,58 +114,83 @@ pub(super) fn compact_index(
             &TopicMeta::default(),
             &body.join("\n"),
         );
-        let entry = format_entry(&title, &path, &description);
-        moved_content_lines += content.len();
-        // the entry takes the first note's place; the other notes (and blanks between) go
-        let mut next = Vec::with_capacity(slots.len());
-        for (i, slot) in slots.into_iter().enumerate() {
-            if i == first {
-                next.push(Slot {
-                    text: entry.clone(),
-                    kind: Kind::Entry,
-                    section,
-                });
-            } else if i < first || i > last || slot.kind == Kind::Entry {
-                next.push(slot);
-            }
-        }
-        slots = next;
+        entry_at.insert(
+            first,
+            Slot {
+                text: format_entry(&title, &path, &description),
+                kind: Kind::Entry,
+                section,
+            },
+        );
         files.push((path, text));
     }
+    let in_notes = |i: usize, section: usize| {
+        notes
+            .get(section)
+            .copied()
+            .flatten()
+            .is_some_and(|(first, last, _)| first <= i && i <= last)
+    };
+    let slots: Vec<Slot> = slots
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, slot)| match entry_at.remove(&i) {
+            Some(entry) => Some(entry),
+            None if in_notes(i, slot.section) && slot.kind != Kind::Entry => None,
+            None => Some(slot),
+        })
+        .collect();
 
-    // 2. entries, from the end of the largest section, into sub-index files
+    // 2. entries, from the end of the largest sections, into sub-index files: each section is
+    //    visited once, largest first, until the index is under its target
     let target_lines = max_lines * TARGET_PERCENT / 100;
     let target_units = max_units * TARGET_PERCENT / 100;
+    let mut by_section: Vec<Vec<usize>> = vec![Vec::new(); titles.len()];
+    for (i, slot) in slots.iter().enumerate() {
+        if slot.kind == Kind::Entry {
+            if let Some(list) = by_section.get_mut(slot.section) {
+                list.push(i);
+            }
+        }
+    }
+    let units_of = |list: &[usize]| -> usize {
+        list.iter()
+            .filter_map(|&i| slots.get(i))
+            .map(|s| utf16_len(&s.text))
+            .sum()
+    };
+    let mut order: Vec<(usize, usize)> = by_section
+        .iter()
+        .enumerate()
+        .filter(|(_, list)| list.len() >= 2)
+        .map(|(sec, list)| (units_of(list), sec))
+        .collect();
+    order.sort_by(|a, b| b.cmp(a));
+    let (mut n, mut u) = measure(&slots);
+    let mut gone: BTreeSet<usize> = BTreeSet::new();
+    let mut pointers: BTreeMap<usize, Slot> = BTreeMap::new();
     let mut moved_entries = 0;
-    let mut guard = titles.len() + 1;
-    while over(&slots, target_lines, target_units) && guard > 0 {
-        guard -= 1;
-        let Some(section) = largest_section(&slots, titles.len()) else {
+    for (_, section) in order {
+        if n <= target_lines && u <= target_units {
             break;
+        }
+        let Some(entries) = by_section.get(section) else {
+            continue;
         };
-        let entries: Vec<usize> = (0..slots.len())
-            .filter(|&i| {
-                slots
-                    .get(i)
-                    .is_some_and(|s| s.section == section && s.kind == Kind::Entry)
-            })
-            .collect();
         // keep the first entries that fit beside one pointer line; move the rest
-        let (mut n, mut u) = measure(&slots);
+        let (mut n2, mut u2) = (n + 1, u + 151);
         let mut moved: Vec<usize> = Vec::new();
-        n += 1;
-        u += 151;
         for &i in entries.iter().rev() {
-            if n <= target_lines && u <= target_units {
+            if n2 <= target_lines && u2 <= target_units {
                 break;
             }
             let Some(slot) = slots.get(i) else { continue };
-            n = n.saturating_sub(1);
-            u = u.saturating_sub(utf16_len(&slot.text) + 1);
+            n2 = n2.saturating_sub(1);
+            u2 = u2.saturating_sub(utf16_len(&slot.text) + 1);
             moved.push(i);
         }
         if moved.len() < 2 {
-            break; // moving one entry to add one pointer gains nothing
+            continue; // moving one entry to add one pointer gains nothing
         }
         moved.reverse();
         let title = titles
@@ -168,14 +199,14 @@ pub(super) fn compact_index(
             .flatten()
             .unwrap_or_else(|| "Index".to_owned());
         let path = free_path("reference_index", &title, &mut taken);
-        let moved_lines: Vec<String> = moved
+        let moved_lines: Vec<&str> = moved
             .iter()
-            .filter_map(|&i| slots.get(i).map(|s| s.text.clone()))
+            .filter_map(|&i| slots.get(i).map(|s| s.text.as_str()))
             .collect();
         let names: Vec<String> = moved_lines
             .iter()
-            .filter_map(|l| match classify_all(l).first() {
-                Some(Line::Entry(e)) => Some(crate::write::entry::unescape_title(e.title)),
+            .filter_map(|l| match classify(l) {
+                Line::Entry(e) => Some(unescape_title(e.title)),
                 _ => None,
             })
             .take(6)
@@ -196,25 +227,29 @@ pub(super) fn compact_index(
             &TopicMeta::default(),
             &moved_lines.join("\n"),
         );
-        let pointer = format_entry(&name, &path, &description);
-        let first = moved.first().copied().unwrap_or(0);
-        let gone: BTreeSet<usize> = moved.iter().copied().collect();
-        let mut next = Vec::with_capacity(slots.len());
-        for (i, slot) in slots.into_iter().enumerate() {
-            if i == first {
-                next.push(Slot {
-                    text: pointer.clone(),
-                    kind: Kind::Other, // a pointer is never moved again
-                    section,
-                });
-            } else if !gone.contains(&i) {
-                next.push(slot);
-            }
+        let pointer = Slot {
+            text: format_entry(&name, &path, &description),
+            kind: Kind::Other,
+            section,
+        };
+        n = n2;
+        u = u2.saturating_sub(151) + utf16_len(&pointer.text) + 1;
+        moved_entries += moved.len();
+        if let Some(&first) = moved.first() {
+            pointers.insert(first, pointer);
         }
-        slots = next;
-        moved_entries += moved_lines.len();
+        gone.extend(moved);
         files.push((path, text));
     }
+    let slots: Vec<Slot> = slots
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, slot)| match pointers.remove(&i) {
+            Some(pointer) => Some(pointer),
+            None if gone.contains(&i) => None,
+            None => Some(slot),
+        })
+        .collect();
 
     let newline = if crlf { "\r\n" } else { "\n" };
     let new_index = slots
@@ -299,26 +334,6 @@ fn measure(slots: &[Slot]) -> (usize, usize) {
     let n = slots.len();
     let u: usize = slots.iter().map(|s| utf16_len(&s.text) + 1).sum();
     (n, u)
-}
-
-fn over(slots: &[Slot], target_lines: usize, target_units: usize) -> bool {
-    let (n, u) = measure(slots);
-    n > target_lines || u > target_units
-}
-
-/// The section holding the most units of movable entries (at least two).
-fn largest_section(slots: &[Slot], sections: usize) -> Option<usize> {
-    (0..sections)
-        .map(|sec| {
-            let (count, units) = slots
-                .iter()
-                .filter(|s| s.section == sec && s.kind == Kind::Entry)
-                .fold((0, 0), |(c, u), s| (c + 1, u + utf16_len(&s.text)));
-            (sec, count, units)
-        })
-        .filter(|&(_, count, _)| count >= 2)
-        .max_by_key(|&(_, _, units)| units)
-        .map(|(sec, _, _)| sec)
 }
 
 #[cfg(test)]

@@ -231,11 +231,9 @@ impl IndexEdit<'_> {
                         _ => {}
                     }
                 }
-                (FindingCode::DuplicateEntry, _) => {
-                    if self.ledger.try_replace(body, "") {
-                        slot.take();
-                        fixed += 1;
-                    }
+                (FindingCode::DuplicateEntry, _) if self.ledger.try_replace(body, "") => {
+                    slot.take();
+                    fixed += 1;
                 }
                 (FindingCode::EntryTooLong, Some(target)) => {
                     match long_entry_remedy(self.snapshot, self.ledger, body, &target, limits) {
