@@ -8,7 +8,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::codes::{DiagnosticCode, EntryKind};
-use crate::frontmatter::{parse_header, Header, MemoryType};
+use crate::frontmatter::{parse_header, Header, MemoryType, Recovery};
 use crate::limits::{to_usize, Limits};
 use crate::paths::check_relative_path;
 use crate::scan_memo::ScanMemo;
@@ -764,13 +764,20 @@ fn read_memory(
             diagnostics.push(Diagnostic::new(path, DiagnosticCode::FrontmatterMalformed, format!("frontmatter could not be parsed: {reason}"), line));
         }
         Header::Parsed(fields) => {
-            if fields.recovered {
-                diagnostics.push(Diagnostic::new(
+            match fields.recovered {
+                None => {}
+                Some(Recovery::Quoted) => diagnostics.push(Diagnostic::new(
                     path,
                     DiagnosticCode::FrontmatterRecovered,
                     "frontmatter is not valid YAML as written; it parsed after quoting values with ':' or other special characters",
                     Some(2),
-                ));
+                )),
+                Some(Recovery::Lines { line }) => diagnostics.push(Diagnostic::new(
+                    path,
+                    DiagnosticCode::FrontmatterRecovered,
+                    "frontmatter is not valid YAML as written; its `key: value` lines were read one by one, as a person reads them (a value YAML cannot read is kept as written)",
+                    line,
+                )),
             }
             for note in &fields.notes {
                 diagnostics.push(Diagnostic::new(path, note.code, note.message.clone(), None));

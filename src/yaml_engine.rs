@@ -18,12 +18,18 @@ use yaml_rust2::Yaml;
 /// Deepest YAML nesting accepted.
 pub const MAX_YAML_DEPTH: usize = 32;
 
+/// What yaml-rust2's scanner says when flow collections nest past its own limit.
+const SCANNER_DEPTH_ERROR: &str = "recursion limit exceeded";
+
 /// Why frontmatter YAML was refused, and the line it was found on, in the file's numbering (the
 /// YAML starts on line 2, after the opening `---`; yaml-rust2's marks count from 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YamlError {
     pub reason: String,
     pub line: Option<usize>,
+    /// `true` when the text is not YAML (a syntax error); `false` when it is YAML memdir refuses
+    /// to build (an alias, nesting too deep), which no fallback reads around.
+    pub syntax: bool,
 }
 
 /// gray_matter's engine over [`parse_yaml`].
@@ -51,6 +57,8 @@ pub fn parse_yaml(yaml: &str) -> Result<Pod, YamlError> {
         let (event, mark) = parser.next_token().map_err(|e| YamlError {
             reason: format!("YAML syntax error: {}", e.info()),
             line: Some(e.marker().line() + 1),
+            // the scanner's own guard against deep flow nesting: nesting refused, as ours is
+            syntax: e.info() != SCANNER_DEPTH_ERROR,
         })?;
         let line = Some(mark.line() + 1);
         let node = match event {
@@ -59,6 +67,7 @@ pub fn parse_yaml(yaml: &str) -> Result<Pod, YamlError> {
                 return Err(YamlError {
                     reason: "YAML aliases are not supported in frontmatter".into(),
                     line,
+                    syntax: false,
                 })
             }
             Event::SequenceStart(..) | Event::MappingStart(..) => {
@@ -66,6 +75,7 @@ pub fn parse_yaml(yaml: &str) -> Result<Pod, YamlError> {
                     return Err(YamlError {
                         reason: format!("YAML nesting is deeper than {MAX_YAML_DEPTH} levels"),
                         line,
+                        syntax: false,
                     });
                 }
                 stack.push(match event {
@@ -200,6 +210,17 @@ mod tests {
         assert!(parse_yaml(&deep).is_err());
         let deep = format!("a:\n{}x", "- ".repeat(40));
         assert!(parse_yaml(&deep).is_err());
+        // past the scanner's own limit: refused as nesting, not a syntax error to read around
+        for deep in [
+            format!("a: {}", "[".repeat(5000)),
+            format!("a: {}", "[".repeat(40)),
+        ] {
+            assert_eq!(parse_yaml(&deep).err().map(|e| e.syntax), Some(false));
+        }
+        assert_eq!(
+            parse_yaml("a: [1\nb: 2").err().map(|e| e.syntax),
+            Some(true)
+        );
         assert!(parse_yaml("a: [1\nb: 2")
             .err()
             .and_then(|e| e.line)

@@ -50,7 +50,7 @@ test("path follows Claude Code's layout; a missing directory exits 3", () => {
 test("index and scan: the cut index, the table, dropped files and diagnostics", () => {
   const files = { "MEMORY.md": [Array.from({ length: 205 }, (_, i) => `- [E${i}](e${i}.md) — hook`).join("\n"), 0] };
   for (let i = 0; i < 4; i++) files[`project_${i}.md`] = [fm(`project number ${i}`, "project"), i * 3];
-  files["broken.md"] = ["---\ndescription: [oops\n---\n", 0];
+  files["broken.md"] = ["---\nname: &o oops\ndescription: *o\n---\n", 0];
   const dir = tempMemory(files);
   const index = memdir(["index", "--dir", dir]);
   assert.equal(index.code, 0);

@@ -181,7 +181,7 @@ describe("the tree", () => {
   });
 
   test("a file with bad frontmatter carries the scan's diagnostic", async () => {
-    const { api } = await seeded({ "project_broken.md": "---\nname: Broken\ndescription: [unclosed\ntype: project\n---\nbody\n" });
+    const { api } = await seeded({ "project_broken.md": "---\nname: Broken\ndescription: &d Broken deploys\ntype: *d\n---\nbody\n" });
     const memory = await openMemory({ host: logic.workspaceFsHost(api, Uri.file(ROOT)), now: () => NOW });
     const [group] = logic.memoryTree(await memory.scan(), NOW);
     assert.equal(group.label, "No type");
@@ -285,7 +285,7 @@ describe("remember", () => {
 
 const BROKEN = {
   "MEMORY.md": "- [Broken](project_broken.md) — broken\n- [Gone](gone.md) — was here\n",
-  "project_broken.md": "---\nname: Broken\ndescription: [unclosed\ntype: project\n---\nbody\n",
+  "project_broken.md": "---\nname: Broken\ndescription: &d Broken deploys\ntype: *d\n---\nbody\n",
   "feedback_tests.md": memoryFile("feedback", "Tests", "Integration tests hit a real database"),
 };
 
@@ -298,7 +298,7 @@ describe("doctor", () => {
     for (const f of ["MEMORY.md", "project_broken.md", "feedback_tests.md"]) texts.set(f, await read(f));
     const diags = logic.doctorDiagnostics(report, texts);
     const [malformed] = diags.get("project_broken.md");
-    assert.deepEqual(malformed.range, { startLine: 3, startCharacter: 0, endLine: 3, endCharacter: "type: project".length });
+    assert.deepEqual(malformed.range, { startLine: 3, startCharacter: 0, endLine: 3, endCharacter: "type: *d".length });
     assert.deepEqual([malformed.code, malformed.severity, malformed.source], ["frontmatter_malformed", 0, "memdir"]);
     assert.match(malformed.message, /frontmatter could not be parsed/);
     const [dead] = diags.get("MEMORY.md");
