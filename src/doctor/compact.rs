@@ -11,7 +11,7 @@
 //! Every word moves; nothing is shortened but the new entries' hooks, whose whole text is the
 //! new file's.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::frontmatter::MemoryType;
 use crate::limits::{to_usize, Limits};
@@ -86,7 +86,7 @@ pub(super) fn compact_index(
         }
     }
     let moved_content_lines = notes.iter().flatten().map(|&(_, _, c)| c).sum();
-    let mut entry_at: BTreeMap<usize, Slot> = BTreeMap::new();
+    let mut entry_at: Vec<Option<Slot>> = vec![None; slots.len()];
     for (section, found) in notes.iter().enumerate() {
         let Some(&(first, last, _)) = found.as_ref() else {
             continue;
@@ -114,14 +114,13 @@ pub(super) fn compact_index(
             &TopicMeta::default(),
             &body.join("\n"),
         );
-        entry_at.insert(
-            first,
-            Slot {
+        if let Some(at) = entry_at.get_mut(first) {
+            *at = Some(Slot {
                 text: format_entry(&title, &path, &description),
                 kind: Kind::Entry,
                 section,
-            },
-        );
+            });
+        }
         files.push((path, text));
     }
     let in_notes = |i: usize, section: usize| {
@@ -134,11 +133,13 @@ pub(super) fn compact_index(
     let slots: Vec<Slot> = slots
         .into_iter()
         .enumerate()
-        .filter_map(|(i, slot)| match entry_at.remove(&i) {
-            Some(entry) => Some(entry),
-            None if in_notes(i, slot.section) && slot.kind != Kind::Entry => None,
-            None => Some(slot),
-        })
+        .filter_map(
+            |(i, slot)| match entry_at.get_mut(i).and_then(Option::take) {
+                Some(entry) => Some(entry),
+                None if in_notes(i, slot.section) && slot.kind != Kind::Entry => None,
+                None => Some(slot),
+            },
+        )
         .collect();
 
     // 2. entries, from the end of the largest sections, into sub-index files: each section is
@@ -165,10 +166,10 @@ pub(super) fn compact_index(
         .filter(|(_, list)| list.len() >= 2)
         .map(|(sec, list)| (units_of(list), sec))
         .collect();
-    order.sort_by(|a, b| b.cmp(a));
+    order.sort_unstable_by(|a, b| b.cmp(a));
     let (mut n, mut u) = measure(&slots);
-    let mut gone: BTreeSet<usize> = BTreeSet::new();
-    let mut pointers: BTreeMap<usize, Slot> = BTreeMap::new();
+    let mut gone: Vec<bool> = vec![false; slots.len()];
+    let mut pointers: Vec<Option<Slot>> = vec![None; slots.len()];
     let mut moved_entries = 0;
     for (_, section) in order {
         if n <= target_lines && u <= target_units {
@@ -235,20 +236,26 @@ pub(super) fn compact_index(
         n = n2;
         u = u2.saturating_sub(151) + utf16_len(&pointer.text) + 1;
         moved_entries += moved.len();
-        if let Some(&first) = moved.first() {
-            pointers.insert(first, pointer);
+        if let Some(at) = moved.first().and_then(|&first| pointers.get_mut(first)) {
+            *at = Some(pointer);
         }
-        gone.extend(moved);
+        for i in moved {
+            if let Some(g) = gone.get_mut(i) {
+                *g = true;
+            }
+        }
         files.push((path, text));
     }
     let slots: Vec<Slot> = slots
         .into_iter()
         .enumerate()
-        .filter_map(|(i, slot)| match pointers.remove(&i) {
-            Some(pointer) => Some(pointer),
-            None if gone.contains(&i) => None,
-            None => Some(slot),
-        })
+        .filter_map(
+            |(i, slot)| match pointers.get_mut(i).and_then(Option::take) {
+                Some(pointer) => Some(pointer),
+                None if gone.get(i).copied().unwrap_or(false) => None,
+                None => Some(slot),
+            },
+        )
         .collect();
 
     let newline = if crlf { "\r\n" } else { "\n" };
