@@ -168,16 +168,18 @@ export function shownUrl(url: string): string {
 /**
  * Why a request got no response: the system's code (`ECONNREFUSED`, `ENOTFOUND`, …) when
  * there is one, not `fetch failed`. A message that quotes the URL quotes it as `shownUrl`
- * does, and never the key.
+ * does, and never a credential: every form of each one the core named for the request
+ * (`HttpRequest.secrets`, longest first), and the key.
  */
-function networkReason(error: unknown, url: string, apiKey: string | undefined): string {
+function networkReason(error: unknown, url: string, secrets: readonly string[], apiKey: string | undefined): string {
   const e = error as { message?: string; cause?: { code?: string; message?: string; errors?: { code?: string }[] } };
   const cause = e?.cause;
   const code = cause?.code ?? cause?.errors?.find((x) => x?.code)?.code;
-  let reason = code ?? cause?.message ?? e?.message ?? String(error);
+  let reason = String(code ?? cause?.message ?? e?.message ?? String(error));
   if (reason === "bad port") reason = `fetch refuses port ${new URL(url).port} (a blocked port)`;
   reason = reason.split(url).join(shownUrl(url));
-  return apiKey ? reason.split(apiKey).join("[redacted]") : reason;
+  for (const secret of [...secrets, apiKey ?? ""]) if (secret.length >= 4) reason = reason.split(secret).join("[redacted]");
+  return reason;
 }
 
 /** Runs the side query against a provider. */
@@ -224,7 +226,7 @@ async function attemptAll(config: SelectorConfig & { provider: ProviderName }, r
     } catch (error) {
       if (limit.signal.aborted) return { text: null, usage: NO_USAGE, model, attempts, failure: stopped(limit.timedOut(), timeoutMs) };
       const decision = retryDecision({ status: 0, attempt, maxRetries, nowMs: Date.now(), jitter: Math.random() });
-      if (!decision.retry) return { text: null, usage: NO_USAGE, model, attempts, failure: { code: "network", message: `could not reach ${shownUrl(http.url)}: ${networkReason(error, http.url, config.apiKey)}` } };
+      if (!decision.retry) return { text: null, usage: NO_USAGE, model, attempts, failure: { code: "network", message: `could not reach ${shownUrl(http.url)}: ${networkReason(error, http.url, http.secrets, config.apiKey)}` } };
       try {
         await sleep(decision.delayMs, limit.signal);
       } catch {
@@ -238,7 +240,8 @@ async function attemptAll(config: SelectorConfig & { provider: ProviderName }, r
       const cap = `${defaults.maxResponseBytes.toLocaleString("en")} bytes${Number.isInteger(mib) ? ` (${mib} MiB)` : ""}`;
       return { text: null, usage: NO_USAGE, model, attempts, failure: { code: "response_too_large", message: `the response body ran past ${cap}; the request was aborted` } };
     }
-    const answer = decodeProviderResponse({ provider: config.provider, status, body });
+    // the core hides the request's credentials in any failure it returns (an error body may echo them)
+    const answer = decodeProviderResponse({ provider: config.provider, status, body, secrets: http.secrets });
     if (!answer.failure) return { text: answer.text, usage: answer.usage, model: answer.model ?? model, attempts, failure: null };
     if (answer.failure.schemaRejected && structured) {
       structured = false; // the model rejects the schema parameter: ask for JSON in the prompt alone

@@ -483,7 +483,13 @@ export type HttpRequest = { url: string, headers: { [key in string]: string }, b
 /**
  * The model id sent.
  */
-model: string, };
+model: string, 
+/**
+ * The credentials this request carries (its key headers' values, its URL's user, password
+ * and query values), in every form an error body may echo them, longest first: give them
+ * back to `decodeProviderResponse`, and hide them in any other message about the request.
+ */
+secrets: Array<string>, };
 
 /**
  * What came back.
@@ -496,7 +502,12 @@ status: number,
 /**
  * The response body as text.
  */
-body: string, };
+body: string, 
+/**
+ * The request's credentials (`HttpRequest.secrets`): hidden in every failure message, so a
+ * body that echoes the request never carries a key into an error.
+ */
+secrets?: Array<string>, };
 
 /**
  * Why the answer cannot be used.

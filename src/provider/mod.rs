@@ -5,6 +5,7 @@
 mod request;
 mod response;
 mod retry;
+mod scrub;
 
 pub use request::{build_provider_request, HttpRequest, ProviderRequestInput};
 pub use response::{

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::scrub::request_secrets;
 use super::{default_base_url, default_model, Provider};
 use crate::side_query::request::SelectionRequest;
 
@@ -52,6 +53,10 @@ pub struct HttpRequest {
     pub body: String,
     /// The model id sent.
     pub model: String,
+    /// The credentials this request carries (its key headers' values, its URL's user, password
+    /// and query values), in every form an error body may echo them, longest first: give them
+    /// back to `decodeProviderResponse`, and hide them in any other message about the request.
+    pub secrets: Vec<String>,
 }
 
 /// How each Anthropic model must be asked so that 256 tokens are not spent thinking, and no
@@ -218,11 +223,13 @@ pub fn build_provider_request(input: &ProviderRequestInput) -> HttpRequest {
             (format!("{base}/api/chat"), to_json(&body))
         }
     };
+    let secrets = request_secrets(&url, &headers);
     HttpRequest {
         url,
         headers,
         body,
         model,
+        secrets,
     }
 }
 

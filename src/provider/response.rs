@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::scrub::{scrub, scrub_message};
 use super::{set, Provider};
 use crate::cost::Usage;
 
@@ -17,6 +18,11 @@ pub struct ProviderResponseInput {
     pub status: u16,
     /// The response body as text.
     pub body: String,
+    /// The request's credentials (`HttpRequest.secrets`): hidden in every failure message, so a
+    /// body that echoes the request never carries a key into an error.
+    #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
+    pub secrets: Vec<String>,
 }
 
 /// Why the answer cannot be used.
@@ -71,13 +77,21 @@ pub fn decode_provider_response(input: &ProviderResponseInput) -> ProviderAnswer
         thinking_blocks: 0,
         failure: None,
     };
+    if !(200..300).contains(&input.status) {
+        // the credentials out of the whole body first: a cut below never leaves part of one
+        let body = scrub(&input.body, &input.secrets);
+        let parsed: Option<Value> = serde_json::from_str(&body)
+            .ok()
+            .or_else(|| last_ndjson(&body));
+        answer.failure = Some(hidden(
+            http_failure(input.status, parsed.as_ref(), &body),
+            &input.secrets,
+        ));
+        return answer;
+    }
     let parsed: Option<Value> = serde_json::from_str(&input.body)
         .ok()
         .or_else(|| last_ndjson(&input.body));
-    if !(200..300).contains(&input.status) {
-        answer.failure = Some(http_failure(input.status, parsed.as_ref(), &input.body));
-        return answer;
-    }
     let Some(body) = parsed else {
         answer.failure = Some(failure("invalid_body", "the response body is not JSON"));
         return answer;
@@ -93,7 +107,17 @@ pub fn decode_provider_response(input: &ProviderResponseInput) -> ProviderAnswer
     } else if answer.text.is_none() {
         answer.failure = Some(failure("no_text", "the response has no text"));
     }
+    answer.failure = answer.failure.map(|f| hidden(f, &input.secrets));
     answer
+}
+
+/// A failure with the request's credentials, and any long piece of one, hidden.
+fn hidden(mut failure: ProviderFailure, secrets: &[String]) -> ProviderFailure {
+    if !secrets.is_empty() {
+        failure.message = scrub_message(&failure.message, secrets);
+        failure.error_type = failure.error_type.map(|t| scrub_message(&t, secrets));
+    }
+    failure
 }
 
 fn decode_anthropic(body: &Value, answer: &mut ProviderAnswer) {
@@ -238,6 +262,19 @@ fn last_ndjson(body: &str) -> Option<Value> {
     Some(last)
 }
 
+/// How much of a body that is no error envelope a message quotes.
+const RAW_BODY_CHARS: usize = 200;
+/// How much of a provider's error message a failure quotes: a sentence or two is what they
+/// send; a proxy may send a page.
+const MESSAGE_CHARS: usize = 500;
+
+fn cut_message(message: &str) -> String {
+    match message.char_indices().nth(MESSAGE_CHARS) {
+        Some((at, _)) => format!("{}…", message.get(..at).unwrap_or("")),
+        None => message.to_owned(),
+    }
+}
+
 fn http_failure(status: u16, body: Option<&Value>, raw: &str) -> ProviderFailure {
     // Anthropic: {type:"error", error:{type, message}}; OpenAI-style: {error:{message, type}};
     // Ollama: {error:"…"}; vLLM and others: {message} or {detail}
@@ -256,7 +293,10 @@ fn http_failure(status: u16, body: Option<&Value>, raw: &str) -> ProviderFailure
             body.and_then(|b| b.get("message").or_else(|| b.get("detail")))
                 .and_then(Value::as_str)
         })
-        .map_or_else(|| raw.chars().take(200).collect::<String>(), str::to_owned);
+        .map_or_else(
+            || raw.chars().take(RAW_BODY_CHARS).collect::<String>(),
+            cut_message,
+        );
     let lower = message.to_ascii_lowercase();
     let schema_rejected = status == 400
         && [
@@ -280,5 +320,102 @@ fn http_failure(status: u16, body: Option<&Value>, raw: &str) -> ProviderFailure
         ),
         error_type,
         schema_rejected,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::scrub::request_secrets;
+    use std::collections::BTreeMap;
+
+    const KEY: &str = "sk-ant-api03-Zq8xW2rT9vLmN4pK\"/x";
+
+    fn decode(status: u16, body: &str, secrets: &[String]) -> ProviderFailure {
+        let input = ProviderResponseInput {
+            provider: Provider::Anthropic,
+            status,
+            body: body.to_owned(),
+            secrets: secrets.to_vec(),
+        };
+        decode_provider_response(&input)
+            .failure
+            .unwrap_or_else(|| failure("none", ""))
+    }
+
+    #[test]
+    fn a_body_that_echoes_the_request_carries_no_credential_into_the_failure() {
+        let headers = BTreeMap::from([
+            ("x-api-key".to_owned(), KEY.to_owned()),
+            ("authorization".to_owned(), format!("Bearer {KEY}")),
+            ("content-type".to_owned(), "application/json".to_owned()),
+        ]);
+        let secrets = request_secrets(
+            "http://127.0.0.1:9/v1?key=q-secret-42/v1/messages",
+            &headers,
+        );
+        let dump = serde_json::to_string(&headers).unwrap_or_default();
+        let bodies = [
+            // an envelope whose message quotes the key, the header and the URL
+            serde_json::json!({"type": "error", "error": {"type": "authentication_error", "message": format!("invalid x-api-key {KEY}; Authorization: Bearer {KEY}; url /v1?key=q-secret-42")}}).to_string(),
+            // the headers as JSON inside the message (the key JSON-escaped there)
+            serde_json::json!({"error": format!("headers: {dump}")}).to_string(),
+            // a proxy's page: the headers JSON-escaped and URL-encoded, and cut at 200 characters inside the key
+            format!("<html>{}{dump} {}</html>", ".".repeat(200 - 6 - 30), KEY.replace('/', "%2F")),
+            format!("{}{KEY}", ".".repeat(190)),
+            // the error type itself
+            serde_json::json!({"error": {"type": KEY, "message": "no"}}).to_string(),
+        ];
+        for body in bodies {
+            for status in [401, 500] {
+                let f = decode(status, &body, &secrets);
+                assert_eq!(f.code, "http_error");
+                for piece in [
+                    KEY,
+                    "Zq8xW2rT",
+                    "W2rT9vLm",
+                    "q-secret-42",
+                    "sk-ant-api03-Zq8x",
+                ] {
+                    assert!(!f.message.contains(piece), "{piece} in {}", f.message);
+                    assert!(!f.error_type.clone().unwrap_or_default().contains(piece));
+                }
+                assert!(f.message.contains("[redacted]"), "{}", f.message);
+            }
+        }
+        // without secrets (a caller that gives none) the message is as before
+        assert_eq!(
+            decode(
+                401,
+                r#"{"error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+                &[]
+            )
+            .message,
+            "HTTP 401 authentication_error: invalid x-api-key"
+        );
+    }
+
+    #[test]
+    fn a_refusal_at_http_200_is_scrubbed_too_and_a_long_message_is_cut() {
+        let secrets = request_secrets(
+            "http://h/v1/chat/completions",
+            &BTreeMap::from([("authorization".to_owned(), format!("Bearer {KEY}"))]),
+        );
+        let body = serde_json::json!({"choices": [{"message": {"refusal": format!("not with {KEY}"), "content": null}, "finish_reason": "stop"}]}).to_string();
+        let input = ProviderResponseInput {
+            provider: Provider::Openai,
+            status: 200,
+            body,
+            secrets,
+        };
+        let f = decode_provider_response(&input)
+            .failure
+            .unwrap_or_else(|| failure("none", ""));
+        assert_eq!(f.message, "the model refused: not with [redacted]");
+        let long = serde_json::json!({"error": {"message": "é".repeat(600)}}).to_string();
+        assert_eq!(
+            decode(500, &long, &[]).message,
+            format!("HTTP 500: {}…", "é".repeat(500))
+        );
     }
 }

@@ -12,7 +12,10 @@
 // OPTIONS * (CORS preflight), and the control plane POST /__mock/script, GET /__mock/requests,
 // POST /__mock/reset for code that cannot call into this process (the browser test).
 // Faults an outcome can script: `delayMs`, `hang` (never answers), `drop` (resets the
-// connection), `endless` (a 200 whose body streams junk until the client goes away).
+// connection), `endless` (a 200 whose body streams junk until the client goes away). `echo`
+// fills a scripted body from the request, as a provider or proxy that quotes what it was sent:
+// `{{headers}}` (the request's headers as JSON), `{{url}}` (its path and query),
+// `{{header:NAME}}` (one header's value), `{{header-uri:NAME}}` (the same, URL-encoded).
 import { createServer } from "node:http";
 import { createHash, randomBytes } from "node:crypto";
 
@@ -111,7 +114,7 @@ const ERROR_KINDS = new Set(KINDS.slice(0, 7));
 function checkOutcome(o, i) {
   const where = `outcome ${i}`;
   if (o === null || typeof o !== "object" || Array.isArray(o)) throw new TypeError(`${where}: must be an object`);
-  const known = ["status", "headers", "body", "delayMs", "hang", "drop", "endless", "kind", "text", "selected", "calls"];
+  const known = ["status", "headers", "body", "delayMs", "hang", "drop", "endless", "echo", "kind", "text", "selected", "calls"];
   for (const k of Object.keys(o)) if (!known.includes(k)) throw new TypeError(`${where}: unknown field ${k}`);
   if (o.kind !== undefined && !KINDS.includes(o.kind)) throw new TypeError(`${where}: unknown kind ${o.kind}`);
   if (o.status !== undefined && !(Number.isInteger(o.status) && o.status >= 100 && o.status <= 599))
@@ -121,9 +124,25 @@ function checkOutcome(o, i) {
   if (o.delayMs !== undefined && !(typeof o.delayMs === "number" && o.delayMs >= 0))
     throw new TypeError(`${where}: delayMs must be a non-negative number`);
   if (o.text !== undefined && typeof o.text !== "string") throw new TypeError(`${where}: text must be a string`);
+  if (o.echo !== undefined && typeof o.echo !== "boolean") throw new TypeError(`${where}: echo must be a boolean`);
   if (o.selected !== undefined && !(Array.isArray(o.selected) && o.selected.every((s) => typeof s === "string")))
     throw new TypeError(`${where}: selected must be an array of strings`);
   return structuredClone(o);
+}
+
+/** A scripted body with `{{headers}}`, `{{url}}`, `{{header:NAME}}`, `{{header-uri:NAME}}` filled from the request. */
+function echoed(value, req) {
+  if (typeof value === "string")
+    return value.replace(/\{\{(headers|url|header:[\w-]+|header-uri:[\w-]+)\}\}/g, (_, what) => {
+      if (what === "headers") return JSON.stringify(req.headers);
+      if (what === "url") return req.url;
+      const [kind, name] = what.split(":");
+      const header = String(req.headers[name.toLowerCase()] ?? "");
+      return kind === "header-uri" ? encodeURIComponent(header) : header;
+    });
+  if (Array.isArray(value)) return value.map((v) => echoed(v, req));
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echoed(v, req)]));
+  return value;
 }
 
 /** The answer text a success kind is built from. */
@@ -1311,7 +1330,8 @@ export async function startMockProviders(options = {}) {
     };
     log.push(entry);
     seq++;
-    if (!route) return (entry.status = 404), send(res, 404, {}, { error: `mock: no route for ${req.method} ${path}` });
+    // the path and query as received, as a proxy's "no route" page quotes them
+    if (!route) return (entry.status = 404), send(res, 404, {}, { error: `mock: no route for ${req.method} ${req.url}` });
 
     const outcome = queue.shift() ?? null;
     entry.outcome = outcome;
@@ -1326,14 +1346,15 @@ export async function startMockProviders(options = {}) {
     }
     if (outcome?.endless) return streamJunk(res, entry);
     let r;
+    const scripted = outcome?.echo ? echoed(outcome.body, req) : outcome?.body;
     if (outcome && !outcome.kind && (outcome.status !== undefined || outcome.body !== undefined)) {
-      r = { status: outcome.status ?? 200, headers: outcome.headers ?? {}, body: outcome.body };
+      r = { status: outcome.status ?? 200, headers: outcome.headers ?? {}, body: scripted };
     } else {
       r = route.run({ headers: req.headers, parsed, outcome });
       if (outcome && !r.rejected) {
         if (outcome.status !== undefined) r.status = outcome.status;
         if (outcome.headers) r.headers = { ...r.headers, ...outcome.headers };
-        if (outcome.body !== undefined) r.body = outcome.body;
+        if (outcome.body !== undefined) r.body = scripted;
       }
     }
     entry.responseId = isObject(r.body) && typeof r.body.id === "string" ? r.body.id : null; // a thread continues from it

@@ -971,6 +971,24 @@ describe("scripted outcomes", () => {
     await assert.rejects(p2, (e) => e instanceof TypeError);
     await m2.close(); // idempotent
   });
+
+  it("echo fills a scripted body from the request (a provider or proxy that quotes what it was sent); a path with no route is quoted with its query", async () => {
+    mock.script({ status: 401, echo: true, body: { error: { message: "bad key {{header:x-api-key}} at {{url}}", sent: "{{headers}}", encoded: ["{{header-uri:X-Api-Key}}"] } } });
+    const res = await anthropic(abody(), { "x-api-key": "k/ey 1" });
+    assert.equal(res.status, 401);
+    const b = await json(res);
+    assert.equal(b.error.message, "bad key k/ey 1 at /v1/messages");
+    assert.equal(JSON.parse(b.error.sent)["x-api-key"], "k/ey 1");
+    assert.deepEqual(b.error.encoded, ["k%2Fey%201"]);
+    // a plain-text body, and without echo the braces stay as written
+    mock.script({ status: 500, echo: true, headers: { "content-type": "text/plain" }, body: "upstream: {{header:anthropic-version}}" }, { status: 500, body: "{{url}}" });
+    assert.equal(await (await anthropic(abody())).text(), "upstream: 2023-06-01");
+    assert.equal(await (await anthropic(abody())).text(), "{{url}}");
+    assert.throws(() => mock.script({ echo: "yes" }), /echo must be a boolean/);
+    const lost = await post("/v1?key=q-secret/chat/completions", {});
+    assert.equal(lost.status, 404);
+    assert.equal((await json(lost)).error, "mock: no route for POST /v1?key=q-secret/chat/completions");
+  });
 });
 
 describe("CORS, control plane, request log", () => {
