@@ -3,11 +3,12 @@
  * Zed, …) over stdio, until the client disconnects. stdout carries the protocol only; what
  * memdir has to say goes to stderr.
  *
- * Exit status: 0 when the client disconnects; 2 bad arguments; 3 the memory directory is a
- * file; 4 `@modelcontextprotocol/sdk` is missing (or unusable).
+ * Exit status: 0 when the client disconnects; 2 bad arguments; 3 the memory directory is a file,
+ * or a folder above it is, or it cannot be read; 4 `@modelcontextprotocol/sdk` is missing (or
+ * unusable).
  */
 import { readFile, stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { defaultSelector, openMemory, type SelectorConfig } from "../entry/node.js";
 import { loadSdk, SDK_INSTALL, SDK_PACKAGE, SdkUnavailable, type Importer } from "./sdk.js";
@@ -46,10 +47,33 @@ Options:
 
 Needs ${SDK_PACKAGE}: ${SDK_INSTALL}
 Exit status: 0 when the client disconnects; 2 bad arguments; 3 the memory directory is a
-file; ${EXIT_NO_SDK} ${SDK_PACKAGE} is missing.`;
+file (or a folder above it is); ${EXIT_NO_SDK} ${SDK_PACKAGE} is missing.`;
 
 function say(message: string): void {
   process.stderr.write(`memdir mcp: ${message}\n`);
+}
+
+/**
+ * Why `root` cannot be the memory directory, in the CLI's words, or null: a folder, or a missing
+ * one (the first write makes it). A file there, or above it (no write can make it then), or a
+ * path that cannot be read is exit 3, as the other commands have it.
+ */
+async function folderProblem(root: string): Promise<string | null> {
+  let code: string;
+  try {
+    return (await stat(root)).isDirectory() ? null : `${root} is a file, not a memory directory`;
+  } catch (error) {
+    code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  }
+  if (code === "ENOENT") return null;
+  if (code === "ENOTDIR") {
+    for (let dir = dirname(root); dir !== dirname(dir); dir = dirname(dir)) {
+      const s = await stat(dir).catch(() => null);
+      if (s && !s.isDirectory()) return `no memory directory at ${root}: ${dir} is a file, not a folder`;
+    }
+    return `no memory directory at ${root}: a folder above it is a file`;
+  }
+  return `the memory directory ${root} is unreadable (${code})`;
 }
 
 async function version(): Promise<string> {
@@ -91,6 +115,9 @@ export async function mcp(argv: string[], load?: Importer): Promise<number> {
   }
   const usage = (message: string) => (say(message), 2);
   if (o.dir !== undefined && o.project !== undefined) return usage("give --dir or --project, not both");
+  // as the CLI's parser has it: an empty path is not the current directory
+  if (o.dir === "") return usage("--dir needs a path");
+  if (o.project === "") return usage("--project needs a path");
   const env = process.env;
   const provider = o.provider ?? defaultSelector({ anthropicKey: Boolean(env.ANTHROPIC_API_KEY), openaiKey: Boolean(env.OPENAI_API_KEY) }).provider;
   if (!["anthropic", "openai", "ollama", "lexical"].includes(provider)) return usage(`unknown provider "${provider}" (anthropic, openai, ollama or lexical)`);
@@ -120,9 +147,11 @@ export async function mcp(argv: string[], load?: Importer): Promise<number> {
   const limits = maxFiles === undefined ? {} : { maxFiles };
   const memory = await openMemory(o.dir !== undefined ? { dir: resolve(o.dir), selector, limits } : { projectRoot: resolve(o.project ?? "."), selector, limits });
   const root = memory.host.root;
-  // a missing folder is fine (the first write makes it); a file in its place is not
-  if (await stat(root).then((s) => !s.isDirectory(), () => false)) {
-    say(`no memory directory: ${root} is not a directory`);
+  // a missing folder is fine (the first write makes it); a file in its place, or above it, is not
+  const problem = await folderProblem(root);
+  if (problem) {
+    memory.close();
+    say(problem);
     return 3;
   }
 
