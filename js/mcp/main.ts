@@ -3,7 +3,8 @@
  * Zed, …) over stdio, until the client disconnects. stdout carries the protocol only; what
  * memdir has to say goes to stderr.
  *
- * Exit status: 0 when the client disconnects; 2 bad arguments; 3 the memory directory is a file,
+ * Exit status: 0 when the client disconnects (stdin ends) or on SIGTERM/SIGINT, at once: a
+ * recall's model call in flight is aborted; 2 bad arguments; 3 the memory directory is a file,
  * or a folder above it is, or it cannot be read; 4 `@modelcontextprotocol/sdk` is missing (or
  * unusable).
  */
@@ -75,6 +76,9 @@ async function folderProblem(root: string): Promise<string | null> {
   }
   return `the memory directory ${root} is unreadable (${code})`;
 }
+
+/** After the server closed, the process ends within this even if something still holds it. */
+const EXIT_GRACE_MS = 1_000;
 
 async function version(): Promise<string> {
   try {
@@ -160,12 +164,19 @@ export async function mcp(argv: string[], load?: Importer): Promise<number> {
     server.onclose = done;
   });
   server.onerror = (error) => say(`protocol error: ${error.message}`);
+  // closing aborts every call in flight (the SDK aborts each handler's signal): a recall's
+  // model call stops at once instead of keeping the process until its deadline
   const stop = () => void server.close().catch(() => {});
   process.stdin.once("end", stop);
+  process.stdin.once("close", stop);
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   await server.connect(new sdk.StdioServerTransport());
   say(`serving ${root} (recall: ${provider}${o["read-only"] ? ", read-only" : ""})`);
   await closed;
+  memory.close();
+  // the client is gone: nothing is left to answer. Whatever still holds the event loop (a
+  // write finishing, a socket a fetch left open) gets a moment, then the process ends.
+  setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_GRACE_MS).unref();
   return 0;
 }

@@ -67,11 +67,13 @@ export async function createMemdirMcpServer(sdk: McpSdk, o: MemdirMcpOptions) {
     tools: tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
   }));
 
-  server.setRequestHandler(types.CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     // an unknown tool is a protocol error; bad arguments are a result the model can act on
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name} (this server has ${tools.map((t) => t.name).join(", ")})`);
-    const reply = await callTool(tool, request.params.arguments);
+    // the SDK aborts `extra.signal` when the client cancels the call and when the server closes:
+    // a recall's model call stops then, instead of holding the process until its deadline
+    const reply = await callTool(tool, request.params.arguments, extra?.signal);
     if (reply.changed) server.sendResourceListChanged().catch(() => {});
     return { content: [{ type: "text" as const, text: reply.text }], isError: reply.isError };
   });

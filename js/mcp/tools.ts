@@ -40,7 +40,8 @@ export interface McpTool {
   description: string;
   inputSchema: ObjectSchema;
   annotations: ToolAnnotations;
-  run(args: Record<string, unknown>): Promise<ToolReply>;
+  /** `signal`: the call is no longer wanted (the client cancelled it, or disconnected): a recall stops its model call. */
+  run(args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolReply>;
 }
 
 /** What the tools work on. */
@@ -121,8 +122,8 @@ function recallTool({ memory, selector, limits }: ToolContext): McpTool {
       additionalProperties: false,
     },
     annotations: { title: "Recall memories", readOnlyHint: true, openWorldHint: selector.provider !== "lexical" },
-    async run(args) {
-      const result = await memory.recall(args.query as string, { alreadySurfaced: (args.already_surfaced as string[] | undefined) ?? [] });
+    async run(args, signal) {
+      const result = await memory.recall(args.query as string, { alreadySurfaced: (args.already_surfaced as string[] | undefined) ?? [], ...(signal ? { signal } : {}) });
       return recallText(result);
     },
   };
@@ -249,8 +250,11 @@ export function mcpTools(context: ToolContext): McpTool[] {
   return [...own, ...memoryCommandTools(context, memoryToolInputSchema())];
 }
 
-/** Runs a tool on a client's arguments: checked against its schema first; never throws. */
-export async function callTool(tool: McpTool, args: unknown): Promise<ToolReply> {
+/**
+ * Runs a tool on a client's arguments: checked against its schema first; never throws.
+ * `signal` aborts what can stop early (a recall's model call); a write runs to its end.
+ */
+export async function callTool(tool: McpTool, args: unknown, signal?: AbortSignal): Promise<ToolReply> {
   // memory-tool commands are checked by the core itself, with the memory tool's own texts
   const given = args ?? {};
   const own = !tool.name.startsWith("memory_");
@@ -258,7 +262,7 @@ export async function callTool(tool: McpTool, args: unknown): Promise<ToolReply>
   const problem = own ? argsProblem(tool.inputSchema, given) : isObject ? null : "the arguments must be an object";
   if (problem) return failed(`INVALID_ARGUMENT: ${tool.name}: ${problem}`);
   try {
-    return await tool.run(given as Record<string, unknown>);
+    return await tool.run(given as Record<string, unknown>, signal);
   } catch (error) {
     return refusal(error);
   }
