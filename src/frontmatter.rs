@@ -186,7 +186,9 @@ pub fn parse_header(head: &str, max_lines: usize) -> Header {
 /// [`load`], then its retries: YAML separates a key from its value with spaces or tabs,
 /// yaml-rust2 with spaces only (a tab in a name or description is folded to a space all the
 /// same), so tabs after colons are read as spaces; then the reference's retry, quoting values.
-/// The first error when none parses.
+/// The first error when none parses. (These readers are not inlined: their several callers
+/// share one copy in the wasm, ~1 KB gzip.)
+#[inline(never)]
 fn load_retrying(yaml: &str) -> Result<(Pod, Option<Recovery>), YamlError> {
     let first_error = match load(yaml) {
         Ok(pod) => return Ok((pod, None)),
@@ -232,6 +234,7 @@ struct ReadByLines {
 /// one, as in the YAML reading. `None` when no line is a key.
 ///
 /// `first_line`: the file's line number (1-based) of `yaml`'s first line.
+#[inline(never)]
 fn read_by_lines(yaml: &str, first_line: usize, depth: usize) -> Option<ReadByLines> {
     let mut entries: Vec<(usize, &str, Vec<&str>)> = Vec::new();
     for (i, line) in yaml.split('\n').enumerate() {
@@ -296,11 +299,11 @@ fn key_line(line: &str) -> Option<(&str, &str)> {
     // the first colon followed by a space, a tab or the end of the line
     let colon = line.char_indices().find_map(|(i, c)| {
         let after = line.get(i + 1..)?;
-        (c == ':' && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(i)
+        (c == ':' && (after.is_empty() || after.starts_with(blank))).then_some(i)
     })?;
-    let key = line.get(..colon)?.trim_end_matches([' ', '\t']);
+    let key = line.get(..colon)?.trim_end_matches(blank);
     let first = key.chars().next()?;
-    if key.len() > 128 || !(first.is_alphanumeric() || first == '_') {
+    if key.len() > 128 || !(first.is_ascii_alphanumeric() || first == '_' || !first.is_ascii()) {
         return None;
     }
     Some((key, line.get(colon + 1..)?))
@@ -308,6 +311,7 @@ fn key_line(line: &str) -> Option<(&str, &str)> {
 
 /// An entry YAML could not read, as written: see [`read_by_lines`]. `at`: the file's line of
 /// its first line; `first_as_written` gets the first line of a block under it read as written.
+#[inline(never)]
 fn written_entry(
     lines: &[&str],
     at: usize,
@@ -317,71 +321,46 @@ fn written_entry(
     let rest = lines
         .first()
         .and_then(|l| key_line(l))
-        .map_or("", |(_, rest)| rest.trim_matches([' ', '\t']));
-    // the lines under the key, without blank lines and comment lines
-    let below: Vec<(usize, &str)> = lines
+        .map_or("", |(_, rest)| rest.trim_matches(blank));
+    // the lines under the key that hold words (no blank line, no comment), trimmed
+    let below: Vec<&str> = lines
         .iter()
-        .enumerate()
         .skip(1)
-        .filter(|(_, l)| {
-            let t = l.trim_start_matches([' ', '\t']);
-            !t.is_empty() && !t.starts_with('#')
-        })
-        .map(|(i, l)| (at + i, *l))
-        .collect();
-    let words: Vec<&str> = below
-        .iter()
-        .map(|(_, l)| l.trim_matches([' ', '\t']))
+        .map(|l| l.trim_matches(blank))
+        .filter(|t| !t.is_empty() && !t.starts_with('#'))
         .collect();
     if rest.is_empty() {
-        let Some(&(block_at, first)) = below.first() else {
-            return Pod::Null;
-        };
-        let indent = first.len() - first.trim_start_matches([' ', '\t']).len();
-        if indent > 0 && depth < MAX_LINE_DEPTH {
-            // the block as written from its first line (blank lines and comments kept, so its
-            // lines keep their numbers)
+        // a block indented under the key that starts with a key: read the same way
+        let start = lines
+            .iter()
+            .skip(1)
+            .position(|l| !l.trim_matches(blank).is_empty())
+            .map_or(0, |p| p + 1);
+        let first = lines.get(start).copied().unwrap_or_default();
+        let indent = first.len() - first.trim_start_matches(blank).len();
+        if start > 0
+            && indent > 0
+            && depth < MAX_LINE_DEPTH
+            && key_line(first.get(indent..).unwrap_or_default()).is_some()
+        {
+            // blank lines and comments kept, so its lines keep their numbers
             let block: Vec<&str> = lines
                 .iter()
-                .skip(block_at - at)
+                .skip(start)
                 .map(|l| dedent(l, indent))
                 .collect();
-            let first_line = block.first().copied().unwrap_or_default();
-            if key_line(first_line).is_some() {
-                if let Some(inner) = read_by_lines(&block.join("\n"), block_at, depth + 1) {
-                    if let Some(line) = inner.first_as_written {
-                        first_as_written.get_or_insert(line);
-                    }
-                    return Pod::Hash(inner.map);
+            if let Some(inner) = read_by_lines(&block.join("\n"), at + start, depth + 1) {
+                if let Some(line) = inner.first_as_written {
+                    first_as_written.get_or_insert(line);
                 }
-            }
-            if first_line == "-" || first_line.starts_with("- ") {
-                let mut items: Vec<String> = Vec::new();
-                for (_, line) in &below {
-                    let line = dedent(line, indent);
-                    match line
-                        .strip_prefix('-')
-                        .filter(|r| r.is_empty() || r.starts_with(' '))
-                    {
-                        Some(item) => items.push(item.trim_matches([' ', '\t']).to_owned()),
-                        None => match items.last_mut() {
-                            Some(last) => {
-                                last.push(' ');
-                                last.push_str(line.trim_matches([' ', '\t']));
-                            }
-                            None => items.push(line.trim_matches([' ', '\t']).to_owned()),
-                        },
-                    }
-                }
-                return Pod::Array(
-                    items
-                        .iter()
-                        .map(|item| Pod::String(written_value(item)))
-                        .collect(),
-                );
+                return Pod::Hash(inner.map);
             }
         }
-        return Pod::String(words.join(" "));
+        // anything else under it (a list, wrapped text): its words, on one line
+        return match below.join(" ") {
+            text if text.is_empty() => Pod::Null,
+            text => Pod::String(text),
+        };
     }
     // `|` or `>`: the text is the lines below, kept on their lines or folded
     let mut indicator = rest.chars();
@@ -389,21 +368,26 @@ fn written_entry(
         && indicator.all(|c| matches!(c, '+' | '-' | '1'..='9'))
     {
         let separator = if rest.starts_with('|') { "\n" } else { " " };
-        return Pod::String(words.join(separator));
+        return Pod::String(below.join(separator));
     }
     let mut text = rest.to_owned();
-    for word in words {
+    for word in below {
         text.push(' ');
         text.push_str(word);
     }
     Pod::String(written_value(&text))
 }
 
+/// A space or a tab: what separates and indents in a frontmatter line.
+fn blank(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
 /// `line` with up to `indent` spaces or tabs taken off its start.
 fn dedent(line: &str, indent: usize) -> &str {
     let mut out = line;
     for _ in 0..indent {
-        match out.strip_prefix([' ', '\t']) {
+        match out.strip_prefix(blank) {
             Some(rest) => out = rest,
             None => break,
         }
@@ -416,55 +400,60 @@ fn dedent(line: &str, indent: usize) -> &str {
 /// quotes inside are doubled or apostrophes between letters, read with `''` as `'`), else
 /// exactly as written, quotes and all (`"Unify the rule" directives need a full-surface audit`).
 fn written_value(value: &str) -> String {
-    let wrapped = |quote: char| {
-        value
-            .strip_prefix(quote)
-            .and_then(|v| v.strip_suffix(quote))
-            .filter(|_| value.len() >= 2)
-    };
-    if let Some(inner) = wrapped('"') {
-        // every quote inside escaped: one string, a person reads the escapes' quotes
-        let mut escaped = false;
-        let closed_early = inner.chars().any(|c| {
-            let early = c == '"' && !escaped;
-            escaped = c == '\\' && !escaped;
-            early
-        });
-        if !closed_early && !escaped {
-            return inner.replace("\\\"", "\"");
-        }
-    }
-    if let Some(inner) = wrapped('\'') {
-        // every quote inside doubled, or an apostrophe between two letters (`'it's here'`)
-        let chars: Vec<char> = inner.chars().collect();
-        let letter = |j: Option<usize>| {
-            j.and_then(|j| chars.get(j))
-                .is_some_and(|c| c.is_alphanumeric())
-        };
-        let mut i = 0;
-        let mut one_string = true;
-        while let Some(&c) = chars.get(i) {
-            if c == '\'' {
-                if chars.get(i + 1) == Some(&'\'') {
-                    i += 2;
-                    continue;
-                }
-                if !(letter(i.checked_sub(1)) && letter(Some(i + 1))) {
-                    one_string = false;
+    let inner = value
+        .get(1..value.len().saturating_sub(1))
+        .filter(|_| value.len() >= 2);
+    let b = value.as_bytes();
+    match (b.first(), b.last(), inner) {
+        (Some(b'"'), Some(b'"'), Some(inner)) => {
+            // every quote inside escaped: one string
+            let mut escaped = false;
+            let mut one = true;
+            for &c in inner.as_bytes() {
+                if c == b'"' && !escaped {
+                    one = false;
                     break;
                 }
+                escaped = c == b'\\' && !escaped;
             }
-            i += 1;
+            if one && !escaped {
+                return inner.replace("\\\"", "\"");
+            }
         }
-        if one_string {
-            return inner.replace("''", "'");
+        (Some(b'\''), Some(b'\''), Some(inner)) => {
+            // every quote inside doubled, or an apostrophe between two letters (`'it's here'`)
+            let b = inner.as_bytes();
+            let letter = |i: Option<usize>| {
+                i.and_then(|i| b.get(i))
+                    .is_some_and(|&c| c.is_ascii_alphanumeric() || c >= 0x80)
+            };
+            let mut i = 0;
+            let mut one = true;
+            while let Some(&c) = b.get(i) {
+                if c == b'\'' {
+                    if b.get(i + 1) == Some(&b'\'') {
+                        i += 2;
+                        continue;
+                    }
+                    if !(letter(i.checked_sub(1)) && letter(Some(i + 1))) {
+                        one = false;
+                        break;
+                    }
+                }
+                i += 1;
+            }
+            if one {
+                return inner.replace("''", "'");
+            }
         }
+        _ => {}
     }
     value.to_owned()
 }
 
 /// Parses the YAML through gray_matter, with the vetting engine ([`VettedYaml`]): aliases and
 /// deep nesting are refused in the same single pass that builds the value.
+#[inline(never)]
 pub fn load(yaml: &str) -> Result<Pod, YamlError> {
     let wrapped = format!("---\n{yaml}\n---\n");
     match Matter::<VettedYaml>::new().parse::<Pod>(&wrapped) {
