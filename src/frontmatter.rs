@@ -4,6 +4,11 @@
 //! YAML can be hostile — aliases expand exponentially ("billion laughs"), deep nesting recurses
 //! in a loader — so gray_matter reads it with memdir's own engine (`yaml_engine.rs`), which
 //! refuses both in the one iterative pass that builds the value.
+//!
+//! Frontmatter YAML cannot parse (`name: "Unify the rule" directives need an audit`), even
+//! after the reference's quoting retry, is read as a person reads it, one `key: value` entry at
+//! a time ([`read_by_lines`]), with a `frontmatter_recovered` warning: no field that can be read
+//! is lost to one line that cannot.
 
 use std::collections::HashMap;
 
