@@ -7,7 +7,7 @@
 //!
 //! Frontmatter YAML cannot parse (`name: "Unify the rule" directives need an audit`), even
 //! after the reference's quoting retry, is read as a person reads it, one `key: value` entry at
-//! a time ([`read_by_lines`]), with a `frontmatter_recovered` warning: no field that can be read
+//! a time (`read_by_lines`), with a `frontmatter_recovered` warning: no field that can be read
 //! is lost to one line that cannot.
 
 use std::collections::HashMap;
@@ -87,7 +87,7 @@ pub enum Recovery {
     /// Parsed after quoting values that held YAML-special characters (the reference's retry:
     /// `description: Deploy: staging first`).
     Quoted,
-    /// Read one `key: value` entry at a time, as a person reads it (see [`read_by_lines`]):
+    /// Read one `key: value` entry at a time, as a person reads it (see `read_by_lines`):
     /// `line` (1-based, in the file) is the first entry YAML could not read, kept as written.
     Lines { line: Option<usize> },
 }
