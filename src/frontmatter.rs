@@ -234,9 +234,10 @@ struct ReadByLines {
 /// other entry is read as written ([`written_value`]): the value as it stands on the line, a
 /// quote that opens it kept unless a matching quote closes the whole value, a `#` kept (no
 /// comment is taken out of a line YAML could not read), the lines below it joined with single
-/// spaces; an empty value over an indented block of `key: value` lines is that block, read the
-/// same way (a mapping; `- ` items a list; anything else text). A later key replaces an earlier
-/// one, as in the YAML reading. `None` when no line is a key.
+/// spaces; an empty value over an indented block that starts with `key:` is that block, read
+/// the same way (a mapping), and anything else under it (a list, wrapped text) is its words on
+/// one line. A later key replaces an earlier one, as in the YAML reading. `None` when no line
+/// is a key.
 ///
 /// `first_line`: the file's line number (1-based) of `yaml`'s first line.
 #[inline(never)]
