@@ -4,6 +4,12 @@
 //! one word a character and is compared by overlapping character pairs (bigrams), the usual
 //! unit for CJK retrieval without a dictionary; identifiers (`camelCase`, `snake_case`,
 //! `kebab-case`, `file.names`) are split into their words too.
+//!
+//! The terms a text is compared by ([`terms`]) go further, for the offline selector: an affix
+//! joined by an apostrophe is dropped (`Hetzner'daki` is `hetzner`, `l'équipe` is `équipe`);
+//! a CJK run is cut where its script changes, hiragana (particles and endings) is left out, a
+//! Han run is also cut at its commonest function characters, and a Korean word loses a
+//! trailing particle (`서버는` is `서버`) before its pairs are taken.
 
 /// Han (with extensions), kana, Hangul and the CJK symbol block's letters.
 pub fn is_cjk(c: char) -> bool {
@@ -144,7 +150,12 @@ pub fn identifier_parts(word: &str) -> Vec<String> {
         if boundary && !current.is_empty() {
             parts.push(std::mem::take(&mut current));
         }
-        current.extend(c.to_lowercase());
+        // Turkish İ is i (not i and a combining dot, which would not meet a typed `i`)
+        if c == '\u{130}' {
+            current.push('i');
+        } else {
+            current.extend(c.to_lowercase());
+        }
     }
     if !current.is_empty() {
         parts.push(current);
@@ -154,15 +165,33 @@ pub fn identifier_parts(word: &str) -> Vec<String> {
 
 /// Overlapping character pairs of a CJK run (the run itself when it is one character).
 pub fn bigrams(run: &str) -> Vec<String> {
-    let chars: Vec<char> = run.chars().collect();
-    if chars.len() < 2 {
-        return vec![run.to_owned()];
-    }
-    chars.windows(2).map(|w| w.iter().collect()).collect()
+    let mut out = Vec::new();
+    for_each_bigram(run, &mut String::new(), &mut |b| out.push(b.to_owned()));
+    out
 }
 
-/// The terms a text is compared by: lower-cased words (identifiers split into their parts)
-/// and CJK bigrams.
+/// [`bigrams`] one at a time, each lent for the call from `pair`.
+fn for_each_bigram(run: &str, pair: &mut String, f: &mut dyn FnMut(&str)) {
+    let mut chars = run.chars();
+    let Some(mut previous) = chars.next() else {
+        return;
+    };
+    let mut one = true;
+    for c in chars {
+        pair.clear();
+        pair.push(previous);
+        pair.push(c);
+        f(pair);
+        previous = c;
+        one = false;
+    }
+    if one {
+        f(run);
+    }
+}
+
+/// The terms a text is compared by: lower-cased words (identifiers split into their parts,
+/// an affix joined by an apostrophe dropped) and CJK bigrams ([`for_each_cjk_term`]).
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_term(text, &mut |t| out.push(t.to_owned()));
@@ -172,12 +201,174 @@ pub fn terms(text: &str) -> Vec<String> {
 /// [`terms`] one at a time, each lent for the call: no allocation per term for words of ASCII
 /// letters and digits, which most are.
 pub fn for_each_term(text: &str, f: &mut dyn FnMut(&str)) {
+    let text = without_apostrophe_affixes(text);
     let mut part = String::new();
-    for_each_run(text, &mut |run| match run {
+    for_each_run(&text, &mut |run| match run {
         Run::Word(w) if w.is_ascii() => ascii_identifier_parts(w, &mut part, f),
         Run::Word(w) => identifier_parts(w).iter().for_each(|p| f(p)),
-        Run::Cjk(s) => bigrams(s).iter().for_each(|b| f(b)),
+        Run::Cjk(s) => for_each_cjk_term(s, &mut part, f),
     });
+}
+
+fn is_apostrophe(c: char) -> bool {
+    matches!(c, '\'' | '\u{2019}' | '\u{2BC}')
+}
+
+/// Words that lose their last vowel to an apostrophe before the next word, in French and
+/// Italian (`l'équipe`, `qu'il`, `dell'utente`): the word after it is the one that counts.
+/// Any single letter is one too (`d'accord`, `O'Brien`).
+const ELISIONS: &[&str] = &[
+    "all", "bell", "coll", "dall", "dell", "jusqu", "lorsqu", "nell", "nessun", "puisqu", "qu",
+    "quell", "quest", "quoiqu", "sull", "tutt", "un",
+];
+
+/// `text` with each word of letters joined by apostrophes (`'`, `’`, `ʼ`) cut to the word
+/// that carries the meaning: the first, its suffixes dropped (Turkish `Hetzner'daki`,
+/// `API’ye`; English `user's`), unless the first is an elided article or preposition (French,
+/// Italian: `l'équipe`, `dell'utente`), then what follows it. The text is borrowed when it has
+/// no apostrophe.
+pub fn without_apostrophe_affixes(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(is_apostrophe) {
+        return text.into();
+    }
+    let in_word = |c: char| c.is_alphanumeric() || is_apostrophe(c);
+    let elided =
+        |p: &str| p.chars().nth(1).is_none() || ELISIONS.iter().any(|e| e.eq_ignore_ascii_case(p));
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(in_word) {
+        let (between, word) = rest.split_at(start);
+        out.push_str(between);
+        let end = word.find(|c| !in_word(c)).unwrap_or(word.len());
+        let (word, after) = word.split_at(end);
+        rest = after;
+        // the first part that is not an elision (the last when all are)
+        let mut kept = "";
+        for part in word.split(is_apostrophe).filter(|p| !p.is_empty()) {
+            kept = part;
+            if !elided(part) {
+                break;
+            }
+        }
+        out.push_str(kept);
+        out.push(' ');
+    }
+    out.push_str(rest);
+    out.into()
+}
+
+/// The scripts of a CJK run, which a term never crosses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Script {
+    Han,
+    Hiragana,
+    Katakana,
+    Hangul,
+    /// The katakana middle dot and double hyphen: they separate words.
+    Mark,
+}
+
+fn script(c: char) -> Script {
+    match c {
+        '\u{3040}'..='\u{309F}' => Script::Hiragana,
+        '\u{30A0}' | '\u{30FB}' => Script::Mark,
+        '\u{30A1}'..='\u{30FF}' | '\u{31F0}'..='\u{31FF}' => Script::Katakana,
+        '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' | '\u{AC00}'..='\u{D7AF}' => {
+            Script::Hangul
+        }
+        _ => Script::Han,
+    }
+}
+
+/// Han characters that are mostly grammar (particles, pronouns, question words, the copula):
+/// a Han run is cut at them, as at a space, so `的置`, `怎么` or `了，` never become terms.
+const HAN_FUNCTION_CHARACTERS: &str =
+    "么了们他你吗吧呢和哪啊在她就很怎把是被这那都的我也它什何为些啥谁给呀嘛";
+
+/// Korean particles and the polite ending, longest first: dropped from the end of a word that
+/// keeps at least two syllables (`서버는` → `서버`, `데이터베이스에서` → `데이터베이스`).
+const HANGUL_PARTICLES: &[&str] = &[
+    "에서는",
+    "에서도",
+    "에게서",
+    "으로는",
+    "으로도",
+    "이라는",
+    "이라고",
+    "입니다",
+    "에서",
+    "에게",
+    "한테",
+    "까지",
+    "부터",
+    "으로",
+    "보다",
+    "처럼",
+    "이나",
+    "이랑",
+    "라는",
+    "라고",
+    "에는",
+    "에도",
+    "마다",
+    "만큼",
+    "이다",
+    "은",
+    "는",
+    "이",
+    "가",
+    "을",
+    "를",
+    "에",
+    "의",
+    "와",
+    "과",
+    "도",
+    "로",
+    "만",
+    "랑",
+    "요",
+];
+
+/// The terms of a CJK run: cut where its script changes; hiragana left out (particles, verb
+/// endings); a katakana word without its final long-vowel mark (`サーバー` = `サーバ`); a
+/// Korean word without a trailing particle; a Han run cut at [`HAN_FUNCTION_CHARACTERS`];
+/// then each piece's character pairs (a piece of one character is itself).
+fn for_each_cjk_term(run: &str, pair: &mut String, f: &mut dyn FnMut(&str)) {
+    let mut rest = run;
+    while let Some(first) = rest.chars().next() {
+        let kind = script(first);
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| script(c) != kind)
+            .map_or(rest.len(), |(i, _)| i);
+        let (piece, after) = rest.split_at(end);
+        rest = after;
+        match kind {
+            Script::Hiragana | Script::Mark => {}
+            Script::Katakana => {
+                let trimmed = piece.trim_end_matches('\u{30FC}');
+                let piece = if trimmed.chars().nth(2).is_some() {
+                    trimmed
+                } else {
+                    piece
+                };
+                for_each_bigram(piece, pair, f);
+            }
+            Script::Hangul => {
+                let stem = HANGUL_PARTICLES
+                    .iter()
+                    .filter_map(|p| piece.strip_suffix(p))
+                    .find(|stem| stem.chars().nth(1).is_some())
+                    .unwrap_or(piece);
+                for_each_bigram(stem, pair, f);
+            }
+            Script::Han => piece
+                .split(|c| HAN_FUNCTION_CHARACTERS.contains(c))
+                .filter(|s| !s.is_empty())
+                .for_each(|s| for_each_bigram(s, pair, f)),
+        }
+    }
 }
 
 /// [`identifier_parts`] of a word of ASCII letters and digits (a run of [`runs`]), where
@@ -257,6 +448,38 @@ mod tests {
         assert_eq!(terms("库"), ["库"]);
     }
 
+    #[test]
+    fn an_apostrophe_joins_a_word_to_its_affix() {
+        assert_eq!(terms("Hetzner'daki sunucu"), ["hetzner", "sunucu"]);
+        assert_eq!(terms("API’ye GitHub'ın"), ["api", "git", "hub"]);
+        assert_eq!(
+            terms("l'équipe dell'utente qu'il"),
+            ["équipe", "utente", "il"]
+        );
+        assert_eq!(
+            terms("don't 'quoted' users' O'Brien"),
+            ["don", "quoted", "users", "brien"]
+        );
+        assert_eq!(terms("rock'n'roll a'b"), ["rock", "b"]);
+        assert_eq!(without_apostrophe_affixes("no apostrophe"), "no apostrophe");
+    }
+
+    #[test]
+    fn cjk_runs_are_cut_by_script_and_grammar() {
+        // hiragana left out, the long-vowel mark at a katakana word's end dropped
+        assert_eq!(
+            terms("サーバーの設定を変更した"),
+            ["サー", "ーバ", "設定", "変更"]
+        );
+        assert_eq!(terms("キー・バリュー"), ["キー", "バリ", "リュ"]);
+        // a trailing particle, when two syllables stay
+        assert_eq!(terms("서버는 키가 회의"), ["서버", "키가", "회의"]);
+        // Chinese function characters cut a run
+        assert_eq!(terms("为什么缓存的时间"), ["缓存", "时间"]);
+        // a run of one script is compared by its pairs, as before
+        assert_eq!(terms("入库改造"), ["入库", "库改", "改造"]);
+    }
+
     /// The runs and terms as first written (one `char` at a time, every part allocated): the
     /// fast paths must give exactly what these give.
     fn reference_runs(text: &str) -> Vec<Run<'_>> {
@@ -292,10 +515,13 @@ mod tests {
 
     fn reference_terms(text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        for run in reference_runs(text) {
+        let text = without_apostrophe_affixes(text);
+        for run in reference_runs(&text) {
             match run {
                 Run::Word(w) => out.extend(identifier_parts(w)),
-                Run::Cjk(s) => out.extend(bigrams(s)),
+                Run::Cjk(s) => {
+                    for_each_cjk_term(s, &mut String::new(), &mut |t| out.push(t.to_owned()))
+                }
             }
         }
         out
@@ -306,7 +532,7 @@ mod tests {
         // every string of up to four of these: cases, digits, separators, non-ASCII letters
         // and digits (one that lower-cases to two chars), CJK
         let alphabet = [
-            'a', 'B', 'C', 'd', '1', '_', ' ', '.', 'é', 'É', 'İ', 'Ⅻ', '٣', '识', 'カ',
+            'a', 'B', 'C', 'd', '1', '_', ' ', '.', 'é', 'É', 'İ', 'Ⅻ', '٣', '识', 'カ', '\'',
         ];
         let mut texts = vec![String::new()];
         let mut last = vec![String::new()];

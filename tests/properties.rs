@@ -1672,7 +1672,24 @@ fn lexical_head() -> impl Strategy<Value = Option<Vec<u8>>> {
             }),
         Just(Some(b"no frontmatter deploy billing\n\xff\xfe canary".to_vec())),
         Just(Some(b"plain text kubernetes secrets".to_vec())),
+        lexical_head_in_other_languages(),
     ]
+}
+
+/// Heads in other languages and shapes (issue 21): a description from the first lines of a
+/// file without frontmatter, apostrophe suffixes, Russian endings, CJK, a huge token.
+fn lexical_head_in_other_languages() -> impl Strategy<Value = Option<Vec<u8>>> {
+    prop::sample::select(vec![
+        "# Доступ к серверам\n\nКлючи выдаёт тимлид; бастион Hetzner'daki.\n",
+        "---\nname: Sunucu\ndescription: Üretim sunucusu Hetzner’da\ntype: reference\n---\nsunucuya SSH ile bağlanılır\n",
+        "---\nname: Säkerhetskopior\ntype: project\n---\n\nDatabasen säkerhetskopieras varje natt.\n",
+        "本番サーバーの監視はMackerel。\n운영 서버는 금요일에 배포하지 않는다\n缓存过期时间为10分钟\n",
+        "\n\n   \nimplantação em produção; réplicas de leitura\n",
+    ])
+    .prop_flat_map(|text| {
+        (Just(text), prop::sample::select(vec![0usize, 70_000]))
+            .prop_map(|(text, long)| Some(format!("{text}{}\n", "Zm9vYmFy".repeat(long / 8)).into_bytes()))
+    })
 }
 
 /// One turn: five files (head, time, whether it is there), `maxFiles`, the scans' header
@@ -1701,7 +1718,17 @@ proptest! {
             prop::sample::select(vec![30u32, 6, 2]),
             prop::sample::select(vec![30u32, 6, 2]),
             prop::collection::vec(any::<bool>(), 6),
-            prop::sample::select(vec!["deploy billing", "kubernetes secrets monthly", "canary rollout", "blue green far"]),
+            prop::sample::select(vec![
+                "deploy billing",
+                "kubernetes secrets monthly",
+                "canary rollout",
+                "blue green far",
+                "Кто выдаёт ключ к серверу Hetzner'daki?",
+                "sunucuya nasıl bağlanırım",
+                "säkerhetskopiorna av databasen",
+                "本番サーバの監視 금요일 배포 缓存过期",
+                "implantações e réplica",
+            ]),
         ), 1..6)
     ) {
         let turns: Vec<LexicalTurn> = turns;
