@@ -55,6 +55,7 @@ test("three memories with megabyte data URIs and a long query: recall completes,
 test("a file without frontmatter is found by its heading; inflected questions find their memory", async () => {
   const dir = folder({
     "notas_despliegue.md": "# Despliegue a producción\n\nSe hace con `make deploy` desde la rama main.\nAntes hay que avisar en el canal de guardia.\n",
+    "notes_2024.md": "# Incident runbook\n\nPage the on-call through PagerDuty, then open a channel named after the ticket.\n",
     "reference_hetzner.md": fm("Hetzner sunucusu", "Üretim sunucusu Hetzner'da (Falkenstein); SSH anahtarı 1Password'de", "reference", "Kullanıcı adı deploy."),
     "project_backups.md": fm("Резервные копии базы", "Ночные резервные копии базы данных хранятся в бакете S3, срок хранения 14 дней", "project", "Вчерашняя копия проверяется перед миграцией."),
     "user_role.md": fm("Role", "Backend engineer, writes Go", "user", "Explain frontend code in more detail."),
@@ -63,6 +64,7 @@ test("a file without frontmatter is found by its heading; inflected questions fi
     const memory = await openMemory({ dir, selector: { provider: "lexical" } });
     const chosen = async (query) => (await memory.recall(query)).memories.map((m) => m.path);
     for (let turn = 0; turn < 2; turn++) {
+      assert.deepEqual(await chosen("where is the incident runbook?"), ["notes_2024.md"]);
       assert.deepEqual(await chosen("¿Cómo se hace el despliegue a producción?"), ["notas_despliegue.md"]);
       assert.deepEqual(await chosen("Hetzner'daki sunucuya nasıl bağlanırım?"), ["reference_hetzner.md"]);
       assert.deepEqual(await chosen("Где найти вчерашнюю резервную копию базы?"), ["project_backups.md"]);
