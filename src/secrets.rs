@@ -652,9 +652,6 @@ fn label_kind(label: &[u8]) -> Option<(Label, bool)> {
             start.get_or_insert(i);
         }
     }
-    if NOT_SECRET.iter().any(|n| is(before, n)) {
-        return None;
-    }
     let ends = |s: &str| {
         last.len() >= s.len() && is(last.get(last.len() - s.len()..).unwrap_or_default(), s)
     };
@@ -680,7 +677,8 @@ fn label_kind(label: &[u8]) -> Option<(Label, bool)> {
     } else {
         return None;
     };
-    Some((kind, aws || (secret && access)))
+    let not_secret = NOT_SECRET.iter().any(|n| is(before, n));
+    (!not_secret).then_some((kind, aws || (secret && access)))
 }
 
 /// `w` is `s`, whatever the case. Not inlined: called with many constants, it would be
