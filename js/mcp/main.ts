@@ -91,10 +91,12 @@ async function version(): Promise<string> {
 /** Runs the server until the client disconnects; resolves with the exit status. */
 export async function mcp(argv: string[], load?: Importer): Promise<number> {
   let o;
+  let given: string[];
   try {
-    o = parseArgs({
+    const parsed = parseArgs({
       args: argv,
       allowPositionals: false,
+      tokens: true,
       options: {
         dir: { type: "string" },
         project: { type: "string" },
@@ -108,7 +110,9 @@ export async function mcp(argv: string[], load?: Importer): Promise<number> {
         "no-index": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
-    }).values;
+    });
+    o = parsed.values;
+    given = parsed.tokens.flatMap((t) => (t.kind === "option" ? [t.name] : []));
   } catch (error) {
     say(`${(error as Error).message}; see memdir mcp --help`);
     return 2;
@@ -118,6 +122,9 @@ export async function mcp(argv: string[], load?: Importer): Promise<number> {
     return 0;
   }
   const usage = (message: string) => (say(message), 2);
+  // as the CLI's parser has it: the last of two --dir is not silently the one served
+  const twice = given.find((name, i) => given.indexOf(name) !== i);
+  if (twice !== undefined) return usage(`--${twice} is given twice`);
   if (o.dir !== undefined && o.project !== undefined) return usage("give --dir or --project, not both");
   // as the CLI's parser has it: an empty path is not the current directory
   if (o.dir === "") return usage("--dir needs a path");

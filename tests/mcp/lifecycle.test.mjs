@@ -92,7 +92,7 @@ for (const signal of ["SIGTERM", "SIGINT"]) {
   });
 }
 
-test("a --dir below a file exits 3 with the CLI's words; an empty --dir or --project exits 2", () => {
+test("a --dir below a file exits 3 with the CLI's words; an empty --dir or --project, or an option given twice, exits 2", () => {
   const root = tempDir();
   const file = join(root, "notes.txt");
   writeFileSync(file, "a file\n");
@@ -119,6 +119,8 @@ test("a --dir below a file exits 3 with the CLI's words; an empty --dir or --pro
     [["--dir", ""], "--dir needs a path"],
     [["--dir="], "--dir needs a path"],
     [["--project", ""], "--project needs a path"],
+    [["--dir", root, "--dir", file], "--dir is given twice"],
+    [["--read-only", "--dir", root, "--read-only"], "--read-only is given twice"],
   ]) {
     const r = run(args);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.err}`);
