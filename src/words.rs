@@ -210,8 +210,9 @@ pub fn for_each_term(text: &str, f: &mut dyn FnMut(&str)) {
     });
 }
 
+/// `'` and `’`; not `ʼ` (U+02BC), a letter in Ukrainian words (`мʼясо`).
 fn is_apostrophe(c: char) -> bool {
-    matches!(c, '\'' | '\u{2019}' | '\u{2BC}')
+    matches!(c, '\'' | '\u{2019}')
 }
 
 /// Words that lose their last vowel to an apostrophe before the next word, in French and
@@ -222,13 +223,14 @@ const ELISIONS: &[&str] = &[
     "quell", "quest", "quoiqu", "sull", "tutt", "un",
 ];
 
-/// `text` with each word of letters joined by apostrophes (`'`, `’`, `ʼ`) cut to the word
+/// `text` with each word of letters joined by apostrophes (`'`, `’`) cut to the word
 /// that carries the meaning: the first, its suffixes dropped (Turkish `Hetzner'daki`,
 /// `API’ye`; English `user's`), unless the first is an elided article or preposition (French,
 /// Italian: `l'équipe`, `dell'utente`), then what follows it. The text is borrowed when it has
 /// no apostrophe.
 pub fn without_apostrophe_affixes(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains(is_apostrophe) {
+    // two searches for a byte (a character predicate would decode every character)
+    if !text.contains('\'') && !text.contains('\u{2019}') {
         return text.into();
     }
     let in_word = |c: char| c.is_alphanumeric() || is_apostrophe(c);
@@ -462,6 +464,8 @@ mod tests {
         );
         assert_eq!(terms("rock'n'roll a'b"), ["rock", "b"]);
         assert_eq!(without_apostrophe_affixes("no apostrophe"), "no apostrophe");
+        // U+02BC is a letter of the word it is in
+        assert_eq!(terms("мʼясо"), ["мʼясо"]);
     }
 
     #[test]
