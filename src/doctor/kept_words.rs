@@ -76,6 +76,7 @@ fn delta(old: &str, new: &str) -> HashMap<String, i64> {
 pub(crate) fn for_each_word(text: &str, f: &mut dyn FnMut(String)) {
     let mut word = String::new();
     let mut chars = text.char_indices().peekable();
+    let mut ends = DestinationEnds::default();
     while let Some((i, c)) = chars.next() {
         if c.is_alphanumeric() {
             word.extend(c.to_lowercase());
@@ -86,8 +87,7 @@ pub(crate) fn for_each_word(text: &str, f: &mut dyn FnMut(String)) {
         }
         // `](…)`: skip the destination up to its `)` (or `>)` in the `<…>` form)
         if c == ']' && text.get(i + 1..).is_some_and(|r| r.starts_with('(')) {
-            if let Some(len) = destination_len(text.get(i + 2..).unwrap_or("")) {
-                let end = i + 2 + len;
+            if let Some(end) = ends.destination_end(text, i + 2) {
                 while chars.peek().is_some_and(|&(j, _)| j < end) {
                     chars.next();
                 }
@@ -99,19 +99,106 @@ pub(crate) fn for_each_word(text: &str, f: &mut dyn FnMut(String)) {
     }
 }
 
-/// The length in bytes of a link destination and its closing `)`, on one line.
-fn destination_len(rest: &str) -> Option<usize> {
-    let line = rest.split('\n').next().unwrap_or("");
-    let trimmed = line.trim_start();
-    if let Some(inner) = trimmed.strip_prefix('<') {
-        let end = inner.find(">)")?;
-        return Some(line.len() - trimmed.len() + 1 + end + 2);
-    }
-    let end = line.find(')')?;
-    let target = line.get(..end)?;
-    // a destination has no spaces (a `](` in prose followed by words is not a link)
-    (!target.trim().contains(' ')).then_some(end + 1)
+/// Where a link destination ends, searched so that each stretch of a text is searched once: a
+/// search that found its stop (the first `)` or end of line, the first `>)`) at or after a
+/// later start has found that start's stop too. (Searching from each `](` to the end of its
+/// line was quadratic: a 1 MB line of `](` took minutes.)
+#[derive(Debug, Default)]
+struct DestinationEnds {
+    /// The last plain search: where it stopped and what it found there.
+    plain: Option<PlainStop>,
+    /// The last search for `>)`.
+    angled: Option<AngledStop>,
 }
+
+#[derive(Debug, Clone, Copy)]
+struct AngledStop {
+    /// Where it started.
+    from: usize,
+    /// The `>)` it found, or the end of the line.
+    stop: usize,
+    found: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PlainStop {
+    /// The first `)` or `\n` (or the text's end) from the start searched.
+    at: usize,
+    closed: bool,
+    /// The last space before the white space that ends the target, if any.
+    last_space: Option<usize>,
+}
+
+impl DestinationEnds {
+    /// The end (past its `)`) of a link destination starting at byte `start` of `text`, on
+    /// the line it starts on: `<…>)` holds anything; otherwise up to the first `)`, with no
+    /// space inside (a `](` in prose followed by words is not a link).
+    fn destination_end(&mut self, text: &str, start: usize) -> Option<usize> {
+        let rest = text.get(start..)?;
+        let body = rest.trim_start();
+        let first = start + (rest.len() - body.len());
+        let same_line = !text.get(start..first).unwrap_or("").contains('\n');
+        if same_line && body.starts_with('<') {
+            return self.angled_end(text, first + 1);
+        }
+        let stop = match self.plain {
+            Some(stop) if start <= stop.at => stop,
+            _ => {
+                let at = rest.find([')', '\n']).map_or(text.len(), |i| start + i);
+                searched(at - start);
+                let target = text.get(start..at).unwrap_or("").trim_end();
+                let stop = PlainStop {
+                    at,
+                    closed: text.get(at..).is_some_and(|r| r.starts_with(')')),
+                    last_space: target.rfind(' ').map(|i| start + i),
+                };
+                self.plain = Some(stop);
+                stop
+            }
+        };
+        // the target is `text[start..stop.at]`, trimmed: a space from its first character on,
+        // before the white space that ends it, makes it prose
+        let inner_space = stop.last_space.is_some_and(|k| k >= first);
+        (stop.closed && !inner_space).then_some(stop.at + 1)
+    }
+
+    /// The end, past `>)`, of a `<…>` destination whose text starts at byte `inner`.
+    fn angled_end(&mut self, text: &str, inner: usize) -> Option<usize> {
+        let found = match self.angled {
+            Some(last) if last.from <= inner && inner <= last.stop => last.found,
+            _ => {
+                let rest = text.get(inner..)?;
+                let line = rest
+                    .find('\n')
+                    .map_or(rest, |i| rest.get(..i).unwrap_or(rest));
+                let found = line.find(">)").map(|i| inner + i);
+                let stop = found.unwrap_or(inner + line.len());
+                searched(stop - inner);
+                self.angled = Some(AngledStop {
+                    from: inner,
+                    stop,
+                    found,
+                });
+                found
+            }
+        };
+        found.map(|at| at + 2)
+    }
+}
+
+// bytes the destination searches looked at (tests: the work is bounded by the text)
+#[cfg(test)]
+thread_local! {
+    static SEARCHED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+fn searched(bytes: usize) {
+    SEARCHED.with(|n| n.set(n.get() + bytes));
+}
+
+#[cfg(not(test))]
+fn searched(_: usize) {}
 
 /// The words of `text` as a list (tests and messages).
 #[cfg(test)]
@@ -122,8 +209,10 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn words_skip_link_destinations() {
@@ -135,6 +224,77 @@ mod tests {
         assert_eq!(words("Ünïcode 東京 Ёлка"), ["ünïcode", "東京", "ёлка"]);
         // a bracket in prose followed by words is not a link
         assert_eq!(words("x](y z) w"), ["x", "y", "z", "w"]);
+    }
+
+    /// The first implementation: each `](` searched to the end of its line.
+    fn reference_words(text: &str) -> Vec<String> {
+        fn destination_len(rest: &str) -> Option<usize> {
+            let line = rest.split('\n').next().unwrap_or("");
+            let trimmed = line.trim_start();
+            if let Some(inner) = trimmed.strip_prefix('<') {
+                let end = inner.find(">)")?;
+                return Some(line.len() - trimmed.len() + 1 + end + 2);
+            }
+            let end = line.find(')')?;
+            let target = line.get(..end)?;
+            (!target.trim().contains(' ')).then_some(end + 1)
+        }
+        let mut out = Vec::new();
+        let mut word = String::new();
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if c.is_alphanumeric() {
+                word.extend(c.to_lowercase());
+                continue;
+            }
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+            if c == ']' && text.get(i + 1..).is_some_and(|r| r.starts_with('(')) {
+                if let Some(len) = destination_len(text.get(i + 2..).unwrap_or("")) {
+                    let end = i + 2 + len;
+                    while chars.peek().is_some_and(|&(j, _)| j < end) {
+                        chars.next();
+                    }
+                }
+            }
+        }
+        if !word.is_empty() {
+            out.push(word);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// The words are the first implementation's, on texts made of what destinations are
+        /// made of.
+        #[test]
+        fn words_are_the_first_implementations(
+            text in proptest::collection::vec(proptest::sample::select(vec![
+                "](", "]", "(", ")", ">)", "<", ">", " ", "\t", "\n", "\r\n", "a", "bc", "é", "\u{3000}", ".md",
+            ]), 0..40).prop_map(|p| p.concat())
+        ) {
+            proptest::prop_assert_eq!(words(&text), reference_words(&text));
+        }
+    }
+
+    /// The destination searches look at each byte a bounded number of times, however the `](`
+    /// and `<` fall (each used to search to the end of its line: a 1 MB line of `](` took
+    /// minutes).
+    #[test]
+    fn destination_searches_are_linear() {
+        for unit in ["](", "](<", "](a ", "](<a>", "[x](y.md) ", "](\t"] {
+            let text = unit.repeat(20_000);
+            SEARCHED.with(|n| n.set(0));
+            let found = words(&text);
+            let work = SEARCHED.with(std::cell::Cell::get);
+            assert!(
+                work <= 4 * text.len(),
+                "{unit:?}: {work} bytes searched for {}",
+                text.len()
+            );
+            assert_eq!(found, reference_words(&text), "{unit:?}");
+        }
     }
 
     #[test]

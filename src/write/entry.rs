@@ -262,6 +262,9 @@ fn parse_entry(line: &str) -> Option<EntryLine<'_>> {
 pub fn links_on_line(line: &str) -> Vec<Target> {
     let mut out = Vec::new();
     let mut rest = line;
+    // a `>` or `)` not found in what is left is not found by any later link either: not
+    // searched again (a line of `[x](` searched to its end from each was quadratic)
+    let (mut no_angle_close, mut no_paren) = (false, false);
     while let Some(open) = rest.find('[') {
         let Some(after_open) = rest.get(open + 1..) else {
             break;
@@ -272,16 +275,30 @@ pub fn links_on_line(line: &str) -> Vec<Target> {
         let Some(after) = after_open.get(close + 2..) else {
             break;
         };
-        let angled = after.trim_start().strip_prefix('<').and_then(|inner| {
-            let end = inner.find('>')?;
-            Some((inner.get(..end)?, inner.get(end + 1..)?))
-        });
+        let angled = after
+            .trim_start()
+            .strip_prefix('<')
+            .filter(|_| !no_angle_close)
+            .and_then(|inner| {
+                let end = inner.find('>');
+                searched(end.unwrap_or(inner.len()));
+                no_angle_close = end.is_none();
+                Some((inner.get(..end?)?, inner.get(end? + 1..)?))
+            });
         let found = angled.or_else(|| {
-            let end = after.find(')')?;
-            Some((after.get(..end)?.trim(), after.get(end + 1..)?))
+            if no_paren {
+                return None;
+            }
+            let end = after.find(')');
+            searched(end.unwrap_or(after.len()));
+            no_paren = end.is_none();
+            Some((after.get(..end?)?.trim(), after.get(end? + 1..)?))
         });
         let Some((target, tail)) = found else {
             // `[a](` never closed: what follows may still hold a link
+            if no_paren && no_angle_close {
+                break;
+            }
             rest = after;
             continue;
         };
@@ -299,6 +316,20 @@ pub fn links_on_line(line: &str) -> Vec<Target> {
     }
     out
 }
+
+// bytes the searches for a destination's end looked at (tests: the work is bounded by the line)
+#[cfg(test)]
+thread_local! {
+    static SEARCHED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+fn searched(bytes: usize) {
+    SEARCHED.with(|n| n.set(n.get() + bytes));
+}
+
+#[cfg(not(test))]
+fn searched(_: usize) {}
 
 /// The byte offset of the `](` that ends the link text, skipping escaped brackets.
 fn find_link_close(s: &str) -> Option<usize> {
@@ -522,6 +553,43 @@ mod tests {
             unreachable!("an entry")
         };
         assert_eq!((e.target, e.hook), ("a b.md", "hook"));
+    }
+
+    /// A line of many links, or of many `[x](` never closed, costs its length, not its
+    /// length times its links; the links found are the same.
+    #[test]
+    fn links_on_a_line_are_found_in_linear_work() {
+        for unit in [
+            "[x](",
+            "[x](<",
+            "[x](<y.md> ",
+            "[x](y.md) ",
+            "[x](<a",
+            "[x]( ",
+        ] {
+            let line = unit.repeat(20_000);
+            SEARCHED.with(|n| n.set(0));
+            let found = links_on_line(&line);
+            let work = SEARCHED.with(std::cell::Cell::get);
+            assert!(
+                work <= 2 * line.len(),
+                "{unit:?}: {work} bytes searched for {}",
+                line.len()
+            );
+            let expected = match unit {
+                "[x](<y.md> " | "[x](y.md) " => 20_000,
+                "[x](<a" => 0,
+                _ => found.len(),
+            };
+            assert_eq!(found.len(), expected, "{unit:?}");
+        }
+        assert_eq!(
+            links_on_line("[a](b.md) [c](<d e.md> [f]( [g]("),
+            [
+                Target::Inside("b.md".into()),
+                Target::Inside("d e.md".into())
+            ]
+        );
     }
 
     #[test]
