@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::compact::compact_index;
 use super::kept_words::WordLedger;
-use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
+use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, Kept, LongEntryRemedy};
 use super::repair::{description_region, folded_description_file, moved_target, scan_all};
 use super::{Finding, Options, Severity};
 use crate::codes::{DiagnosticCode, FindingCode};
@@ -336,7 +336,8 @@ fn index_checks(
                     let (message, fix) = match dead_link_remedy(snapshot, ledger, line, &target, limits) {
                         DeadLinkRemedy::Remove => (String::new(), Some(format!("remove line {n} (its words are elsewhere in the folder)"))),
                         DeadLinkRemedy::Create { .. } => (String::new(), Some(format!("write {target} from the entry's title and hook, which exist nowhere else, so the link leads somewhere"))),
-                        DeadLinkRemedy::Keep => ("; its words exist nowhere else in the folder, so doctor keeps the line: restore the file, or move the words yourself".to_owned(), None),
+                        DeadLinkRemedy::Keep(Kept::UniqueWords) => ("; its words exist nowhere else in the folder, so doctor keeps the line: restore the file, or move the words yourself".to_owned(), None),
+                        DeadLinkRemedy::Keep(Kept::OtherLinks) => ("; the line links elsewhere too, so doctor keeps it: restore the file, or edit the line yourself".to_owned(), None),
                     };
                     out.push(finding(
                         FindingCode::DeadLink,
@@ -371,7 +372,7 @@ fn index_checks(
             let (fix, kept) = match long_entry_remedy(snapshot, ledger, body, &target, limits) {
                 LongEntryRemedy::Shorten(_) => (Some(format!("shorten the hook of line {n} to fit {MAX_ENTRY_UTF16} characters (the words it drops are elsewhere in the folder)")), ""),
                 LongEntryRemedy::KeepAsDescription { .. } => (Some(format!("make the whole hook {target}'s description, which it lacks, then shorten line {n} to fit {MAX_ENTRY_UTF16} characters")), ""),
-                LongEntryRemedy::Keep => (None, "; shortening it would drop words found nowhere else, so doctor leaves it: move the detail into the topic file"),
+                LongEntryRemedy::Keep => (None, "; shortening it would drop words or a link found nowhere else, so doctor leaves it: move the detail into the topic file"),
             };
             out.push(finding(FindingCode::EntryTooLong, Severity::Warning, INDEX_FILE_NAME, Some(n),
                 format!("the entry is {length} characters; entries should be one short line (under {MAX_ENTRY_UTF16}) with the detail in {target}{kept}"), fix));

@@ -10,7 +10,7 @@ use crate::limits::{to_usize, Limits};
 use crate::paths::check_relative_path;
 use crate::scan::is_topic_path;
 use crate::text::first_lines;
-use crate::write::entry::{classify, unescape_title, Line};
+use crate::write::entry::{classify, links_on_line, unescape_title, Line, Target};
 use crate::write::yaml::{scalar, topic_file, TopicMeta};
 use crate::write::Snapshot;
 
@@ -23,7 +23,17 @@ pub(crate) enum DeadLinkRemedy {
     /// (its title the name, its hook the description and body), so the link lives.
     Create { path: String, text: String },
     /// Neither is safe: reported, left as it is.
-    Keep,
+    Keep(Kept),
+}
+
+/// Why a dead entry is left as it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kept {
+    /// Its words are the only copy, and no file can be written from them.
+    UniqueWords,
+    /// It links somewhere else too (a file that exists, a web page): removing it would drop
+    /// that link.
+    OtherLinks,
 }
 
 /// The remedy for a dead entry `line` linking to `target` (a path inside the folder).
@@ -35,6 +45,9 @@ pub(crate) fn dead_link_remedy(
     limits: &Limits,
 ) -> DeadLinkRemedy {
     if !ledger.would_lose(line, "") {
+        if links_elsewhere(snapshot, line, target) {
+            return DeadLinkRemedy::Keep(Kept::OtherLinks);
+        }
         return DeadLinkRemedy::Remove;
     }
     match recreated_file(snapshot, line, target, limits) {
@@ -42,8 +55,19 @@ pub(crate) fn dead_link_remedy(
             path: target.to_owned(),
             text,
         },
-        None => DeadLinkRemedy::Keep,
+        None => DeadLinkRemedy::Keep(Kept::UniqueWords),
     }
+}
+
+/// Whether `line` links anywhere but the dead `target` and other dead paths: a file or folder
+/// that exists, a path outside the folder, a web page.
+fn links_elsewhere(snapshot: &Snapshot, line: &str, target: &str) -> bool {
+    links_on_line(line).into_iter().any(|t| match t {
+        Target::Inside(path) => {
+            path != target && (snapshot.is_file(&path) || snapshot.is_dir(&path))
+        }
+        Target::Outside(_) | Target::Other => true,
+    })
 }
 
 /// The topic file an entry's own words make, when `target` is a place one can be written: a

@@ -7,11 +7,13 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::{scan_memories, FileHead, ScanResult};
 use crate::text::first_lines;
 use crate::text::utf16_len;
-use crate::write::entry::{classify, shorten, Line, MAX_ENTRY_UTF16};
+use crate::write::entry::{classify, links_on_line, shorten, Line, MAX_ENTRY_UTF16};
 use crate::write::yaml::scalar;
 use crate::write::Snapshot;
 
-/// The entry with its hook shortened to fit, when that is possible.
+/// The entry with its hook shortened to fit, when that is possible without cutting a link (a
+/// link's destination is not a word the ledger counts, but it may be the only way to a file
+/// or the only copy of an address).
 pub(super) fn shorter_entry(line: &str) -> Option<String> {
     let Line::Entry(e) = classify(line) else {
         return None;
@@ -25,7 +27,8 @@ pub(super) fn shorter_entry(line: &str) -> Option<String> {
     let head = line.get(..hook_at)?;
     let room = MAX_ENTRY_UTF16.checked_sub(utf16_len(head))?;
     let new = format!("{head}{}", shorten(e.hook, room));
-    (utf16_len(&new) <= MAX_ENTRY_UTF16 && new.len() < line.len()).then_some(new)
+    let fits = utf16_len(&new) <= MAX_ENTRY_UTF16 && new.len() < line.len();
+    (fits && links_on_line(&new) == links_on_line(line)).then_some(new)
 }
 
 /// The scan over every file of the snapshot (doctor reads them all).
