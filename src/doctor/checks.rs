@@ -15,7 +15,9 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::{ScanResult, INDEX_FILE_NAME};
 use crate::secrets::find_secrets;
 use crate::text::utf16_len;
-use crate::write::entry::{classify_all, links_on_line, Line, Target, MAX_ENTRY_UTF16};
+use crate::write::entry::{
+    classify_all, links_on_line, retarget_entry, Line, Target, MAX_ENTRY_UTF16,
+};
 use crate::write::guard::index_size;
 use crate::write::similar::{name_key, WordSet};
 use crate::write::Snapshot;
@@ -327,9 +329,22 @@ fn index_checks(
                 // the one file of that name is elsewhere: point the entry at it, keeping its words
                 None if moved.is_some() => {
                     let real = moved.unwrap_or_default();
-                    out.push(finding(FindingCode::DeadLink, Severity::Error, INDEX_FILE_NAME, Some(n),
-                        format!("the entry links to {target}, which does not exist; the one file of that name is {real}"),
-                        Some(format!("point line {n} at {real}, keeping its title and hook"))));
+                    // the entry as it reads once repointed: the same as one seen already is that
+                    // entry a second time (two copies of one dead line were both repointed, and
+                    // the next --fix removed one)
+                    let relinked = retarget_entry(line.trim_end_matches('\r'), &real)
+                        .map_or_else(|| entry_key(line), |l| entry_key(&l));
+                    let earlier = seen.entry(real.clone()).or_default();
+                    if earlier.contains(&relinked) {
+                        out.push(finding(FindingCode::DuplicateEntry, Severity::Warning, INDEX_FILE_NAME, Some(n),
+                            format!("the same entry for {real} a second time (once its link, to {target}, which does not exist, is pointed there)"),
+                            Some(format!("remove line {n}"))));
+                    } else {
+                        earlier.push(relinked);
+                        out.push(finding(FindingCode::DeadLink, Severity::Error, INDEX_FILE_NAME, Some(n),
+                            format!("the entry links to {target}, which does not exist; the one file of that name is {real}"),
+                            Some(format!("point line {n} at {real}, keeping its title and hook"))));
+                    }
                     targets.insert(real);
                 }
                 None => {

@@ -10,9 +10,7 @@ use super::checks::{folder_words, is_foreign_index};
 use super::compact::compact_index;
 use super::kept_words::WordLedger;
 use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
-use super::repair::{
-    folded_description_file, in_stored_form, moved_target, retarget_line, scan_all,
-};
+use super::repair::{folded_description_file, in_stored_form, moved_target, scan_all};
 use super::{report, DoctorInput, DoctorReport};
 use crate::codes::FindingCode;
 use crate::diff::unified_diff;
@@ -20,7 +18,7 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::INDEX_FILE_NAME;
 use crate::text::{normalize_text, utf16_len};
 use crate::write::entry::format_entry;
-use crate::write::entry::{classify, Line};
+use crate::write::entry::{classify, retarget_entry, Line};
 use crate::write::guard::index_size;
 use crate::write::snapshot::StoredText;
 use crate::write::{Effect, Snapshot};
@@ -205,7 +203,7 @@ impl IndexEdit<'_> {
                     // a second entry into the moved file with words of its own is a second way
                     // in, not a duplicate: it is repointed too
                     let moved = moved_target(self.snapshot, &target)
-                        .and_then(|to| retarget_line(body, &to));
+                        .and_then(|to| retarget_entry(body, &to));
                     if let Some(new) = moved {
                         // a longer folder may take the line past its limit: shorten its hook
                         // too, when the words it drops are elsewhere

@@ -131,24 +131,3 @@ pub(super) fn moved_target(snapshot: &Snapshot, target: &str) -> Option<String> 
     let first = same.next()?;
     same.next().is_none().then(|| first.path.clone())
 }
-
-/// `line` with its link pointed at `to` (anchor and query kept), or `None` when it is not an
-/// entry.
-pub(super) fn retarget_line(line: &str, to: &str) -> Option<String> {
-    let Line::Entry(e) = classify(line) else {
-        return None;
-    };
-    let suffix = e
-        .target
-        .find(['#', '?'])
-        .map_or("", |i| e.target.get(i..).unwrap_or(""));
-    let at = line
-        .find(&format!("]({}", e.target))
-        .or_else(|| line.find("]("))?;
-    let close = line.get(at..)?.find(')')? + at;
-    Some(format!(
-        "{}]({to}{suffix}){}",
-        line.get(..at)?,
-        line.get(close + 1..)?
-    ))
-}

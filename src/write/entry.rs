@@ -481,6 +481,35 @@ pub fn retarget_entries(index: &str, from: &str, to: &str) -> (String, usize) {
     (lines.join("\n"), changed)
 }
 
+/// `line` with its entry's link pointed at the file `to`, the destination written as
+/// [`format_entry`] writes one (percent-escapes, `<…>` where the path needs it), any `#anchor`
+/// or `?query` kept; every other byte as it was. `None` when it is not an entry into the folder.
+pub fn retarget_entry(line: &str, to: &str) -> Option<String> {
+    let Line::Entry(e) = classify(line) else {
+        return None;
+    };
+    e.file()?;
+    let at = |part: &str| (part.as_ptr() as usize).checked_sub(line.as_ptr() as usize);
+    // the destination runs from after the title's `](` to the `)` after the target as written
+    let open = at(e.title)? + e.title.len() + 2;
+    let target_end = at(e.target)? + e.target.len();
+    let close = target_end + line.get(target_end..)?.find(')')?;
+    let suffix = e
+        .target
+        .get(e.target.find(['#', '?']).unwrap_or(e.target.len())..)?;
+    let target = format!("{}{suffix}", encode_target(to));
+    let target = if target.contains([' ', '(', ')']) {
+        format!("<{target}>")
+    } else {
+        target
+    };
+    Some(format!(
+        "{}{target}{}",
+        line.get(..open)?,
+        line.get(close..)?
+    ))
+}
+
 /// `line` with its link moved from under `from` to under `to`, when it is an entry there.
 fn retarget_line_under(line: &str, from: &str, to: &str) -> Option<String> {
     let Line::Entry(e) = classify(line) else {
@@ -669,6 +698,28 @@ mod tests {
             retarget_entries("- [A](d/a.md) — x", "d", "e").0,
             "- [A](e/a.md) — x"
         );
+    }
+
+    #[test]
+    fn an_entry_is_pointed_at_a_file_as_format_entry_writes_links() {
+        let to = |line: &str, path: &str| retarget_entry(line, path);
+        assert_eq!(
+            to("- [A](a.md#top) — x", "x (old)/a.md").as_deref(),
+            Some("- [A](<x (old)/a.md#top>) — x")
+        );
+        assert_eq!(
+            to("* **[A \\](b\\] c](<./a (1).md>)** — x", "100%/a.md").as_deref(),
+            Some("* **[A \\](b\\] c](100%25/a.md)** — x")
+        );
+        assert_eq!(
+            to("- [A](./a.md) — x", "ab:c.md").as_deref(),
+            Some("- [A](./ab:c.md) — x")
+        );
+        assert!(links_to(
+            &to("- [A](a.md)", "x (old)/a.md").unwrap_or_default(),
+            "x (old)/a.md"
+        ));
+        assert_eq!(to("- [A](https://x.example/a.md) — x", "a.md"), None);
     }
 
     #[test]
