@@ -1,12 +1,13 @@
 //! The checks themselves. Index findings come first, by line; then files, by path.
 
 use crate::codes::EntryKind;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::compact::compact_index;
 use super::kept_words::WordLedger;
+use super::remedy::NewFilePlace;
 use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, Kept, LongEntryRemedy};
-use super::repair::{description_region, folded_description_file, moved_target, scan_all};
+use super::repair::{description_region, folded_description_file, scan_all, TopicNames};
 use super::{Finding, Options, Severity};
 use crate::codes::{DiagnosticCode, FindingCode};
 use crate::freshness::age_days;
@@ -238,7 +239,7 @@ fn index_checks(
     }
     let (lines, units) = index_size(&text);
     let compaction = (lines > to_usize(limits.max_index_lines) || units > to_usize(limits.max_index_utf16))
-        .then(|| compact_index(&text, snapshot, limits))
+        .then(|| compact_index(&text, snapshot, limits, &HashSet::new()))
         .flatten()
         .map(|c| {
             let mut what = Vec::new();
@@ -274,6 +275,14 @@ fn index_checks(
     }
     let all: Vec<&str> = text.split('\n').collect();
     let kinds = classify_all(&text);
+    let names = TopicNames::of(snapshot);
+    let no_new_files = HashSet::new();
+    let place = NewFilePlace {
+        snapshot,
+        names: &names,
+        created: &no_new_files,
+        limits,
+    };
     // the entries seen so far, by the file they link to: a second one with other words is a
     // second way in, not a duplicate
     let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -321,7 +330,7 @@ fn index_checks(
             continue; // a link to a folder that exists is live
         }
         if !snapshot.is_file(&target) {
-            let moved = moved_target(snapshot, &target);
+            let moved = names.moved(&target);
             match unverifiable(snapshot, &target) {
                 // a folder on the way could not be listed: the file may well be there
                 Some(folder) => out.push(finding(FindingCode::LinkUnverifiable, Severity::Info, INDEX_FILE_NAME, Some(n),
@@ -348,7 +357,7 @@ fn index_checks(
                     targets.insert(real);
                 }
                 None => {
-                    let (message, fix) = match dead_link_remedy(snapshot, ledger, line, &target, limits) {
+                    let (message, fix) = match dead_link_remedy(&place, ledger, line, &target) {
                         DeadLinkRemedy::Remove => (String::new(), Some(format!("remove line {n} (its words are elsewhere in the folder)"))),
                         DeadLinkRemedy::Create { .. } => (String::new(), Some(format!("write {target} from the entry's title and hook, which exist nowhere else, so the link leads somewhere"))),
                         DeadLinkRemedy::Keep(Kept::UniqueWords) => ("; its words exist nowhere else in the folder, so doctor keeps the line: restore the file, or move the words yourself".to_owned(), None),

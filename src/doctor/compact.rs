@@ -11,7 +11,7 @@
 //! Every word moves; nothing is shortened but the new entries' hooks, whose whole text is the
 //! new file's.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 use crate::frontmatter::MemoryType;
 use crate::limits::{to_usize, Limits};
@@ -60,6 +60,7 @@ pub(super) fn compact_index(
     index: &str,
     snapshot: &Snapshot,
     limits: &Limits,
+    new_paths: &HashSet<String>,
 ) -> Option<Compaction> {
     let (lines, units) = index_size(index);
     let max_lines = to_usize(limits.max_index_lines);
@@ -71,7 +72,14 @@ pub(super) fn compact_index(
     let lf = index.replace("\r\n", "\n");
     let slots = slots_of(&lf);
     let titles = section_titles(&slots);
-    let mut taken: BTreeSet<String> = snapshot.entries.iter().map(|e| e.path.clone()).collect();
+    // every path listed or written new by the plan, lower-cased: a file system may not tell
+    // `Project_notes.md` from `project_notes.md`
+    let mut taken: HashSet<String> = snapshot
+        .entries
+        .iter()
+        .map(|e| e.path.to_lowercase())
+        .chain(new_paths.iter().cloned())
+        .collect();
     let mut files = Vec::new();
 
     // 1. content, section by section, into topic files (one pass to find each section's notes,
@@ -318,7 +326,7 @@ fn note_text(line: &str) -> &str {
 }
 
 /// `{prefix}_{slug}.md`, with `_2`, `_3`… when taken; the name is then taken.
-fn free_path(prefix: &str, title: &str, taken: &mut BTreeSet<String>) -> String {
+fn free_path(prefix: &str, title: &str, taken: &mut HashSet<String>) -> String {
     let slug = slug(title);
     let mut n = 1;
     loop {
@@ -348,7 +356,7 @@ mod tests {
     use super::*;
     use crate::doctor::kept_words::words;
     use crate::write::snapshot::Entry;
-    use std::collections::BTreeMap;
+    use std::collections::{BTreeMap, BTreeSet};
 
     fn snapshot() -> Snapshot {
         Snapshot::new(Vec::<Entry>::new(), BTreeMap::new(), BTreeMap::new())
@@ -369,7 +377,7 @@ mod tests {
             index.push_str(&format!("The server {i} answers on port {}.\n", 8000 + i));
         }
         let limits = Limits::default();
-        let Some(c) = compact_index(&index, &snapshot(), &limits) else {
+        let Some(c) = compact_index(&index, &snapshot(), &limits, &HashSet::new()) else {
             unreachable!("a 251-line index is compacted")
         };
         let (lines, _) = index_size(&c.index);
@@ -390,11 +398,17 @@ mod tests {
     #[test]
     fn an_index_under_its_limits_is_left_alone_and_crlf_is_kept() {
         assert_eq!(
-            compact_index("- [A](a.md) — x\n", &snapshot(), &Limits::default()),
+            compact_index(
+                "- [A](a.md) — x\n",
+                &snapshot(),
+                &Limits::default(),
+                &HashSet::new()
+            ),
             None
         );
         let index = "- [A](a.md) — x\r\n".repeat(250);
-        let Some(c) = compact_index(&index, &snapshot(), &Limits::default()) else {
+        let Some(c) = compact_index(&index, &snapshot(), &Limits::default(), &HashSet::new())
+        else {
             unreachable!("compacted")
         };
         assert!(c.index.contains("\r\n") && !c.index.replace("\r\n", "").contains('\n'));

@@ -4,13 +4,16 @@
 //! word that exists nowhere else in the folder is removed. Planned as effects plus a unified
 //! diff; `after` is doctor's report on the fixed directory.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use super::checks::{folder_words, is_foreign_index};
 use super::compact::compact_index;
 use super::kept_words::WordLedger;
+use super::remedy::NewFilePlace;
 use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
-use super::repair::{folded_description_file, in_stored_form, moved_target, scan_all};
+use super::repair::{folded_description_file, in_stored_form, scan_all, TopicNames};
 use super::{report, DoctorInput, DoctorReport};
 use crate::codes::FindingCode;
 use crate::diff::unified_diff;
@@ -87,6 +90,8 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
             ledger: &mut ledger,
             files: &mut changed,
             created: &mut created,
+            new_paths: HashSet::new(),
+            names: TopicNames::of(&snapshot),
         };
         let (index_fixed, new_index) = edit.fix_index(&stored, &before);
         fixed += index_fixed;
@@ -162,6 +167,10 @@ struct IndexEdit<'a> {
     files: &'a mut Vec<(String, String, String)>,
     /// Files written new (a dead link's, compaction's).
     created: &'a mut Vec<(String, String)>,
+    /// Their paths, lower-cased: no two new files may share one, in any case.
+    new_paths: HashSet<String>,
+    /// The topic files by name.
+    names: TopicNames,
 }
 
 impl IndexEdit<'_> {
@@ -202,7 +211,9 @@ impl IndexEdit<'_> {
                 (FindingCode::DeadLink, Some(target)) => {
                     // a second entry into the moved file with words of its own is a second way
                     // in, not a duplicate: it is repointed too
-                    let moved = moved_target(self.snapshot, &target)
+                    let moved = self
+                        .names
+                        .moved(&target)
                         .and_then(|to| retarget_entry(body, &to));
                     if let Some(new) = moved {
                         // a longer folder may take the line past its limit: shorten its hook
@@ -214,15 +225,20 @@ impl IndexEdit<'_> {
                         }
                         continue;
                     }
-                    match dead_link_remedy(self.snapshot, self.ledger, body, &target, limits) {
+                    let place = NewFilePlace {
+                        snapshot: self.snapshot,
+                        names: &self.names,
+                        created: &self.new_paths,
+                        limits,
+                    };
+                    match dead_link_remedy(&place, self.ledger, body, &target) {
                         DeadLinkRemedy::Remove if self.ledger.try_replace(body, "") => {
                             slot.take();
                             fixed += 1;
                         }
-                        DeadLinkRemedy::Create { path, text }
-                            if !self.created.iter().any(|(p, _)| *p == path) =>
-                        {
+                        DeadLinkRemedy::Create { path, text } => {
                             self.ledger.add(&text);
+                            self.new_paths.insert(path.to_lowercase());
                             self.created.push((path, text));
                             fixed += 1;
                         }
@@ -264,7 +280,7 @@ impl IndexEdit<'_> {
 
         // over its limits: compaction, when the index is in Claude Code's form
         if !is_foreign_index(&new_index) {
-            if let Some(c) = compact_index(&new_index, self.snapshot, limits) {
+            if let Some(c) = compact_index(&new_index, self.snapshot, limits, &self.new_paths) {
                 for (path, text) in c.files {
                     self.ledger.add(&text);
                     self.created.push((path, text));
@@ -376,5 +392,143 @@ impl IndexEdit<'_> {
             fixed += 1;
         }
         (fixed, lines.join("\n"))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::codes::EntryKind;
+    use crate::scan::Head;
+    use crate::write::snapshot::Entry;
+    use std::collections::BTreeMap;
+
+    const NOW: f64 = 1_772_714_096_789.0;
+
+    /// A doctor input listing `files` (and their folders), every one read.
+    fn input(files: &[(&str, &str)], limits: Limits) -> DoctorInput {
+        let mut entries = Vec::new();
+        let mut folders = std::collections::BTreeSet::new();
+        for (path, text) in files {
+            let mut p = *path;
+            while let Some((parent, _)) = p.rsplit_once('/') {
+                folders.insert(parent.to_owned());
+                p = parent;
+            }
+            #[allow(clippy::cast_precision_loss)]
+            let size = text.len() as f64;
+            entries.push(Entry {
+                path: (*path).to_owned(),
+                kind: EntryKind::File,
+                size,
+                mtime_ms: NOW,
+                problem: None,
+            });
+        }
+        entries.extend(folders.into_iter().map(|path| Entry {
+            path,
+            kind: EntryKind::Directory,
+            size: 0.0,
+            mtime_ms: NOW,
+            problem: None,
+        }));
+        DoctorInput {
+            entries,
+            contents: files
+                .iter()
+                .map(|(p, t)| ((*p).to_owned(), Head::Text((*t).to_owned())))
+                .collect(),
+            now_ms: NOW,
+            limits: Some(limits),
+            stale_core_days: None,
+            outside: BTreeMap::new(),
+        }
+    }
+
+    /// The paths the plan writes new (exclusively), checked to be distinct in any case and
+    /// not listed.
+    fn new_files(input: &DoctorInput, plan: &FixPlan) -> Vec<String> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for effect in &plan.effects {
+            if let Effect::Write {
+                path,
+                exclusive: true,
+                ..
+            } = effect
+            {
+                assert!(
+                    seen.insert(path.to_lowercase()),
+                    "{path} twice:\n{}",
+                    plan.diff
+                );
+                assert!(
+                    !input
+                        .entries
+                        .iter()
+                        .any(|e| e.path.eq_ignore_ascii_case(path)),
+                    "{path} is listed:\n{}",
+                    plan.diff
+                );
+                out.push(path.clone());
+            }
+        }
+        out
+    }
+
+    fn topic(name: &str) -> String {
+        format!("---\nname: {name}\ndescription: what {name} holds and when it helps\ntype: project\n---\n\n{name}.\n")
+    }
+
+    /// The file a dead entry's words are written to and the one compaction writes the notes
+    /// under `## Notes` to were one path, both written exclusively; and compaction took a name
+    /// that differs from a listed file's only in case.
+    #[test]
+    fn new_files_never_share_a_path() {
+        let index = "# Memory\n- [Notes](project_notes.md) — quagga zebra\n- [A](a.md) — a\n## Notes\nwe deploy on fridays\nthe pager rotates weekly\n## Staging\nstaging is eu west\nit resets nightly\n";
+        let a = topic("A");
+        let old = topic("Old");
+        let files = [
+            ("MEMORY.md", index),
+            ("a.md", a.as_str()),
+            ("Project_Staging.md", old.as_str()),
+        ];
+        let limits = Limits {
+            max_index_lines: 6,
+            ..Limits::default()
+        };
+        let input = input(&files, limits);
+        let plan = plan_doctor_fixes(&input);
+        let made = new_files(&input, &plan);
+        assert!(made.contains(&"project_notes.md".to_owned()), "{made:?}");
+        assert!(made.len() >= 3, "{made:?}\n{}", plan.diff);
+    }
+
+    /// Files written from dead entries' words stop at `maxFiles`, counting those the plan
+    /// writes (an index of 10,000 such entries wrote 10,000 files, pushing every older one out
+    /// of recall); a dead entry named like a listed file in another case writes none.
+    #[test]
+    fn files_written_from_dead_entries_stop_at_max_files() {
+        let mut index = String::new();
+        for i in 0..6 {
+            index.push_str(&format!("- [Gone {i}](gone_{i}.md) — unique{i} words\n"));
+        }
+        index.push_str("- [Case](a.md) — uniquecase words\n");
+        let a = topic("A");
+        let files = [("MEMORY.md", index.as_str()), ("A.md", a.as_str())];
+        let limits = Limits {
+            max_files: 4,
+            ..Limits::default()
+        };
+        let input = input(&files, limits);
+        let plan = plan_doctor_fixes(&input);
+        let made = new_files(&input, &plan);
+        assert_eq!(
+            made,
+            ["gone_0.md", "gone_1.md", "gone_2.md"],
+            "{}",
+            plan.diff
+        );
     }
 }

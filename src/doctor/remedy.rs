@@ -3,7 +3,9 @@
 //! nowhere else is never removed or cut.
 
 use super::kept_words::WordLedger;
-use super::repair::shorter_entry;
+use std::collections::HashSet;
+
+use super::repair::{shorter_entry, TopicNames};
 use crate::codes::EntryKind;
 use crate::frontmatter::{parse_header, Header, MemoryType};
 use crate::limits::{to_usize, Limits};
@@ -38,19 +40,19 @@ pub(crate) enum Kept {
 
 /// The remedy for a dead entry `line` linking to `target` (a path inside the folder).
 pub(crate) fn dead_link_remedy(
-    snapshot: &Snapshot,
+    place: &NewFilePlace<'_>,
     ledger: &WordLedger,
     line: &str,
     target: &str,
-    limits: &Limits,
 ) -> DeadLinkRemedy {
+    let snapshot = place.snapshot;
     if !ledger.would_lose(line, "") {
         if links_elsewhere(snapshot, line, target) {
             return DeadLinkRemedy::Keep(Kept::OtherLinks);
         }
         return DeadLinkRemedy::Remove;
     }
-    match recreated_file(snapshot, line, target, limits) {
+    match recreated_file(place, line, target) {
         Some(text) => DeadLinkRemedy::Create {
             path: target.to_owned(),
             text,
@@ -70,25 +72,27 @@ fn links_elsewhere(snapshot: &Snapshot, line: &str, target: &str) -> bool {
     })
 }
 
+/// What decides where a fix may write a new file: the folder as listed, its topic files by
+/// name, the paths the plan already writes new (lower-cased), the limits.
+pub(crate) struct NewFilePlace<'a> {
+    pub snapshot: &'a Snapshot,
+    pub names: &'a TopicNames,
+    pub created: &'a HashSet<String>,
+    pub limits: &'a Limits,
+}
+
 /// The topic file an entry's own words make, when `target` is a place one can be written: a
-/// `*.md` path memdir accepts, nothing listed there, its folder listed as a folder, no file of
-/// that name anywhere in the folder (it may be the one meant), and room under `maxFiles` (a
-/// new file must not push an older one out of recall).
-fn recreated_file(
-    snapshot: &Snapshot,
-    line: &str,
-    target: &str,
-    limits: &Limits,
-) -> Option<String> {
+/// `*.md` path memdir accepts, nothing listed there and nothing the plan writes there (in any
+/// case), its folder listed as a folder, no file of that name anywhere in the folder (in any
+/// case: it may be the one meant), and room under `maxFiles` with the files the plan writes
+/// (a new file must not push an older one out of recall).
+fn recreated_file(place: &NewFilePlace<'_>, line: &str, target: &str) -> Option<String> {
+    let snapshot = place.snapshot;
     let name = target.rsplit('/').next()?;
-    let mut topics = 0usize;
-    for e in snapshot.topic_files() {
-        if e.path.rsplit('/').next() == Some(name) {
-            return None;
-        }
-        topics += 1;
-    }
-    if topics >= to_usize(limits.max_files) {
+    if place.names.has(name)
+        || place.created.contains(&target.to_lowercase())
+        || place.names.count + place.created.len() >= to_usize(place.limits.max_files)
+    {
         return None;
     }
     if !is_topic_path(target)

@@ -1,6 +1,8 @@
 //! Shared by the checks and the fixes: the safe edits doctor knows how to make, and the scan
 //! over every file. Checks report what these can repair; fixes apply them.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::codes::EntryKind;
 use crate::frontmatter::{parse_header, Header};
 use crate::limits::{to_usize, Limits};
@@ -119,15 +121,50 @@ pub(super) fn in_stored_form(original: &str, edited_lf: &str) -> Option<String> 
     Some(format!("{bom}{body}"))
 }
 
-/// The one topic file named like a link's dead `target` (its last segment), when exactly one
-/// exists: the entry was written with the wrong folder (`memory/user_a.md`), and pointing it
-/// there keeps the words someone wrote.
-pub(super) fn moved_target(snapshot: &Snapshot, target: &str) -> Option<String> {
-    let name = target.rsplit('/').next()?;
-    let mut same = snapshot
-        .topic_files()
-        // only a regular file: a link to anything else is dead too
-        .filter(|e| e.kind == EntryKind::File && e.path.rsplit('/').next() == Some(name));
-    let first = same.next()?;
-    same.next().is_none().then(|| first.path.clone())
+/// The topic files by name, gathered once: each dead link is looked up in them, not compared
+/// with every file of the folder (an index of 4,000 dead links beside 4,000 files took 1.4 s).
+#[derive(Debug, Default)]
+pub(super) struct TopicNames {
+    /// Regular topic files, by file name.
+    files: HashMap<String, Vec<String>>,
+    /// The name of every topic entry, lower-cased (a file system may not tell `A.md` from
+    /// `a.md`).
+    lower: HashSet<String>,
+    /// How many topic entries the listing has.
+    pub count: usize,
+}
+
+impl TopicNames {
+    pub fn of(snapshot: &Snapshot) -> Self {
+        let mut names = Self::default();
+        for e in snapshot.topic_files() {
+            let name = e.path.rsplit('/').next().unwrap_or(&e.path);
+            names.count += 1;
+            names.lower.insert(name.to_lowercase());
+            // only a regular file: a link to anything else is dead too
+            if e.kind == EntryKind::File {
+                names
+                    .files
+                    .entry(name.to_owned())
+                    .or_default()
+                    .push(e.path.clone());
+            }
+        }
+        names
+    }
+
+    /// The one topic file named like a link's dead `target` (its last segment), when exactly
+    /// one exists: the entry was written with the wrong folder (`memory/user_a.md`), and
+    /// pointing it there keeps the words someone wrote.
+    pub fn moved(&self, target: &str) -> Option<String> {
+        match self.files.get(target.rsplit('/').next()?)?.as_slice() {
+            [one] => Some(one.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether a topic entry anywhere has this file name, in any case.
+    pub fn has(&self, name: &str) -> bool {
+        self.lower.contains(&name.to_lowercase())
+    }
 }
