@@ -116,25 +116,66 @@ fn existing(
     }
 }
 
-/// Byte offsets of every occurrence of `needle`, overlapping ones included.
-fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
-    let mut found = Vec::new();
-    let mut from = 0;
-    while let Some(i) = haystack.get(from..).and_then(|rest| rest.find(needle)) {
-        let at = from + i;
-        found.push(at);
-        // step one character, so "aa" in "aaa" counts twice
-        from = at
-            + haystack
-                .get(at..)
-                .and_then(|r| r.chars().next())
-                .map_or(1, char::len_utf8);
+/// How many lines a refusal for several occurrences names at most: the rest are "more" (a
+/// one-character `old_str` in a 1 MiB file can occur a million times).
+const MAX_LINES_NAMED: usize = 20;
+
+/// Where `needle` occurs: nowhere, once (its byte offset), or more than once.
+enum Occurrences {
+    None,
+    One(usize),
+    /// The 1-based lines holding one, in order, at most [`MAX_LINES_NAMED`], and whether a
+    /// later line holds one too.
+    Many(Vec<usize>, bool),
+}
+
+/// Finds `needle` in `haystack` (overlapping occurrences count: "aa" is twice in "aaa") in time
+/// linear in the haystack: lines are counted in one pass, and after an occurrence the search
+/// goes on from the next line, so no occurrence is searched for twice and at most
+/// [`MAX_LINES_NAMED`] + 1 lines are visited past the second.
+fn occurrences(haystack: &str, needle: &str) -> Occurrences {
+    let find_from = |from: usize| -> Option<usize> {
+        haystack
+            .get(from..)
+            .and_then(|rest| rest.find(needle))
+            .map(|i| from + i)
+    };
+    let Some(first) = find_from(0) else {
+        return Occurrences::None;
+    };
+    // one character on, so an overlapping second occurrence is seen
+    let step = haystack
+        .get(first..)
+        .and_then(|r| r.chars().next())
+        .map_or(1, char::len_utf8);
+    if find_from(first + step).is_none() {
+        return Occurrences::One(first);
     }
-    found
+    let mut lines = Vec::new();
+    let (mut line, mut counted_to) = (0, 0);
+    let mut at = Some(first);
+    while let Some(pos) = at {
+        line += newlines(haystack.get(counted_to..pos).unwrap_or(""));
+        counted_to = pos;
+        if lines.len() == MAX_LINES_NAMED {
+            return Occurrences::Many(lines, true);
+        }
+        lines.push(line + 1);
+        // the next line's start: other occurrences on this line name no other line
+        at = haystack
+            .get(pos..)
+            .and_then(|rest| rest.find('\n'))
+            .and_then(|i| find_from(pos + i + 1));
+    }
+    Occurrences::Many(lines, false)
+}
+
+fn newlines(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b'\n').count()
 }
 
 fn line_of(text: &str, byte: usize) -> usize {
-    text.get(..byte).map_or(0, |t| t.matches('\n').count())
+    text.get(..byte).map_or(0, newlines)
 }
 
 pub fn str_replace(
@@ -152,26 +193,27 @@ pub fn str_replace(
     if old_str.is_empty() {
         return ToolResult::error(format!("No replacement was performed: old_str is empty, so it does not name one place in {given}."));
     }
-    let found = occurrences(&content, old_str);
-    let [at] = found.as_slice() else {
-        if found.is_empty() {
+    let at = match occurrences(&content, old_str) {
+        Occurrences::One(at) => at,
+        Occurrences::None => {
             return ToolResult::error(format!(
-                "No replacement was performed, old_str `{old_str}` did not appear verbatim in {given}."
+            "No replacement was performed, old_str `{old_str}` did not appear verbatim in {given}."
+        ))
+        }
+        Occurrences::Many(lines, more) => {
+            let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
+            let more = if more { " and more" } else { "" };
+            return ToolResult::error(format!(
+                "No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: {}{more}. Please ensure it is unique",
+                lines.join(", ")
             ));
         }
-        let mut lines: Vec<usize> = found.iter().map(|&b| line_of(&content, b) + 1).collect();
-        lines.dedup();
-        let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
-        return ToolResult::error(format!(
-            "No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: {}. Please ensure it is unique",
-            lines.join(", ")
-        ));
     };
     let mut updated = String::with_capacity(content.len() + new_str.len());
-    updated.push_str(content.get(..*at).unwrap_or(""));
+    updated.push_str(content.get(..at).unwrap_or(""));
     updated.push_str(new_str);
     updated.push_str(content.get(at + old_str.len()..).unwrap_or(""));
-    let mut first = line_of(&content, *at);
+    let mut first = line_of(&content, at);
     let mut last = first + new_str.matches('\n').count();
     // the lines new_str wrote into (not the one after a final newline)
     let written = first..last + usize::from(!new_str.is_empty() && !new_str.ends_with('\n'));
@@ -241,4 +283,113 @@ pub fn insert(
         format!("The file {given} has been edited.{note}"),
         write(rel, updated, false),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::Head;
+    use crate::write::snapshot::Entry;
+    use std::collections::BTreeMap;
+
+    fn lines_of(haystack: &str, needle: &str) -> (Vec<usize>, bool) {
+        match occurrences(haystack, needle) {
+            Occurrences::Many(lines, more) => (lines, more),
+            Occurrences::One(at) => (vec![line_of(haystack, at) + 1], false),
+            Occurrences::None => (Vec::new(), false),
+        }
+    }
+
+    /// Every distinct 1-based line an occurrence starts on, counted the slow way.
+    fn naive(haystack: &str, needle: &str) -> Vec<usize> {
+        let mut lines: Vec<usize> = (0..haystack.len())
+            .filter(|&i| {
+                haystack.is_char_boundary(i)
+                    && haystack.get(i..).is_some_and(|r| r.starts_with(needle))
+            })
+            .map(|i| haystack.get(..i).unwrap_or("").matches('\n').count() + 1)
+            .collect();
+        lines.dedup();
+        lines
+    }
+
+    #[test]
+    fn the_lines_named_are_those_the_occurrences_start_on() {
+        for (haystack, needle) in [
+            ("ab\nx\nab\n", "ab"),
+            ("aaa", "aa"),
+            ("a\nb a\nb\n\na\nb", "a\nb"),
+            ("é\né\n\n\né", "é"),
+            ("x\n\n\nxx\n", "\n"),
+            ("\n\n\n\n", "\n\n"),
+            ("one line only", "e"),
+            ("---\nname: Testing\ndescription: Integration tests hit a real database\ntype: feedback\n---\n\nUse a real DB.\n", "e"),
+        ] {
+            let (lines, more) = lines_of(haystack, needle);
+            assert_eq!(lines, naive(haystack, needle), "{needle:?} in {haystack:?}");
+            assert!(!more);
+        }
+        assert!(matches!(occurrences("abc", "d"), Occurrences::None));
+        assert!(matches!(occurrences("abcb", "cb"), Occurrences::One(2)));
+    }
+
+    #[test]
+    fn a_refusal_names_twenty_lines_and_says_there_are_more() {
+        let haystack = "x\n".repeat(500_000);
+        let (lines, more) = lines_of(&haystack, "x");
+        assert_eq!(lines, (1..=MAX_LINES_NAMED).collect::<Vec<_>>());
+        assert!(more);
+        // exactly twenty lines: none more
+        let (lines, more) = lines_of(&"x\n".repeat(MAX_LINES_NAMED), "x");
+        assert_eq!(lines.len(), MAX_LINES_NAMED);
+        assert!(!more);
+        // occurrences far apart are numbered right
+        let haystack = format!("{}x{}x\nx", "\n".repeat(1000), "\n".repeat(99));
+        assert_eq!(lines_of(&haystack, "x"), (vec![1001, 1100, 1101], false));
+    }
+
+    fn one_file(text: &str) -> Snapshot {
+        Snapshot::new(
+            vec![Entry {
+                path: "n.md".to_owned(),
+                kind: EntryKind::File,
+                size: text.len() as f64,
+                mtime_ms: 0.0,
+                problem: None,
+            }],
+            BTreeMap::from([("n.md".to_owned(), Head::Text(text.to_owned()))]),
+            BTreeMap::new(),
+        )
+    }
+
+    #[test]
+    fn str_replace_in_a_mebibyte_file_refuses_with_the_first_lines() {
+        let text = "ab\n".repeat(349_000); // just under 1 MiB, 349,000 occurrences of one character
+        let result = str_replace(
+            "/memories/n.md",
+            "n.md",
+            "a",
+            "c",
+            &one_file(&text),
+            &Limits::default(),
+        );
+        assert!(result.is_error);
+        let lines: Vec<String> = (1..=MAX_LINES_NAMED).map(|n| n.to_string()).collect();
+        assert_eq!(
+            result.text,
+            format!("No replacement was performed. Multiple occurrences of old_str `a` in lines: {} and more. Please ensure it is unique", lines.join(", "))
+        );
+        // a unique old_str near the end: its snippet has the right line numbers
+        let text = format!("{text}the end\n");
+        let result = str_replace(
+            "/memories/n.md",
+            "n.md",
+            "the end",
+            "THE END",
+            &one_file(&text),
+            &Limits::default(),
+        );
+        assert!(!result.is_error, "{}", result.text);
+        assert!(result.text.contains("349001\tTHE END"), "{}", result.text);
+    }
 }

@@ -7,7 +7,7 @@ use crate::frontmatter::{parse_header, Header};
 use crate::limits::{to_usize, Limits};
 use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 use crate::text::{first_lines, normalize_text};
-use std::collections::BTreeSet;
+use std::collections::HashMap;
 
 use crate::write::entry::{classify, format_entry, links_to, upsert_entry, Line};
 use crate::write::guard::index_rules;
@@ -96,22 +96,27 @@ pub fn drop_replaced_entries(
             })
             .collect()
     };
+    // entries per file, counted once (an index read whole can hold ~50,000 entry lines; a
+    // HashMap<String, usize> as the snapshot's own, so the wasm carries no other map for it)
     let before = files_of(old);
-    let after = files_of(new);
+    let mut had: HashMap<String, usize> = HashMap::with_capacity(before.len());
+    for (_, file) in before {
+        *had.entry(file).or_insert(0) += 1;
+    }
+    // each file's lines in `new`, files in the order they first appear
+    let mut slot: HashMap<String, usize> = HashMap::with_capacity(had.len());
+    let mut after: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, file) in files_of(new) {
+        let k = *slot.entry(file.clone()).or_insert(after.len());
+        match after.get_mut(k) {
+            Some((_, lines)) => lines.push(i),
+            None => after.push((file, vec![i])),
+        }
+    }
     let mut dropped = Vec::new();
     let mut files = Vec::new();
-    let mut seen: BTreeSet<&str> = BTreeSet::new();
-    for (_, file) in &after {
-        if !seen.insert(file) {
-            continue;
-        }
-        let had = before.iter().filter(|(_, f)| f == file).count();
-        let has: Vec<usize> = after
-            .iter()
-            .filter(|(_, f)| f == file)
-            .map(|(i, _)| *i)
-            .collect();
-        if has.len() <= had {
+    for (file, has) in after {
+        if has.len() <= had.get(file.as_str()).copied().unwrap_or(0) {
             continue; // the edit added no entry for this file
         }
         let earlier: Vec<usize> = has
@@ -121,7 +126,7 @@ pub fn drop_replaced_entries(
             .collect();
         if !earlier.is_empty() && earlier.len() < has.len() {
             dropped.extend(earlier);
-            files.push(file.clone());
+            files.push(file);
         }
     }
     dropped.sort_unstable();

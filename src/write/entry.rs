@@ -157,6 +157,10 @@ pub fn classify_all(text: &str) -> Vec<Line<'_>> {
     let mut in_frontmatter = lines.first().is_some_and(|l| l.trim_end() == "---")
         && lines.iter().skip(1).any(|l| l.trim_end() == "---");
     let mut in_comment = false;
+    // the last line holding a `-->`, found once: whether a comment opened on line i closes
+    // later is then one comparison (a scan of the lines below each `<!--` was quadratic: 19 s
+    // for an index of 40,000 `<!--` lines, which the memory tool's edits classify)
+    let last_close = lines.iter().rposition(|l| l.contains("-->"));
     for (i, line) in lines.iter().enumerate() {
         let trimmed = line.trim();
         if in_frontmatter {
@@ -175,7 +179,7 @@ pub fn classify_all(text: &str) -> Vec<Line<'_>> {
             let closes_here = after_open.contains("-->");
             // a comment that never closes is not stripped (as Claude Code leaves it): what follows
             // a stray `<!--` stays in the prompt and counts
-            let closes = closes_here || lines.iter().skip(i + 1).any(|l| l.contains("-->"));
+            let closes = closes_here || last_close.is_some_and(|j| j > i);
             if in_comment || closes {
                 out.push(Line::Markup);
                 in_comment = !closes_here;
