@@ -169,7 +169,7 @@ export function shownUrl(url: string): string {
  * Why a request got no response: the system's code (`ECONNREFUSED`, `ENOTFOUND`, …) when
  * there is one, not `fetch failed`. A message that quotes the URL quotes it as `shownUrl`
  * does, and never a credential: every form of each one the core named for the request
- * (`HttpRequest.secrets`, longest first), and the key.
+ * (`HttpRequest.secrets`), and the key.
  */
 function networkReason(error: unknown, url: string, secrets: readonly string[], apiKey: string | undefined): string {
   const e = error as { message?: string; cause?: { code?: string; message?: string; errors?: { code?: string }[] } };

@@ -486,7 +486,7 @@ export type HttpRequest = { url: string, headers: { [key in string]: string }, b
 model: string, 
 /**
  * The credentials this request carries (its key headers' values, its URL's user, password
- * and query values), in every form an error body may echo them, longest first: give them
+ * and query values), in every form an error body may echo them, each once: give them
  * back to `decodeProviderResponse`, and hide them in any other message about the request.
  */
 secrets: Array<string>, };

@@ -54,7 +54,7 @@ pub struct HttpRequest {
     /// The model id sent.
     pub model: String,
     /// The credentials this request carries (its key headers' values, its URL's user, password
-    /// and query values), in every form an error body may echo them, longest first: give them
+    /// and query values), in every form an error body may echo them, each once: give them
     /// back to `decodeProviderResponse`, and hide them in any other message about the request.
     pub secrets: Vec<String>,
 }

@@ -77,21 +77,22 @@ pub fn decode_provider_response(input: &ProviderResponseInput) -> ProviderAnswer
         thinking_blocks: 0,
         failure: None,
     };
-    if !(200..300).contains(&input.status) {
-        // the credentials out of the whole body first: a cut below never leaves part of one
-        let body = scrub(&input.body, &input.secrets);
-        let parsed: Option<Value> = serde_json::from_str(&body)
-            .ok()
-            .or_else(|| last_ndjson(&body));
-        answer.failure = Some(hidden(
-            http_failure(input.status, parsed.as_ref(), &body),
-            &input.secrets,
-        ));
+    let ok = (200..300).contains(&input.status);
+    // an error body loses the request's credentials before it is read: a cut below never
+    // leaves part of one
+    let scrubbed;
+    let raw = if ok {
+        &input.body
+    } else {
+        scrubbed = scrub(&input.body, &input.secrets);
+        &scrubbed
+    };
+    let parsed: Option<Value> = serde_json::from_str(raw).ok().or_else(|| last_ndjson(raw));
+    if !ok {
+        answer.failure = Some(http_failure(input.status, parsed.as_ref(), raw));
+        answer.failure = answer.failure.map(|f| hidden(f, &input.secrets));
         return answer;
     }
-    let parsed: Option<Value> = serde_json::from_str(&input.body)
-        .ok()
-        .or_else(|| last_ndjson(&input.body));
     let Some(body) = parsed else {
         answer.failure = Some(failure("invalid_body", "the response body is not JSON"));
         return answer;

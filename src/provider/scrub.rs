@@ -12,161 +12,179 @@ pub const REDACTED: &str = "[redacted]";
 
 /// Shorter values are not taken for credentials (as the CLI's own redaction): `?v=1` is not a
 /// key, and hiding every `1` would only garble the message.
-const MIN_SECRET_CHARS: usize = 4;
+const MIN_SECRET_BYTES: usize = 4;
 
-/// A piece of a credential this long, anywhere in a message, is hidden too (a proxy that shows
-/// a key's first characters, a body cut inside one). Shorter pieces are a key's public prefix
-/// (`sk-ant-`) or chance.
-const MIN_PIECE_CHARS: usize = 8;
+/// A piece of a credential this long (bytes: a key is ASCII), anywhere in a message, is hidden
+/// too (a proxy that shows a key's first characters, a body cut inside one). Shorter pieces are
+/// a key's public prefix (`sk-ant-`) or chance.
+const MIN_PIECE_BYTES: usize = 8;
 
 /// Whether a request header carries a credential: `authorization`, `x-api-key`, `cookie`,
 /// and any header whose name says key, token, secret, auth or password.
 fn is_credential_header(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    name == "cookie"
-        || ["key", "token", "secret", "auth", "password"]
-            .iter()
-            .any(|word| name.contains(word))
+    ["key", "token", "secret", "auth", "password", "cookie"]
+        .iter()
+        .any(|word| {
+            name.as_bytes()
+                .windows(word.len())
+                .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+        })
 }
 
 /// The credentials of a request to `url` with `headers`, each in the forms an echo may take
-/// (as sent, percent-encoded, JSON-escaped), longest first: every credential header's value and
+/// (as sent, percent-encoded, JSON-escaped), each once: every credential header's value and
 /// its token after an auth scheme (`Bearer k` gives `k` too), and the user, password and every
 /// query value of the URL (a proxy's `?key=`), decoded and as written.
+#[inline(never)]
 pub fn request_secrets(url: &str, headers: &BTreeMap<String, String>) -> Vec<String> {
-    let mut values: Vec<String> = Vec::new();
+    let mut values: Vec<&str> = Vec::new();
     for (name, value) in headers {
-        if !is_credential_header(name) {
-            continue;
-        }
-        let value = value.trim();
-        values.push(value.to_owned());
-        if let Some((_scheme, token)) = value.split_once(' ') {
-            values.push(token.trim().to_owned());
+        if is_credential_header(name) {
+            let value = value.trim();
+            values.push(value);
+            // `Bearer k`, `Basic k`: the token alone too
+            if let Some((_, token)) = value.split_once(' ') {
+                values.push(token.trim());
+            }
         }
     }
-    values.extend(url_secrets(url));
+    url_secrets(url, &mut values);
     let mut forms: Vec<String> = Vec::new();
     for value in values {
-        if value.chars().count() < MIN_SECRET_CHARS {
-            continue;
-        }
-        let encoded = percent_encode(&value);
-        let escaped = json_escape(&value);
-        forms.push(escaped.replace('/', "\\/"));
-        forms.push(encoded.to_ascii_lowercase());
-        forms.push(encoded);
-        forms.push(escaped);
-        forms.push(value);
+        // as sent, and percent-decoded (a URL's values are written encoded)
+        add_forms(&mut forms, value.to_owned());
+        add_forms(&mut forms, percent_decode(value));
     }
-    forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-    forms.dedup();
     forms
 }
 
-/// The user, password and query values of a URL, each as written and percent-decoded.
-fn url_secrets(url: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// A value's forms: as it is, JSON-escaped (with `/` as `\/` too), percent-encoded; each once.
+#[inline(never)]
+fn add_forms(forms: &mut Vec<String>, value: String) {
+    if value.len() < MIN_SECRET_BYTES {
+        return;
+    }
+    let escaped = json_escape(&value);
+    let slashed = escaped.replace('/', "\\/");
+    let encoded = percent_encode(&value);
+    for form in [slashed, escaped, encoded, value] {
+        if !forms.contains(&form) {
+            forms.push(form);
+        }
+    }
+}
+
+/// The user, password and query values of a URL, as written.
+fn url_secrets<'a>(url: &'a str, out: &mut Vec<&'a str>) {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let rest = rest.split_once('#').map_or(rest, |(before, _)| before);
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let authority = rest.get(..authority_end).unwrap_or("");
+    let (before_query, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let authority = before_query
+        .split_once('/')
+        .map_or(before_query, |(a, _)| a);
     if let Some((userinfo, _host)) = authority.rsplit_once('@') {
-        match userinfo.split_once(':') {
-            Some((user, password)) => out.extend([user, password]),
-            None => out.push(userinfo),
-        }
+        out.extend(userinfo.split(':'));
     }
-    if let Some((_, query)) = rest.split_once('?') {
-        for pair in query.split('&') {
-            out.push(pair.split_once('=').map_or(pair, |(_, value)| value));
-        }
+    for pair in query.split('&') {
+        out.push(pair.split_once('=').map_or(pair, |(_, value)| value));
     }
-    out.into_iter()
-        .flat_map(|v| [v.to_owned(), percent_decode(v)])
-        .collect()
 }
 
 /// `encodeURIComponent`: every byte but letters, digits and `-_.!~*'()` as `%XX`.
+#[inline(never)]
 fn percent_encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
             out.push(char::from(b));
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            out.push('%');
+            for digit in [b >> 4, b & 15] {
+                out.push(
+                    char::from_digit(u32::from(digit), 16).map_or('0', |c| c.to_ascii_uppercase()),
+                );
+            }
         }
     }
     out
 }
 
 /// `%XX` sequences decoded (`+` as a space), bad ones kept as written.
+#[inline(never)]
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b, hex) {
-            (b'%', Some(decoded)) => {
-                out.push(decoded);
-                i += 3;
+    let mut out = Vec::with_capacity(text.len());
+    let mut bytes = text.bytes();
+    while let Some(b) = bytes.next() {
+        let hex = |d: Option<u8>| d.and_then(|d| char::from(d).to_digit(16));
+        match b {
+            b'%' => {
+                let (hi, lo) = (bytes.clone().next(), bytes.clone().nth(1));
+                match (hex(hi), hex(lo)) {
+                    (Some(h), Some(l)) => {
+                        out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+                        bytes.nth(1);
+                    }
+                    _ => out.push(b),
+                }
             }
-            (b'+', _) => {
-                out.push(b' ');
-                i += 1;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
+            b'+' => out.push(b' '),
+            _ => out.push(b),
         }
     }
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The text as it stands inside a JSON string.
+/// The text as it stands inside a JSON string (a key holds no control characters).
 fn json_escape(text: &str) -> String {
-    let quoted = serde_json::to_string(text).unwrap_or_default();
-    quoted
-        .strip_prefix('"')
-        .and_then(|q| q.strip_suffix('"'))
-        .unwrap_or(&quoted)
-        .to_owned()
+    text.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// `text` with every form of every secret replaced by [`REDACTED`] (linear in the text for each
-/// form: for a whole response body before it is read).
+/// `text` with every form of every secret replaced by [`REDACTED`] (overlapping ones as one),
+/// in time linear in the text for each form: for a whole response body before it is read.
 pub fn scrub(text: &str, secrets: &[String]) -> String {
-    let mut out = text.to_owned();
-    for secret in secrets {
-        if secret.chars().count() >= MIN_SECRET_CHARS && out.contains(secret.as_str()) {
-            out = out.replace(secret.as_str(), REDACTED);
-        }
-    }
-    out
+    hide(text, secrets, false)
 }
 
-/// [`scrub`], then every run of [`MIN_PIECE_CHARS`] or more characters that is also a piece of a
-/// secret hidden too. For a message (its cost is its length times the secrets' length).
+/// A message is cut to this many characters before the pieces of secrets are looked for in it
+/// (that costs its length times the secrets' length).
+const MAX_MESSAGE_CHARS: usize = 2_000;
+
+/// [`scrub`], then cut to [`MAX_MESSAGE_CHARS`], then every run of [`MIN_PIECE_BYTES`] or more
+/// that is also a piece of a secret hidden too.
 pub fn scrub_message(text: &str, secrets: &[String]) -> String {
-    let whole = scrub(text, secrets);
-    let chars: Vec<char> = whole.chars().collect();
-    let mut hidden = vec![false; chars.len()];
-    for secret in secrets {
-        let secret: Vec<char> = secret.chars().collect();
-        if secret.len() < MIN_PIECE_CHARS {
+    // the whole forms first, so a piece next to one is not taken with its neighbour, and a cut
+    // never leaves more of a key than a piece
+    let mut whole = hide(text, secrets, false);
+    if let Some((at, _)) = whole.char_indices().nth(MAX_MESSAGE_CHARS) {
+        whole.truncate(at);
+        whole.push('…');
+    }
+    hide(&whole, secrets, true)
+}
+
+#[inline(never)]
+fn hide(text: &str, secrets: &[String], pieces: bool) -> String {
+    let bytes = text.as_bytes();
+    let mut hidden = vec![false; bytes.len()];
+    let mut mark = |from: usize, len: usize| {
+        for h in hidden.iter_mut().skip(from).take(len) {
+            *h = true;
+        }
+    };
+    for secret in secrets.iter().filter(|s| s.len() >= MIN_SECRET_BYTES) {
+        for (at, found) in text.match_indices(secret.as_str()) {
+            mark(at, found.len());
+        }
+        let secret = secret.as_bytes();
+        if !pieces || secret.len() < MIN_PIECE_BYTES {
             continue;
         }
-        // run[j]: how many characters up to here match the secret's ending at its j-th
+        // run[j]: how many bytes up to here match the secret's ending at its j-th
         let mut run = vec![0usize; secret.len() + 1];
-        for (i, c) in chars.iter().enumerate() {
+        for (i, b) in bytes.iter().enumerate() {
             let mut longest = 0;
             for j in (1..=secret.len()).rev() {
-                let matched = if secret.get(j - 1) == Some(c) {
+                let matched = if secret.get(j - 1) == Some(b) {
                     run.get(j - 1).copied().unwrap_or(0) + 1
                 } else {
                     0
@@ -176,25 +194,24 @@ pub fn scrub_message(text: &str, secrets: &[String]) -> String {
                 }
                 longest = longest.max(matched);
             }
-            if longest >= MIN_PIECE_CHARS {
-                for h in hidden.iter_mut().take(i + 1).skip(i + 1 - longest) {
-                    *h = true;
-                }
+            if longest >= MIN_PIECE_BYTES {
+                mark(i + 1 - longest, longest);
             }
         }
     }
-    if !hidden.contains(&true) {
-        return whole;
-    }
-    let mut out = String::with_capacity(whole.len());
-    let mut in_piece = false;
-    for (c, h) in chars.iter().zip(&hidden) {
-        if *h && !in_piece {
+    // a character any byte of which is hidden is hidden; each hidden run becomes one REDACTED
+    let mut out = String::with_capacity(text.len());
+    let mut in_run = false;
+    for (at, c) in text.char_indices() {
+        let hide = hidden
+            .get(at..at + c.len_utf8())
+            .is_some_and(|h| h.contains(&true));
+        if hide && !in_run {
             out.push_str(REDACTED);
-        } else if !*h {
-            out.push(*c);
+        } else if !hide {
+            out.push(c);
         }
-        in_piece = *h;
+        in_run = hide;
     }
     out
 }
@@ -227,7 +244,6 @@ mod tests {
             "sk-a/b\\\"c",
             "sk-a\\/b\\\"c",
             "sk-a%2Fb%22c",
-            "sk-a%2fb%22c",
             "sk-ant-0123",
             "user",
             "pa%2Fss",
@@ -240,9 +256,16 @@ mod tests {
         for not in ["application/json", "2023-06-01", "1", "proxy.example"] {
             assert!(!secrets.contains(&not.to_owned()), "{not} in {secrets:?}");
         }
-        assert!(secrets
-            .windows(2)
-            .all(|w| w.first().map(String::len) >= w.get(1).map(String::len)));
+        let mut unique = secrets.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), secrets.len(), "each form once: {secrets:?}");
+        // forms that overlap (a key and its token after the scheme) are hidden as one
+        assert_eq!(
+            scrub("auth: Bearer sk-a/b\"c.", &secrets),
+            "auth: [redacted]."
+        );
+        assert_eq!(percent_decode("a%2Fb%zz%4+%"), "a/b%zz%4 %");
     }
 
     #[test]
@@ -269,6 +292,11 @@ mod tests {
             scrub_message("sk-ant- keys start so; rT9v", &secrets),
             "sk-ant- keys start so; rT9v"
         );
+        // a long message is cut before its pieces are looked for, never leaving a key
+        let long = scrub_message(&format!("{}{key}", "x".repeat(3_000)), &secrets);
+        assert_eq!(long, format!("{}…", "x".repeat(2_000)));
+        let long = scrub_message(&format!("{}{key}", "x".repeat(1_990)), &secrets);
+        assert_eq!(long, format!("{}[redacted]", "x".repeat(1_990)));
         let none: Vec<String> = Vec::new();
         assert_eq!(scrub_message("anything", &none), "anything");
         // non-ASCII around a piece
