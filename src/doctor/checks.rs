@@ -1,7 +1,7 @@
 //! The checks themselves. Index findings come first, by line; then files, by path.
 
 use crate::codes::EntryKind;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::compact::compact_index;
 use super::kept_words::WordLedger;
@@ -93,18 +93,18 @@ pub(super) fn folder_words(snapshot: &Snapshot) -> WordLedger {
 
 /// The files a reader of `MEMORY.md` is led to: every link on every line of it (an entry's
 /// own, a second one on its line, one in a sentence), the files under a folder it links to,
-/// and every link of a topic file the index links to (a section moved out of the index by
-/// compaction, a "see also"), one step deep.
+/// and, from each topic file reached, its links in turn (a section moved out of the index by
+/// compaction, a sub-index moved into another by a later one, a "see also"). Each file is
+/// read once.
 pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
     let index = snapshot.index_text();
-    let mut first: BTreeSet<String> = BTreeSet::new();
+    let mut queue: Vec<String> = Vec::new();
     for (line, kind) in index.split('\n').zip(classify_all(&index)) {
-        if kind == Line::Markup {
-            continue;
+        if kind != Line::Markup {
+            queue.extend(local_links(line, ""));
         }
-        first.extend(local_links(line, ""));
     }
-    let mut all = first.clone();
+    let mut all: BTreeSet<String> = BTreeSet::new();
     // a file named in plain text (`- deploy.md: how we deploy`, as other tools' indexes do)
     let named = plain_names(&index);
     for e in snapshot.topic_files() {
@@ -112,29 +112,51 @@ pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
             all.insert(e.path.clone());
         }
     }
-    // a link to a folder (`[Agent docs](agents/)`) leads to what is in it
-    for folder in first.iter().filter(|p| snapshot.is_dir(p)) {
-        let prefix = format!("{folder}/");
-        all.extend(
-            snapshot
-                .topic_files()
-                .filter(|e| e.path.starts_with(&prefix))
-                .map(|e| e.path.clone()),
-        );
-    }
-    for file in &first {
+    // the topic files under each folder, gathered when a link to a folder is first followed
+    let mut under: Option<HashMap<&str, Vec<&str>>> = None;
+    let mut seen: HashSet<String> = HashSet::new();
+    while let Some(path) = queue.pop() {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        if snapshot.is_dir(&path) {
+            // a link to a folder (`[Agent docs](agents/)`) leads to what is in it
+            let under = under.get_or_insert_with(|| files_under_folders(snapshot));
+            queue.extend(
+                under
+                    .get(path.as_str())
+                    .into_iter()
+                    .flatten()
+                    .map(|p| (*p).to_owned()),
+            );
+            continue;
+        }
+        all.insert(path.clone());
         let Some(text) = snapshot
-            .text(file)
-            .filter(|_| crate::scan::is_topic_path(file))
+            .text(&path)
+            .filter(|_| crate::scan::is_topic_path(&path))
         else {
             continue;
         };
-        let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir);
         for line in text.split('\n') {
-            all.extend(local_links(line, folder));
+            queue.extend(local_links(line, folder));
         }
     }
     all
+}
+
+/// Every folder that holds topic files, with all of them (in it or below).
+fn files_under_folders(snapshot: &Snapshot) -> HashMap<&str, Vec<&str>> {
+    let mut under: HashMap<&str, Vec<&str>> = HashMap::new();
+    for e in snapshot.topic_files() {
+        let mut folder = e.path.as_str();
+        while let Some((parent, _)) = folder.rsplit_once('/') {
+            under.entry(parent).or_default().push(&e.path);
+            folder = parent;
+        }
+    }
+    under
 }
 
 /// The `*.md` names `text` mentions as words of their own (`deploy.md`, `notes/a.md`; a
@@ -146,7 +168,7 @@ fn plain_names(text: &str) -> BTreeSet<&str> {
         .collect()
 }
 
-/// The links of `line` to places inside the folder, relative to `folder` (`""`: the root).
+/// The links of `line` to places inside the folder, from a file in `folder` (`""`: the root).
 fn local_links(line: &str, folder: &str) -> Vec<String> {
     if !line.contains("](") {
         return Vec::new();
@@ -155,11 +177,29 @@ fn local_links(line: &str, folder: &str) -> Vec<String> {
         .into_iter()
         .filter_map(|t| match t {
             Target::Inside(path) if folder.is_empty() => Some(path),
-            // relative to the topic file's folder (a link that climbs out of it is not followed)
             Target::Inside(path) => Some(format!("{folder}/{path}")),
+            // `../x.md` from `team/index.md` is the root's x.md
+            Target::Outside(path) if !folder.is_empty() && path.starts_with("..") => {
+                climbed(folder, &path)
+            }
             _ => None,
         })
         .collect()
+}
+
+/// `path` (relative, climbing with `..`) from `folder`, when it stays inside the memory folder.
+fn climbed(folder: &str, path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = folder.split('/').collect();
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// What `--fix` can do to the index.
