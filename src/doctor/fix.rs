@@ -74,15 +74,18 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         }
     }
 
-    // the index, edited line by line in its stored form
+    // the index, edited line by line in its stored form; a file missing from it is added even
+    // when the report offered no fix for want of room, if the fixes before make room (else the
+    // next --fix would add it: not idempotent), never to another tool's index
     let index_fixes = before
         .findings
         .iter()
         .any(|f| f.file == INDEX_FILE_NAME && f.fix.is_some())
-        || before
+        || (before
             .findings
             .iter()
-            .any(|f| f.code == FindingCode::NotIndexed && f.fix.is_some());
+            .any(|f| f.code == FindingCode::NotIndexed)
+            && !is_foreign_index(&snapshot.index_text()));
     if let Some(stored) = snapshot.stored_index(&limits).ok().filter(|_| index_fixes) {
         let mut edit = IndexEdit {
             snapshot: &snapshot,
@@ -326,7 +329,8 @@ impl IndexEdit<'_> {
     }
 
     /// Entries for the files no index line links to, inserted after the last entry (so they
-    /// join the list, never a paragraph below it), while the index has room.
+    /// join the list, never a paragraph below it), while the index has room once the fixes
+    /// before are made.
     fn add_missing(
         &mut self,
         index: String,
@@ -338,7 +342,7 @@ impl IndexEdit<'_> {
         let mut missing: Vec<_> = before
             .findings
             .iter()
-            .filter(|f| f.code == FindingCode::NotIndexed && f.fix.is_some())
+            .filter(|f| f.code == FindingCode::NotIndexed)
             .map(|f| f.file.clone())
             .collect();
         missing.sort();
