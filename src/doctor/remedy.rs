@@ -84,12 +84,14 @@ pub(crate) struct NewFilePlace<'a> {
 /// The topic file an entry's own words make, when `target` is a place one can be written: a
 /// `*.md` path memdir accepts, nothing listed there and nothing the plan writes there (in any
 /// case), its folder listed as a folder, no file of that name anywhere in the folder (in any
-/// case: it may be the one meant), and room under `maxFiles` with the files the plan writes
-/// (a new file must not push an older one out of recall).
+/// case: it may be the one meant) nor another dead entry to another file of that name, and
+/// room under `maxFiles` with the files the plan writes (a new file must not push an older
+/// one out of recall).
 fn recreated_file(place: &NewFilePlace<'_>, line: &str, target: &str) -> Option<String> {
     let snapshot = place.snapshot;
     let name = target.rsplit('/').next()?;
     if place.names.has(name)
+        || place.names.shared_by_dead_links(target)
         || place.created.contains(&target.to_lowercase())
         || place.names.count + place.created.len() >= to_usize(place.limits.max_files)
     {
