@@ -922,65 +922,185 @@ fn folder_words(files: &Files) -> BTreeMap<String, usize> {
     out
 }
 
-/// Index lines of every kind doctor fixes: a dead link with words of its own, one whose words are
-/// elsewhere, the same entry twice, a second entry into one file with other words, a long entry,
-/// notes, a second link on an entry line, a link to a folder.
+/// The link destinations of a folder a fix must keep: every one but a local path that leads to
+/// nothing in `files` (a dead entry's own target, which a fix may repoint or drop with its
+/// line). A web address or a link to a file that exists is information like a word.
+fn live_destinations(files: &Files) -> BTreeMap<String, usize> {
+    let exists = |path: &str| {
+        let folder = format!("{path}/");
+        files.keys().any(|p| p == path || p.starts_with(&folder))
+    };
+    let mut out = BTreeMap::new();
+    for text in files.values() {
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let line = &after[..after.find('\n').unwrap_or(after.len())];
+            let target = match line.trim_start().strip_prefix('<') {
+                Some(inner) => inner.find(">)").map(|i| &inner[..i]),
+                None => line
+                    .find(')')
+                    .map(|i| line[..i].trim())
+                    .filter(|t| !t.contains(' ')),
+            };
+            rest = after;
+            let Some(target) = target.filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let path = target
+                .trim_start_matches("./")
+                .split('#')
+                .next()
+                .unwrap_or("");
+            let local = !target.contains(':') && !target.starts_with(['/', '.', '#']);
+            if !local || exists(path.trim_end_matches('/')) {
+                *out.entry(target.to_owned()).or_insert(0) += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Index lines of every kind doctor fixes: a dead link with words of its own (at the root, in a
+/// sub-folder, in a folder that does not exist), one whose words are elsewhere, one that also
+/// links to a live file or a web page, one whose file is in another folder, the same entry
+/// twice, a second entry into one file with other words, a long entry (one with a second
+/// link), notes under headings, a second link on an entry line, a link to a folder, a dead
+/// link to the file compaction would write.
 fn troubled_lines() -> impl Strategy<Value = Vec<String>> {
     let line = prop_oneof![
         ("[a-z]{1,6}", phrase(2..5))
             .prop_map(|(f, w)| format!("- [Gone {f}](gone_{f}.md) — {w} unique{f}")),
+        (
+            "[a-z]{1,6}",
+            phrase(2..5),
+            prop::sample::select(vec!["team", "nodir"])
+        )
+            .prop_map(|(f, w, d)| format!("- [Gone {f}]({d}/gone_{f}.md) — {w} unique{f}")),
         "[a-z]{1,6}".prop_map(|f| format!("- [Body](gone_{f}.md) — body")),
+        "[a-z]{1,6}".prop_map(|f| format!("- [Body](gone_{f}.md) — body ([nuance](nuance.md))")),
+        "[a-z]{1,6}".prop_map(|f| format!(
+            "- [Body](gone_{f}.md) — body ([Body](https://wiki.example/{f}))"
+        )),
+        Just("- [Moved](old/moved.md) — where it went".to_owned()),
         phrase(2..4).prop_map(|w| format!("- [Twice](twice.md) — {w}")),
         phrase(12..20).prop_map(|w| format!(
             "- [Long](twice.md) — {w} and a tail with longword{}",
             w.len()
         )),
+        phrase(12..20).prop_map(|w| format!("- [Long](twice.md) — {w} {w} ([nuance](nuance.md))")),
         phrase(3..8).prop_map(|w| format!("We deploy {w} on call 555 0{}", w.len())),
+        phrase(1..3).prop_map(|w| format!("## Notes {w}")),
+        Just("## Notes".to_owned()),
         phrase(1..3).prop_map(|w| format!("- [Twice](twice.md) — {w} ([nuance](nuance.md))")),
         Just("- [Agent docs](agents/) — the folder".to_owned()),
+        Just("- [Notes](project_notes.md) — quagga zebra".to_owned()),
     ];
-    prop::collection::vec(line, 0..8)
+    prop::collection::vec(line, 0..12)
+}
+
+/// A folder of [`directory`]'s with the troubled lines appended to its index (each twice when
+/// `doubled`), and the files they speak of.
+fn troubled_folder(files: Files, troubled: &[String], doubled: bool) -> Files {
+    let mut files = files;
+    files.insert(
+        "twice.md".into(),
+        topic_text("Twice", "a file with two ways in", "project", "\n"),
+    );
+    files.insert(
+        "nuance.md".into(),
+        topic_text("Nuance", "the finer point of it", "project", "\n"),
+    );
+    files.insert(
+        "team/moved.md".into(),
+        topic_text("Moved", "where it went to live", "project", "\r\n"),
+    );
+    files.insert("agents/readme.md".into(), "Agent docs live here.\n".into());
+    let index = files.entry("MEMORY.md".into()).or_default();
+    let eol = if index.contains("\r\n") { "\r\n" } else { "\n" };
+    if !index.is_empty() && !index.ends_with('\n') {
+        index.push_str(eol);
+    }
+    for line in troubled {
+        index.push_str(&format!("{line}{eol}"));
+        if doubled {
+            index.push_str(&format!("{line}{eol}"));
+        }
+    }
+    files
+}
+
+/// The default limits, or limits so small the index must be compacted.
+fn doctor_limits() -> impl Strategy<Value = Option<Limits>> {
+    prop::sample::select(vec![
+        None,
+        Some(Limits {
+            max_index_lines: 6,
+            max_index_utf16: 600,
+            ..Limits::default()
+        }),
+        Some(Limits {
+            max_index_lines: 10,
+            max_index_utf16: 2_000,
+            ..Limits::default()
+        }),
+    ])
 }
 
 proptest! {
     #![proptest_config(config(128))]
 
     /// Every word that `doctor --fix` removes from any file is still in the folder afterwards,
-    /// on generated folders with every kind of line doctor fixes, CRLF or not, under the
-    /// default limits and under limits so small the index must be compacted.
+    /// and so is every link but a dead one's own target, on generated folders with every kind
+    /// of line doctor fixes, CRLF or not, under the default limits and under limits so small
+    /// the index must be compacted. No file is written twice, none over one that exists.
     #[test]
     fn doctor_fix_removes_no_word(
         files in directory(false),
         troubled in troubled_lines(),
         doubled in prop::bool::ANY,
-        small in prop::bool::ANY,
+        limits in doctor_limits(),
     ) {
-        let mut files = files;
-        files.insert("twice.md".into(), topic_text("Twice", "a file with two ways in", "project", "\n"));
-        files.insert("nuance.md".into(), topic_text("Nuance", "the finer point of it", "project", "\n"));
-        files.insert("agents/readme.md".into(), "Agent docs live here.\n".into());
-        let index = files.entry("MEMORY.md".into()).or_default();
-        let eol = if index.contains("\r\n") { "\r\n" } else { "\n" };
-        if !index.is_empty() && !index.ends_with('\n') {
-            index.push_str(eol);
-        }
-        for line in &troubled {
-            index.push_str(&format!("{line}{eol}"));
-            if doubled {
-                index.push_str(&format!("{line}{eol}"));
+        let files = troubled_folder(files, &troubled, doubled);
+        let mut input = doctor_input(&files);
+        input.limits = limits;
+        let before = folder_words(&files);
+        let links = live_destinations(&files);
+        let plan = memdir::doctor::fix::plan_doctor_fixes(&input);
+        let mut written = std::collections::BTreeSet::new();
+        for effect in &plan.effects {
+            if let Effect::Write { path, .. } = effect {
+                prop_assert!(written.insert(path.clone()), "{path} written twice:\n{}", plan.diff);
             }
         }
-        let mut input = doctor_input(&files);
-        if small {
-            input.limits = Some(Limits { max_index_lines: 6, max_index_utf16: 600, ..Limits::default() });
-        }
-        let before = folder_words(&files);
-        let plan = memdir::doctor::fix::plan_doctor_fixes(&input);
         let mut after = files.clone();
         apply(&mut after, &plan.effects)?;
         let kept = folder_words(&after);
         let lost: Vec<&String> = before.keys().filter(|w| !kept.contains_key(*w)).collect();
         prop_assert!(lost.is_empty(), "--fix lost {:?}:\n{}", lost, plan.diff);
+        let kept = live_destinations(&after);
+        let lost: Vec<&String> = links.keys().filter(|l| !kept.contains_key(*l)).collect();
+        prop_assert!(lost.is_empty(), "--fix lost the links {:?}:\n{}", lost, plan.diff);
+    }
+
+    /// `doctor --fix` on those folders is idempotent: a second run plans nothing.
+    #[test]
+    fn doctor_fix_on_troubled_folders_is_idempotent(
+        files in directory(false),
+        troubled in troubled_lines(),
+        doubled in prop::bool::ANY,
+        limits in doctor_limits(),
+    ) {
+        let files = troubled_folder(files, &troubled, doubled);
+        let mut input = doctor_input(&files);
+        input.limits = limits;
+        let plan = memdir::doctor::fix::plan_doctor_fixes(&input);
+        let mut after = files.clone();
+        apply(&mut after, &plan.effects)?;
+        let mut input = doctor_input(&after);
+        input.limits = limits;
+        let again = memdir::doctor::fix::plan_doctor_fixes(&input);
+        prop_assert!(again.effects.is_empty(), "a second --fix writes:\n{}\nafter the first:\n{}", again.diff, plan.diff);
     }
 }
 
