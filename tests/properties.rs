@@ -1104,52 +1104,130 @@ proptest! {
     }
 }
 
+/// An over-limit index of one of the shapes compaction must handle, and its topic files:
+/// entries in a few sections with notes under a heading (0); many small sections, a heading
+/// and one entry each (1); headings with no entry under them (2); a heading of 30,000
+/// characters (3); notes under the same heading in several sections (4).
+fn over_limit_folder(shape: usize, entries: usize, notes: usize, sections: usize) -> Files {
+    let mut files = Files::new();
+    let mut index = String::from("# Memory\n");
+    let mut entry = |index: &mut String, i: usize| {
+        index.push_str(&format!(
+            "- [Topic {i}](topic_{i}.md) — hook {i} of the list\n"
+        ));
+        files.insert(
+            format!("topic_{i}.md"),
+            topic_text(
+                &format!("Topic {i}"),
+                &format!("what topic {i} holds"),
+                "project",
+                "\n",
+            ),
+        );
+    };
+    match shape {
+        1 => {
+            for i in 0..entries {
+                index.push_str(&format!("## Part {i}\n"));
+                entry(&mut index, i);
+            }
+        }
+        2 => {
+            for i in 0..entries {
+                index.push_str(&format!("## Heading {i}\n"));
+            }
+            for i in 0..notes {
+                entry(&mut index, i);
+            }
+        }
+        3 => {
+            index.push_str(&format!("# {}\n", "wide ".repeat(6_000)));
+            for i in 0..notes {
+                entry(&mut index, i);
+            }
+        }
+        4 => {
+            for i in 0..entries {
+                if i % 20 == 0 {
+                    index.push_str("## Notes\n");
+                    index.push_str(&format!("note {i} on port {}\n", 9000 + i));
+                }
+                entry(&mut index, i);
+            }
+        }
+        _ => {
+            for i in 0..entries {
+                if sections > 0 && i % (entries / sections + 1) == 0 {
+                    index.push_str(&format!("## Part {i}\n"));
+                }
+                entry(&mut index, i);
+            }
+            index.push_str("## Notes\n");
+            for i in 0..notes {
+                index.push_str(&format!("Server s{i} answers on port {}.\n", 9000 + i));
+            }
+        }
+    }
+    files.insert("MEMORY.md".into(), index);
+    files
+}
+
 proptest! {
     #![proptest_config(config(24))]
 
-    /// An index over its limits (notes and entries past 200 lines) is brought under them by
-    /// `--fix`, every word kept, and every file it wrote linked.
+    /// An index over its limits is brought under them by `--fix`, whatever its shape, every
+    /// word kept, every file it wrote linked and named apart from the others; a second
+    /// `--fix` plans nothing, and an index that grows past its limits again is compacted
+    /// again the same way.
     #[test]
     fn an_over_limit_index_is_compacted_under_its_limits(
+        shape in 0usize..5,
         entries in 150usize..260,
         notes in 20usize..80,
         sections in 0usize..4,
+        growth in prop::sample::select(vec![0usize, 150]),
     ) {
-        let mut files = Files::new();
-        let mut index = String::from("# Memory\n");
-        for i in 0..entries {
-            if sections > 0 && i % (entries / sections + 1) == 0 {
-                index.push_str(&format!("## Part {i}\n"));
-            }
-            index.push_str(&format!("- [Topic {i}](topic_{i}.md) — hook {i} of the list\n"));
-            files.insert(format!("topic_{i}.md"), topic_text(&format!("Topic {i}"), &format!("what topic {i} holds"), "project", "\n"));
-        }
-        index.push_str("## Notes\n");
-        for i in 0..notes {
-            index.push_str(&format!("Server s{i} answers on port {}.\n", 9000 + i));
-        }
-        let (lines, units) = memdir::write::guard::index_size(&index);
+        let files = over_limit_folder(shape, entries, notes, sections);
+        let (lines, units) = memdir::write::guard::index_size(&files["MEMORY.md"]);
         prop_assume!(lines > 200 || units > 25_000);
-        files.insert("MEMORY.md".into(), index);
-        let limits = Limits::default();
-        let mut input = doctor_input(&files);
-        input.limits = Some(Limits { max_files: 1000, ..limits });
+        let limits = Limits { max_files: 2_000, ..Limits::default() };
+        let fix = |files: &Files| {
+            let mut input = doctor_input(files);
+            input.limits = Some(limits);
+            memdir::doctor::fix::plan_doctor_fixes(&input)
+        };
         let before = folder_words(&files);
-        let plan = memdir::doctor::fix::plan_doctor_fixes(&input);
+        let plan = fix(&files);
         let mut after = files.clone();
         apply(&mut after, &plan.effects)?;
-        let index = &after["MEMORY.md"];
-        let lines = index.trim_end().split('\n').count();
-        prop_assert!(lines <= limits.max_index_lines as usize, "{lines} lines");
+        // grown again: more entries at the end of the compacted index
+        for i in 0..growth {
+            let i = 1_000 + i;
+            let index = after.get_mut("MEMORY.md").unwrap();
+            index.push_str(&format!("- [Topic {i}](topic_{i}.md) — hook {i} of the list\n"));
+            after.insert(format!("topic_{i}.md"), topic_text(&format!("Topic {i}"), &format!("what topic {i} holds"), "project", "\n"));
+        }
+        let mut before = before;
+        before.extend(folder_words(&after));
+        let plan = if growth > 0 { fix(&after) } else { plan };
+        if growth > 0 {
+            apply(&mut after, &plan.effects)?;
+        }
+        let (lines, units) = memdir::write::guard::index_size(&after["MEMORY.md"]);
+        prop_assert!(lines <= 200 && units <= 25_000, "{lines} lines, {units} units:\n{}", plan.diff);
         let kept = folder_words(&after);
         let lost: Vec<&String> = before.keys().filter(|w| !kept.contains_key(*w)).collect();
         prop_assert!(lost.is_empty(), "lost {:?}", lost);
-        let report = memdir::doctor::doctor(&memdir::doctor::DoctorInput { limits: input.limits, ..doctor_input(&after) });
+        let report = memdir::doctor::doctor(&memdir::doctor::DoctorInput { limits: Some(limits), ..doctor_input(&after) });
+        let new_files: Vec<&String> = after.keys().filter(|p| !files.contains_key(*p)).collect();
         let bad: Vec<_> = report.findings.iter()
-            .filter(|f| matches!(f.code, memdir::codes::FindingCode::NotIndexed | memdir::codes::FindingCode::IndexOverLines | memdir::codes::FindingCode::IndexOverSize | memdir::codes::FindingCode::IndexContent))
-            .map(|f| (f.code, f.file.clone()))
+            .filter(|f| matches!(f.code, memdir::codes::FindingCode::NotIndexed | memdir::codes::FindingCode::IndexOverLines | memdir::codes::FindingCode::IndexOverSize | memdir::codes::FindingCode::IndexContent)
+                || (new_files.contains(&&f.file) && f.severity != memdir::doctor::Severity::Info))
+            .map(|f| (f.code, f.file.clone(), f.message.clone()))
             .collect();
         prop_assert!(bad.is_empty(), "{:?}", bad);
+        let again = fix(&after);
+        prop_assert!(again.effects.is_empty(), "a second --fix writes:\n{}", again.diff);
     }
 }
 

@@ -289,6 +289,9 @@ fn index_checks(
             if c.moved_entries > 0 {
                 what.push(format!("{} entries into sub-index files", c.moved_entries));
             }
+            if c.moved_tail_lines > 0 {
+                what.push(format!("its last {} lines into one more", c.moved_tail_lines));
+            }
             format!("compact MEMORY.md under its limits, every word kept: move {}, each linked from the index", what.join(" and "))
         });
     if lines > to_usize(limits.max_index_lines) {

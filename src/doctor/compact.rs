@@ -32,6 +32,9 @@ pub(super) struct Compaction {
     pub moved_content_lines: usize,
     /// Entries moved into sub-index files.
     pub moved_entries: usize,
+    /// Lines of the index's tail moved whole into a sub-index (when moving notes and entries
+    /// was not enough).
+    pub moved_tail_lines: usize,
 }
 
 /// Share of each limit a compacted index is brought under.
@@ -51,6 +54,8 @@ struct Slot {
 enum Kind {
     Entry,
     Content,
+    /// Frontmatter or an HTML comment: a block never cut in two.
+    Markup,
     Other,
 }
 
@@ -113,10 +118,13 @@ pub(super) fn compact_index(
             .cloned()
             .flatten()
             .unwrap_or_else(|| shorten(note_text(first_note), 60));
-        let path = free_path("project", &title, &mut taken);
-        let description = shorten(note_text(first_note), 150);
+        let (path, nth) = free_path("project", &title, &mut taken);
+        let hook = shorten(note_text(first_note), 150);
+        // a description that says where the notes came from (a note of one word would be a
+        // vague one), and a name no other new file has
+        let description = shorten(&format!("Notes from MEMORY.md's {title}: {hook}"), 150);
         let text = topic_file(
-            &format!("{title} (from MEMORY.md)"),
+            &format!("{title} (from MEMORY.md{})", numbered(nth)),
             &description,
             MemoryType::Project,
             &TopicMeta::default(),
@@ -124,7 +132,7 @@ pub(super) fn compact_index(
         );
         if let Some(at) = entry_at.get_mut(first) {
             *at = Some(Slot {
-                text: format_entry(&title, &path, &description),
+                text: format_entry(&title, &path, &hook),
                 kind: Kind::Entry,
                 section,
             });
@@ -207,7 +215,7 @@ pub(super) fn compact_index(
             .cloned()
             .flatten()
             .unwrap_or_else(|| "Index".to_owned());
-        let path = free_path("reference_index", &title, &mut taken);
+        let (path, nth) = free_path("reference_index", &title, &mut taken);
         let moved_lines: Vec<&str> = moved
             .iter()
             .filter_map(|&i| slots.get(i).map(|s| s.text.as_str()))
@@ -228,7 +236,7 @@ pub(super) fn compact_index(
             ),
             150,
         );
-        let name = format!("{title} (more entries)");
+        let name = format!("{title} (more entries{})", numbered(nth));
         let text = topic_file(
             &name,
             &description,
@@ -266,6 +274,21 @@ pub(super) fn compact_index(
         )
         .collect();
 
+    // 3. still over (small sections, headings alone, a line too long to keep): the index's
+    //    tail, whatever it holds, moves whole into one sub-index linked from where it began
+    let (n, u) = measure(&slots);
+    let mut moved_tail_lines = 0;
+    let slots = if n > target_lines || u > target_units {
+        let (slots, tail) = move_tail(slots, target_lines, target_units, &mut taken);
+        if let Some((path, text, count)) = tail {
+            files.push((path, text));
+            moved_tail_lines = count;
+        }
+        slots
+    } else {
+        slots
+    };
+
     let newline = if crlf { "\r\n" } else { "\n" };
     let new_index = slots
         .iter()
@@ -278,7 +301,91 @@ pub(super) fn compact_index(
         files,
         moved_content_lines,
         moved_entries,
+        moved_tail_lines,
     })
+}
+
+/// Units a pointer line may take (an entry is kept under 150), with its newline.
+const POINTER_UTF16: usize = 151;
+
+/// `slots` with the lines from the first that does not fit beside one pointer line (under
+/// the target) moved into a sub-index file, the pointer in their place; a block of markup is
+/// not cut in two. Returns the new slots and the file (path, text, lines moved).
+fn move_tail(
+    slots: Vec<Slot>,
+    target_lines: usize,
+    target_units: usize,
+    taken: &mut HashSet<String>,
+) -> (Vec<Slot>, Option<(String, String, usize)>) {
+    // the longest head that fits beside the pointer
+    let (mut lines, mut units, mut keep) = (1, POINTER_UTF16, 0);
+    for slot in &slots {
+        lines += 1;
+        units += utf16_len(&slot.text) + 1;
+        if lines > target_lines || units > target_units {
+            break;
+        }
+        keep += 1;
+    }
+    while keep > 0
+        && slots.get(keep).is_some_and(|s| s.kind == Kind::Markup)
+        && slots.get(keep - 1).is_some_and(|s| s.kind == Kind::Markup)
+    {
+        keep -= 1;
+    }
+    let tail = slots.get(keep..).unwrap_or_default();
+    let (tail_lines, tail_units) = measure(tail);
+    if tail_lines < 2 && tail_units <= POINTER_UTF16 {
+        return (slots, None); // one short line for one pointer gains nothing
+    }
+    let (path, nth) = free_path("reference_index", "continued", taken);
+    let name = format!("MEMORY.md, continued{}", numbered(nth));
+    let titles: Vec<String> = tail
+        .iter()
+        .filter_map(|s| match classify(&s.text) {
+            Line::Entry(e) => Some(unescape_title(e.title)),
+            Line::Heading => Some(s.text.trim().trim_start_matches('#').trim().to_owned()),
+            _ => None,
+        })
+        .filter(|t| !t.is_empty())
+        .take(6)
+        .map(|t| shorten(&t, 40))
+        .collect();
+    let description = shorten(
+        &format!(
+            "The rest of MEMORY.md from its line {}: {}",
+            keep + 1,
+            titles.join(", ")
+        ),
+        150,
+    );
+    let body: Vec<&str> = tail.iter().map(|s| s.text.as_str()).collect();
+    let text = topic_file(
+        &name,
+        &description,
+        MemoryType::Reference,
+        &TopicMeta::default(),
+        body.join("\n").trim_end(),
+    );
+    let count = tail.len();
+    let section = tail.first().map_or(0, |s| s.section);
+    let mut slots = slots;
+    slots.truncate(keep);
+    slots.push(Slot {
+        text: format_entry(&name, &path, &description),
+        kind: Kind::Other,
+        section,
+    });
+    (slots, Some((path, text, count)))
+}
+
+/// `", 2"` for the second file of a name, nothing for the first.
+fn numbered(nth: usize) -> String {
+    if nth > 1 {
+        format!(", {nth}")
+    } else {
+        String::new()
+    }
 }
 
 fn slots_of(lf: &str) -> Vec<Slot> {
@@ -289,6 +396,7 @@ fn slots_of(lf: &str) -> Vec<Slot> {
             let kind = match kind {
                 Line::Entry(_) => Kind::Entry,
                 Line::Content => Kind::Content,
+                Line::Markup => Kind::Markup,
                 Line::Heading if text.trim_start().starts_with('#') => {
                     section += 1;
                     Kind::Other
@@ -325,8 +433,9 @@ fn note_text(line: &str) -> &str {
         .trim_start()
 }
 
-/// `{prefix}_{slug}.md`, with `_2`, `_3`… when taken; the name is then taken.
-fn free_path(prefix: &str, title: &str, taken: &mut HashSet<String>) -> String {
+/// `{prefix}_{slug}.md`, with `_2`, `_3`… when taken, and which of the name it is; the path
+/// is then taken.
+fn free_path(prefix: &str, title: &str, taken: &mut HashSet<String>) -> (String, usize) {
     let slug = slug(title);
     let mut n = 1;
     loop {
@@ -337,7 +446,7 @@ fn free_path(prefix: &str, title: &str, taken: &mut HashSet<String>) -> String {
         };
         if !taken.contains(&candidate) {
             taken.insert(candidate.clone());
-            return candidate;
+            return (candidate, n);
         }
         n += 1;
     }
@@ -346,8 +455,12 @@ fn free_path(prefix: &str, title: &str, taken: &mut HashSet<String>) -> String {
 /// Lines and units of the slots as the loader would count them (close enough to steer by;
 /// the result is measured exactly).
 fn measure(slots: &[Slot]) -> (usize, usize) {
-    let n = slots.len();
-    let u: usize = slots.iter().map(|s| utf16_len(&s.text) + 1).sum();
+    // blank lines at the end are not loaded
+    let n = slots
+        .iter()
+        .rposition(|s| !s.text.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    let u: usize = slots.iter().take(n).map(|s| utf16_len(&s.text) + 1).sum();
     (n, u)
 }
 
@@ -392,6 +505,40 @@ mod tests {
         // every new file is linked from the index
         for (path, _) in &c.files {
             assert!(c.index.contains(&format!("]({path})")), "{path} is linked");
+        }
+    }
+
+    /// Sections of one heading and one entry each, headings alone, a heading of 30,000
+    /// characters: neither notes nor a section's entries can be moved, so the index's tail
+    /// moves whole into one sub-index (each of these was left over its limits, with no fix).
+    #[test]
+    fn what_no_section_can_give_moves_as_the_index_tail() {
+        let limits = Limits::default();
+        let small: String = (0..150)
+            .map(|i| format!("## Part {i}\n- [Topic {i}](topic_{i}.md) — hook {i}\n"))
+            .collect();
+        let headings: String = (0..260).map(|i| format!("## Heading {i}\n")).collect();
+        let wide = format!("# {}\n- [A](a.md) — a\n", "wide ".repeat(6_000));
+        for index in [small, headings, wide] {
+            let Some(c) = compact_index(&index, &snapshot(), &limits, &HashSet::new()) else {
+                unreachable!("compacted: {:?}", index.lines().next())
+            };
+            let (lines, units) = index_size(&c.index);
+            assert!(
+                lines <= 180 && units <= 22_500,
+                "{lines} lines, {units} units"
+            );
+            assert!(c.moved_tail_lines > 0);
+            let mut after: Vec<&str> = vec![&c.index];
+            after.extend(c.files.iter().map(|(_, t)| t.as_str()));
+            let lost: Vec<_> = all_words(&[&index])
+                .difference(&all_words(&after))
+                .cloned()
+                .collect();
+            assert!(lost.is_empty(), "lost {lost:?}");
+            for (path, _) in &c.files {
+                assert!(c.index.contains(&format!("]({path})")), "{path} is linked");
+            }
         }
     }
 
