@@ -86,6 +86,13 @@ pub(super) fn compact_index(
         .chain(new_paths.iter().cloned())
         .collect();
     let mut files = Vec::new();
+    // files for notes and sections while the folder has room under maxFiles for them and the
+    // last step's one (an index of 10,000 small sections wrote 20,000 files, every older
+    // memory pushed out of recall); that step's one file is written in any case
+    let topics = snapshot.topic_files().count() + new_paths.len();
+    let budget = to_usize(limits.max_files)
+        .saturating_sub(topics)
+        .saturating_sub(1);
 
     // 1. content, section by section, into topic files (one pass to find each section's notes,
     //    one to rebuild: linear in the index)
@@ -97,6 +104,10 @@ pub(super) fn compact_index(
                 *n = Some((first, i, count + 1));
             }
         }
+    }
+    // the sections past the budget keep their notes
+    for n in notes.iter_mut().filter(|n| n.is_some()).skip(budget) {
+        *n = None;
     }
     let moved_content_lines = notes.iter().flatten().map(|&(_, _, c)| c).sum();
     let mut entry_at: Vec<Option<Slot>> = vec![None; slots.len()];
@@ -188,7 +199,7 @@ pub(super) fn compact_index(
     let mut pointers: Vec<Option<Slot>> = vec![None; slots.len()];
     let mut moved_entries = 0;
     for (_, section) in order {
-        if n <= target_lines && u <= target_units {
+        if (n <= target_lines && u <= target_units) || files.len() >= budget {
             break;
         }
         let Some(entries) = by_section.get(section) else {
@@ -540,6 +551,36 @@ mod tests {
                 assert!(c.index.contains(&format!("]({path})")), "{path} is linked");
             }
         }
+    }
+
+    /// Compaction writes files only while the folder has room under maxFiles (and one more,
+    /// its last step's): 100 small sections with notes wrote 100 notes files and sub-indexes
+    /// besides, pushing every older memory out of recall.
+    #[test]
+    fn compaction_writes_files_within_the_room_under_max_files() {
+        let index: String = (0..100)
+            .map(|i| {
+                format!(
+                    "## Part {i}\n- [Topic {i}](topic_{i}.md) — hook {i}\nnote {i} on port {i}\n"
+                )
+            })
+            .collect();
+        let limits = Limits {
+            max_files: 10,
+            ..Limits::default()
+        };
+        let Some(c) = compact_index(&index, &snapshot(), &limits, &HashSet::new()) else {
+            unreachable!("compacted")
+        };
+        assert!(c.files.len() <= 10, "{} files", c.files.len());
+        let (lines, units) = index_size(&c.index);
+        assert!(
+            lines <= 200 && units <= 25_000,
+            "{lines} lines, {units} units"
+        );
+        let mut after: Vec<&str> = vec![&c.index];
+        after.extend(c.files.iter().map(|(_, t)| t.as_str()));
+        assert!(all_words(&[&index]).is_subset(&all_words(&after)));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! word that exists nowhere else in the folder is removed. Planned as effects plus a unified
 //! diff; `after` is doctor's report on the fixed directory.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
@@ -15,15 +15,15 @@ use super::remedy::NewFilePlace;
 use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
 use super::repair::{folded_description_file, in_stored_form, scan_all, TopicNames};
 use super::{report, DoctorInput, DoctorReport};
-use crate::codes::FindingCode;
+use crate::codes::{EntryKind, FindingCode};
 use crate::diff::unified_diff;
 use crate::limits::{to_usize, Limits};
-use crate::scan::INDEX_FILE_NAME;
+use crate::scan::{Head, INDEX_FILE_NAME};
 use crate::text::{normalize_text, utf16_len};
 use crate::write::entry::format_entry;
 use crate::write::entry::{classify, retarget_entry, Line};
 use crate::write::guard::index_size;
-use crate::write::snapshot::StoredText;
+use crate::write::snapshot::{Entry, StoredText};
 use crate::write::{Effect, Snapshot};
 
 /// What `--fix` will do.
@@ -48,7 +48,7 @@ pub struct FixPlan {
 pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     let options = input.options();
     let limits = options.limits;
-    let mut snapshot = input.snapshot();
+    let snapshot = input.snapshot();
     let before = report(&snapshot, &options);
     let mut ledger = folder_words(&snapshot);
     let mut fixed = 0u32;
@@ -144,13 +144,10 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     let after = if effects.is_empty() {
         before.clone()
     } else {
-        for (path, new) in created {
-            snapshot.put_file(&path, new, input.now_ms);
-        }
-        for (path, _, new) in changed {
-            snapshot.put_file(&path, new, input.now_ms);
-        }
-        report(&snapshot, &options)
+        let written = created
+            .into_iter()
+            .chain(changed.into_iter().map(|(path, _, new)| (path, new)));
+        report(&with_files(snapshot, written, input.now_ms), &options)
     };
     FixPlan {
         effects,
@@ -159,6 +156,46 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         before,
         after,
     }
+}
+
+/// `snapshot` with `files` written: each one's listing entry made or resized, its text read.
+/// One pass (a `put_file` each rebuilt the listing's look-up for every new file: quadratic in
+/// the files compaction or dead entries write).
+fn with_files(
+    snapshot: Snapshot,
+    files: impl Iterator<Item = (String, String)>,
+    now_ms: f64,
+) -> Snapshot {
+    let Snapshot {
+        mut entries,
+        mut contents,
+        resolved,
+        ..
+    } = snapshot;
+    let mut at: HashMap<String, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.path.clone(), i))
+        .collect();
+    for (path, text) in files {
+        #[allow(clippy::cast_precision_loss)] // a file's size, far below 2^52
+        let size = text.len() as f64;
+        match at.get(&path).and_then(|&i| entries.get_mut(i)) {
+            Some(e) => e.size = size,
+            None => {
+                at.insert(path.clone(), entries.len());
+                entries.push(Entry {
+                    path: path.clone(),
+                    kind: EntryKind::File,
+                    size,
+                    mtime_ms: now_ms,
+                    problem: None,
+                });
+            }
+        }
+        contents.insert(path, Head::Text(text));
+    }
+    Snapshot::new(entries, contents, resolved)
 }
 
 /// What the index fixes read and add to.
