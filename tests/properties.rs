@@ -965,8 +965,8 @@ fn live_destinations(files: &Files) -> BTreeMap<String, usize> {
 /// sub-folder, in a folder that does not exist), one whose words are elsewhere, one that also
 /// links to a live file or a web page, one whose file is in another folder, the same entry
 /// twice, a second entry into one file with other words, a long entry (one with a second
-/// link), notes under headings, a second link on an entry line, a link to a folder, a dead
-/// link to the file compaction would write.
+/// link, one into a file without a description), notes under headings, a second link on an
+/// entry line, a link to a folder, a dead link to the file compaction would write.
 fn troubled_lines() -> impl Strategy<Value = Vec<String>> {
     let line = prop_oneof![
         ("[a-z]{1,6}", phrase(2..5))
@@ -989,6 +989,10 @@ fn troubled_lines() -> impl Strategy<Value = Vec<String>> {
             w.len()
         )),
         phrase(12..20).prop_map(|w| format!("- [Long](twice.md) — {w} {w} ([nuance](nuance.md))")),
+        phrase(12..20).prop_map(|w| format!(
+            "- [Bare](bare.md) — {w} and a tail with bareword{}",
+            w.len()
+        )),
         phrase(3..8).prop_map(|w| format!("We deploy {w} on call 555 0{}", w.len())),
         phrase(1..3).prop_map(|w| format!("## Notes {w}")),
         Just("## Notes".to_owned()),
@@ -1016,6 +1020,10 @@ fn troubled_folder(files: Files, troubled: &[String], doubled: bool) -> Files {
         topic_text("Moved", "where it went to live", "project", "\r\n"),
     );
     files.insert("agents/readme.md".into(), "Agent docs live here.\n".into());
+    files.insert(
+        "bare.md".into(),
+        "---\nname: Bare\ntype: project\n---\n\nNo description.\n".into(),
+    );
     let index = files.entry("MEMORY.md".into()).or_default();
     let eol = if index.contains("\r\n") { "\r\n" } else { "\n" };
     if !index.is_empty() && !index.ends_with('\n') {

@@ -14,7 +14,7 @@ use super::kept_words::WordLedger;
 use super::remedy::NewFilePlace;
 use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
 use super::repair::{folded_description_file, in_stored_form, scan_all, TopicNames};
-use super::{report, DoctorInput, DoctorReport};
+use super::{report, DoctorInput, DoctorReport, Finding};
 use crate::codes::{EntryKind, FindingCode};
 use crate::diff::unified_diff;
 use crate::limits::{to_usize, Limits};
@@ -227,11 +227,15 @@ impl IndexEdit<'_> {
             .split('\n')
             .map(|l| Some(l.to_owned()))
             .collect();
-        for f in before
+        // repeats go first: a long entry's words are "elsewhere" only in its repeat until that
+        // goes, and cutting the first copy left the second one long (three runs to settle)
+        let mut findings: Vec<&Finding> = before
             .findings
             .iter()
             .filter(|f| f.file == INDEX_FILE_NAME && f.fix.is_some())
-        {
+            .collect();
+        findings.sort_by_key(|f| f.code != FindingCode::DuplicateEntry);
+        for f in findings {
             let Some(slot) = f
                 .line
                 .and_then(|n| usize::try_from(n).ok())
