@@ -11,6 +11,7 @@ use crate::frontmatter::{parse_header, Header, MemoryType};
 use crate::limits::{to_usize, Limits};
 use crate::paths::check_relative_path;
 use crate::scan::is_topic_path;
+use crate::secrets::find_secrets;
 use crate::text::first_lines;
 use crate::write::entry::{classify, links_on_line, unescape_title, Line, Target};
 use crate::write::yaml::{scalar, topic_file, TopicMeta};
@@ -36,6 +37,9 @@ pub(crate) enum Kept {
     /// It links somewhere else too (a file that exists, a web page): removing it would drop
     /// that link.
     OtherLinks,
+    /// Its words are the only copy and hold what looks like a credential, which a fix never
+    /// copies into a new file (whose description the selector's model would be sent).
+    Credential,
 }
 
 /// The remedy for a dead entry `line` linking to `target` (a path inside the folder).
@@ -51,6 +55,9 @@ pub(crate) fn dead_link_remedy(
             return DeadLinkRemedy::Keep(Kept::OtherLinks);
         }
         return DeadLinkRemedy::Remove;
+    }
+    if !find_secrets(line).is_empty() {
+        return DeadLinkRemedy::Keep(Kept::Credential);
     }
     match recreated_file(place, line, target) {
         Some(text) => DeadLinkRemedy::Create {
@@ -192,9 +199,11 @@ pub(crate) fn long_entry_remedy(
 
 /// `text` (a topic file as stored) with `description` added, when it has none: a line before
 /// the frontmatter's closing `---`, or a frontmatter of its own when it has none. `None` when
-/// it has a description, its frontmatter is not readable, or the result would not read back.
+/// it has a description, its frontmatter is not readable, the result would not read back, or
+/// the description holds what looks like a credential.
 pub(crate) fn with_description(text: &str, description: &str, limits: &Limits) -> Option<String> {
-    if description.is_empty() {
+    // a credential is never copied into a description (the selector's model is sent those)
+    if description.is_empty() || !find_secrets(description).is_empty() {
         return None;
     }
     let max = to_usize(limits.max_header_lines);
