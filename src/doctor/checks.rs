@@ -71,6 +71,10 @@ pub(super) fn run(snapshot: &Snapshot, options: &Options) -> Vec<Finding> {
         }
     }
     indexed.extend(linked_files(snapshot));
+    if index_unread(snapshot).is_some() {
+        // what it links to is unknown: no file is called missing from it
+        indexed.extend(snapshot.topic_files().map(|e| e.path.clone()));
+    }
     file_checks(
         options,
         snapshot,
@@ -213,6 +217,28 @@ struct IndexRoom {
     foreign: bool,
 }
 
+/// Why `MEMORY.md`, listed, was not read as a file (a directory or device of that name, a
+/// link the host does not follow, a failed read): its words are unknown, so nothing may be
+/// written in its place. `None` when it is not listed, or was read.
+pub(super) fn index_unread(snapshot: &Snapshot) -> Option<(FindingCode, &'static str)> {
+    let e = snapshot.entry(INDEX_FILE_NAME)?;
+    if e.kind != EntryKind::File
+        || e.problem
+            .as_deref()
+            .is_some_and(|p| p == "not_a_file" || p == "EISDIR")
+    {
+        return Some((FindingCode::NotAFile, "is not a regular file"));
+    }
+    if e.problem.as_deref() == Some("symlink_escape") {
+        return Some((
+            FindingCode::SymlinkEscape,
+            "is a link that leads out of the memory folder, or one the host does not follow",
+        ));
+    }
+    (e.problem.is_some() || !snapshot.contents.contains_key(INDEX_FILE_NAME))
+        .then_some((FindingCode::Unreadable, "could not be read"))
+}
+
 /// Whether an index is not in Claude Code's form: it has lines of its own but not one entry,
 /// or it separates facts with `§` lines as another tool's memory does. Appending an entry
 /// to such a file would glue a link onto its facts.
@@ -254,6 +280,16 @@ fn index_checks(
         let room = IndexRoom {
             writable: true,
             room: true,
+            foreign: false,
+        };
+        return (targets, room);
+    }
+    if let Some((code, why)) = index_unread(snapshot) {
+        out.push(finding(code, Severity::Warning, INDEX_FILE_NAME, None,
+            format!("MEMORY.md {why}: doctor checks none of its entries, and --fix never writes it (a new index in its place would replace words it never saw)"), None));
+        let room = IndexRoom {
+            writable: false,
+            room: false,
             foreign: false,
         };
         return (targets, room);

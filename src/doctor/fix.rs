@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::checks::{folder_words, is_foreign_index};
+use super::checks::{folder_words, index_unread, is_foreign_index};
 use super::compact::compact_index;
 use super::kept_words::WordLedger;
 use super::remedy::NewFilePlace;
@@ -86,7 +86,8 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
             .iter()
             .any(|f| f.code == FindingCode::NotIndexed)
             && !is_foreign_index(&snapshot.index_text()));
-    if let Some(stored) = snapshot.stored_index(&limits).ok().filter(|_| index_fixes) {
+    let editable = index_fixes && index_unread(&snapshot).is_none();
+    if let Some(stored) = snapshot.stored_index(&limits).ok().filter(|_| editable) {
         let mut edit = IndexEdit {
             snapshot: &snapshot,
             limits: &limits,
