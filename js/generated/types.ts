@@ -18,7 +18,7 @@ export type DiagnosticCode = "unsafe_path" | "duplicate_path" | "invalid_mtime" 
 /**
  * What a doctor finding is about (`Finding.code`).
  */
-export type FindingCode = "index_missing" | "index_over_lines" | "index_over_size" | "index_content" | "index_preamble" | "dead_link" | "duplicate_entry" | "entry_too_long" | "outside_link" | "outside_link_missing" | "link_unverifiable" | "secret" | "not_indexed" | "beyond_cap" | "frontmatter_missing" | "frontmatter_unclosed" | "frontmatter_late" | "frontmatter_malformed" | "frontmatter_recovered" | "description_missing" | "description_not_text" | "description_vague" | "description_multiline" | "unknown_type" | "duplicate_topic" | "stale_core_memory" | "invalid_utf8" | "symlink_escape" | "not_a_file" | "unreadable" | "unsafe_path" | "too_large" | "temp_file" | "unread_files" | "cline_memory_bank" | "scan";
+export type FindingCode = "index_missing" | "index_over_lines" | "index_over_size" | "index_content" | "index_preamble" | "index_foreign_format" | "dead_link" | "duplicate_entry" | "entry_too_long" | "outside_link" | "outside_link_missing" | "link_unverifiable" | "secret" | "not_indexed" | "beyond_cap" | "frontmatter_missing" | "frontmatter_unclosed" | "frontmatter_late" | "frontmatter_malformed" | "frontmatter_recovered" | "description_missing" | "description_not_text" | "description_vague" | "description_multiline" | "unknown_type" | "duplicate_topic" | "stale_core_memory" | "invalid_utf8" | "symlink_escape" | "not_a_file" | "unreadable" | "unsafe_path" | "too_large" | "temp_file" | "unread_files" | "cline_memory_bank" | "scan";
 
 /**
  * What a listed entry is (`SnapshotEntry.kind`, `FileHead.kind`).
@@ -880,7 +880,8 @@ kind: string,
  */
 line: number, 
 /**
- * A redacted preview: the first 4 characters, `…`, and the length.
+ * A redacted preview: the first 4 characters, `…`, and the length. A labelled value's
+ * match starts at its label, so the preview shows the label, never the value.
  */
 preview: string, };
 
