@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::compact::compact_index;
 use super::kept_words::WordLedger;
-use super::remedy::NewFilePlace;
 use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, Kept, LongEntryRemedy};
+use super::remedy::{NewFilePlace, StayingDead};
 use super::repair::{description_region, folded_description_file, scan_all, TopicNames};
 use super::{Finding, Options, Severity};
 use crate::codes::{DiagnosticCode, FindingCode};
@@ -101,16 +101,29 @@ pub(super) fn folder_words(snapshot: &Snapshot) -> WordLedger {
 /// compaction, a sub-index moved into another by a later one, a "see also"). Each file is
 /// read once.
 pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
-    let index = snapshot.index_text();
+    linked_files_in(snapshot, &snapshot.index_text(), &HashMap::new())
+}
+
+/// [`linked_files`] with `index` (LF) as the index and `written` (path, stored text) written
+/// over the snapshot's files: what a fix's result leads to.
+pub(super) fn linked_files_in(
+    snapshot: &Snapshot,
+    index: &str,
+    written: &HashMap<&str, &str>,
+) -> BTreeSet<String> {
+    let text_of = |path: &str| match written.get(path) {
+        Some(text) => Some(crate::text::normalize_text(text).into_owned()),
+        None => snapshot.text(path),
+    };
     let mut queue: Vec<String> = Vec::new();
-    for (line, kind) in index.split('\n').zip(classify_all(&index)) {
+    for (line, kind) in index.split('\n').zip(classify_all(index)) {
         if kind != Line::Markup {
             queue.extend(local_links(line, ""));
         }
     }
     let mut all: BTreeSet<String> = BTreeSet::new();
     // a file named in plain text (`- deploy.md: how we deploy`, as other tools' indexes do)
-    let named = plain_names(&index);
+    let named = plain_names(index);
     for e in snapshot.topic_files() {
         if named.contains(e.path.as_str()) {
             all.insert(e.path.clone());
@@ -136,10 +149,7 @@ pub(super) fn linked_files(snapshot: &Snapshot) -> BTreeSet<String> {
             continue;
         }
         all.insert(path.clone());
-        let Some(text) = snapshot
-            .text(&path)
-            .filter(|_| crate::scan::is_topic_path(&path))
-        else {
+        let Some(text) = text_of(&path).filter(|_| crate::scan::is_topic_path(&path)) else {
             continue;
         };
         let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir);
@@ -356,9 +366,11 @@ fn index_checks(
     let kinds = classify_all(&text);
     let names = TopicNames::of(snapshot);
     let no_new_files = HashSet::new();
+    let staying = StayingDead::of(snapshot, &names, ledger);
     let place = NewFilePlace {
         snapshot,
         names: &names,
+        staying: &staying,
         created: &no_new_files,
         limits,
     };

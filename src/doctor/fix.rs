@@ -8,11 +8,11 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::checks::{folder_words, index_unread, is_foreign_index};
+use super::checks::{folder_words, index_unread, is_foreign_index, linked_files_in};
 use super::compact::compact_index;
 use super::kept_words::WordLedger;
-use super::remedy::NewFilePlace;
 use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
+use super::remedy::{NewFilePlace, StayingDead};
 use super::repair::{folded_description_file, in_stored_form, scan_all, TopicNames};
 use super::{report, DoctorInput, DoctorReport, Finding};
 use crate::codes::{EntryKind, FindingCode};
@@ -88,6 +88,8 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
             && !is_foreign_index(&snapshot.index_text()));
     let editable = index_fixes && index_unread(&snapshot).is_none();
     if let Some(stored) = snapshot.stored_index(&limits).ok().filter(|_| editable) {
+        let names = TopicNames::of(&snapshot);
+        let staying = StayingDead::of(&snapshot, &names, &ledger);
         let mut edit = IndexEdit {
             snapshot: &snapshot,
             limits: &limits,
@@ -95,7 +97,8 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
             files: &mut changed,
             created: &mut created,
             new_paths: HashSet::new(),
-            names: TopicNames::of(&snapshot),
+            names,
+            staying,
         };
         let (index_fixed, new_index) = edit.fix_index(&stored, &before);
         fixed += index_fixed;
@@ -108,13 +111,20 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         }
     }
 
-    // the rule, checked on the result as a whole: if any word of the folder is gone, nothing
-    // is written (a planner bug must never cost someone their notes)
+    // the rule, checked on the result as a whole: if any word of the folder is gone, or a file
+    // is written twice (the second write would undo the first), nothing is written (a planner
+    // bug must never cost someone their notes)
     let old_texts: Vec<&str> = changed.iter().map(|(_, old, _)| old.as_str()).collect();
     let mut new_texts: Vec<&str> = changed.iter().map(|(_, _, new)| new.as_str()).collect();
     new_texts.extend(created.iter().map(|(_, t)| t.as_str()));
     let whole = folder_words(&snapshot);
-    if whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n")) {
+    let mut paths: HashSet<String> = HashSet::new();
+    let once = changed
+        .iter()
+        .map(|(p, _, _)| p)
+        .chain(created.iter().map(|(p, _)| p))
+        .all(|p| paths.insert(p.to_lowercase()));
+    if !once || whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n")) {
         changed.clear();
         created.clear();
         fixed = 0;
@@ -212,6 +222,8 @@ struct IndexEdit<'a> {
     new_paths: HashSet<String>,
     /// The topic files by name.
     names: TopicNames,
+    /// The dead entries this --fix leaves dead.
+    staying: StayingDead,
 }
 
 impl IndexEdit<'_> {
@@ -228,15 +240,22 @@ impl IndexEdit<'_> {
             .split('\n')
             .map(|l| Some(l.to_owned()))
             .collect();
-        // repeats go first: a long entry's words are "elsewhere" only in its repeat until that
-        // goes, and cutting the first copy left the second one long (three runs to settle)
-        let mut findings: Vec<&Finding> = before
-            .findings
-            .iter()
-            .filter(|f| f.file == INDEX_FILE_NAME && f.fix.is_some())
-            .collect();
-        findings.sort_by_key(|f| f.code != FindingCode::DuplicateEntry);
-        for f in findings {
+        // in three rounds, so that no decision rests on a line a later one removes (the next
+        // --fix would decide otherwise): repeats first (a long entry's words are "elsewhere"
+        // only in its repeat until that goes); then dead entries repointed or removed; then
+        // files written for the dead entries left — the report may have offered none, its
+        // words having been elsewhere in a line since removed — and every other fix
+        let mut rounds: Vec<(u8, &Finding)> = Vec::new();
+        for f in before.findings.iter().filter(|f| f.file == INDEX_FILE_NAME) {
+            match f.code {
+                FindingCode::DuplicateEntry if f.fix.is_some() => rounds.push((0, f)),
+                FindingCode::DeadLink => rounds.extend([(1, f), (2, f)]),
+                _ if f.fix.is_some() => rounds.push((2, f)),
+                _ => {}
+            }
+        }
+        rounds.sort_by_key(|(round, _)| *round);
+        for (round, f) in rounds {
             let Some(slot) = f
                 .line
                 .and_then(|n| usize::try_from(n).ok())
@@ -253,6 +272,9 @@ impl IndexEdit<'_> {
                 _ => None,
             };
             match (f.code, target) {
+                // repointed in round 1: alive now
+                (FindingCode::DeadLink, Some(target))
+                    if self.snapshot.is_file(&target) || self.snapshot.is_dir(&target) => {}
                 (FindingCode::DeadLink, Some(target)) => {
                     // a second entry into the moved file with words of its own is a second way
                     // in, not a duplicate: it is repointed too
@@ -273,6 +295,7 @@ impl IndexEdit<'_> {
                     let place = NewFilePlace {
                         snapshot: self.snapshot,
                         names: &self.names,
+                        staying: &self.staying,
                         created: &self.new_paths,
                         limits,
                     };
@@ -281,10 +304,16 @@ impl IndexEdit<'_> {
                             slot.take();
                             fixed += 1;
                         }
-                        DeadLinkRemedy::Create { path, text } => {
+                        DeadLinkRemedy::Create { path, text } if round == 2 => {
                             self.ledger.add(&text);
                             self.new_paths.insert(path.to_lowercase());
                             self.created.push((path, text));
+                            // a long line's words are now in its file too: shortened in the same
+                            // pass, as the next --fix would
+                            let fitted = self.fit(body);
+                            if fitted != body && self.ledger.try_replace(body, &fitted) {
+                                *slot = Some(format!("{fitted}{cr}"));
+                            }
                             fixed += 1;
                         }
                         _ => {}
@@ -348,7 +377,7 @@ impl IndexEdit<'_> {
             }
         }
 
-        let (added, text) = self.add_missing(new_index, before, newline);
+        let (added, text) = self.add_missing(new_index, newline);
         fixed += added;
         new_index = text;
         if new_index != stored.text && !new_index.is_empty() && !new_index.ends_with('\n') {
@@ -373,19 +402,25 @@ impl IndexEdit<'_> {
     /// Entries for the files no index line links to, inserted after the last entry (so they
     /// join the list, never a paragraph below it), while the index has room once the fixes
     /// before are made.
-    fn add_missing(
-        &mut self,
-        index: String,
-        before: &DoctorReport,
-        newline: &str,
-    ) -> (u32, String) {
+    fn add_missing(&mut self, index: String, newline: &str) -> (u32, String) {
         let limits = self.limits;
         let scanned = scan_all(self.snapshot, limits);
-        let mut missing: Vec<_> = before
-            .findings
+        // what nothing leads to once the fixes before are made: a line they removed or moved
+        // may have named a file in plain text (the next --fix would add it)
+        let lf = normalize_text(&index);
+        let written: HashMap<&str, &str> = self
+            .created
             .iter()
-            .filter(|f| f.code == FindingCode::NotIndexed)
-            .map(|f| f.file.clone())
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .chain(self.files.iter().map(|(p, _, t)| (p.as_str(), t.as_str())))
+            .collect();
+        let linked = linked_files_in(self.snapshot, &lf, &written);
+        let mut missing: Vec<String> = scanned
+            .memories
+            .iter()
+            .chain(&scanned.dropped)
+            .map(|m| m.path.clone())
+            .filter(|p| !linked.contains(p))
             .collect();
         missing.sort();
         if missing.is_empty() {

@@ -3,7 +3,7 @@
 //! nowhere else is never removed or cut.
 
 use super::kept_words::WordLedger;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::repair::{shorter_entry, TopicNames};
 use crate::codes::EntryKind;
@@ -13,7 +13,7 @@ use crate::paths::check_relative_path;
 use crate::scan::is_topic_path;
 use crate::secrets::find_secrets;
 use crate::text::first_lines;
-use crate::write::entry::{classify, links_on_line, unescape_title, Line, Target};
+use crate::write::entry::{classify, classify_all, links_on_line, unescape_title, Line, Target};
 use crate::write::yaml::{scalar, topic_file, TopicMeta};
 use crate::write::Snapshot;
 
@@ -80,45 +80,103 @@ fn links_elsewhere(snapshot: &Snapshot, line: &str, target: &str) -> bool {
 }
 
 /// What decides where a fix may write a new file: the folder as listed, its topic files by
-/// name, the paths the plan already writes new (lower-cased), the limits.
+/// name, the dead entries that stay dead, the paths the plan already writes new
+/// (lower-cased), the limits.
 pub(crate) struct NewFilePlace<'a> {
     pub snapshot: &'a Snapshot,
     pub names: &'a TopicNames,
+    pub staying: &'a StayingDead,
     pub created: &'a HashSet<String>,
     pub limits: &'a Limits,
 }
 
-/// The topic file an entry's own words make, when `target` is a place one can be written: a
-/// `*.md` path memdir accepts, nothing listed there and nothing the plan writes there (in any
-/// case), its folder listed as a folder, no file of that name anywhere in the folder (in any
-/// case: it may be the one meant) nor another dead entry to another file of that name, and
-/// room under `maxFiles` with the files the plan writes (a new file must not push an older
-/// one out of recall).
-fn recreated_file(place: &NewFilePlace<'_>, line: &str, target: &str) -> Option<String> {
-    let snapshot = place.snapshot;
-    let name = target.rsplit('/').next()?;
-    if place.names.has(name)
-        || place.names.shared_by_dead_links(target)
-        || place.created.contains(&target.to_lowercase())
-        || place.names.count + place.created.len() >= to_usize(place.limits.max_files)
-    {
-        return None;
+/// The index's dead entries that stay dead after a --fix — neither removed, nor pointed at a
+/// moved file, nor given a file of their own (their folder missing, their path not one
+/// memdir writes, a credential in their words) — by file name, lower-cased. A file written
+/// for another dead entry of such a name would be the one file of that name, and the next
+/// --fix would point these at it (another entry's words in it, and a second run with new
+/// writes).
+#[derive(Debug, Default)]
+pub(crate) struct StayingDead(HashMap<String, HashSet<String>>);
+
+impl StayingDead {
+    pub fn of(snapshot: &Snapshot, names: &TopicNames, ledger: &WordLedger) -> Self {
+        let index = snapshot.index_text();
+        let dead: Vec<(&str, String)> = index
+            .split('\n')
+            .zip(classify_all(&index))
+            .filter_map(|(line, kind)| match kind {
+                Line::Entry(e) => e.file().map(|path| (line, path)),
+                _ => None,
+            })
+            .filter(|(_, path)| !snapshot.is_file(path) && !snapshot.is_dir(path))
+            .filter(|(_, path)| names.moved(path).is_none())
+            .collect();
+        // copies of one line: the last is judged by its words beyond its copies
+        let key = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut copies: HashMap<String, usize> = HashMap::new();
+        for (line, _) in &dead {
+            *copies.entry(key(line)).or_insert(0) += 1;
+        }
+        let mut staying = Self::default();
+        for (line, path) in dead {
+            let all = vec![line; copies.get(&key(line)).copied().unwrap_or(1)].join("\n");
+            let unique = ledger.would_lose(&all, "");
+            let removed = !unique && !links_elsewhere(snapshot, line, &path);
+            let written = unique
+                && find_secrets(line).is_empty()
+                && !names.has(path.rsplit('/').next().unwrap_or(&path))
+                && writable_place(snapshot, &path);
+            if !removed && !written {
+                let name = path.rsplit('/').next().unwrap_or(&path).to_lowercase();
+                staying.0.entry(name).or_default().insert(path);
+            }
+        }
+        staying
     }
+
+    /// Whether a dead entry to another path named like `target` stays dead.
+    fn share_a_name_with(&self, target: &str) -> bool {
+        let name = target.rsplit('/').next().unwrap_or(target).to_lowercase();
+        self.0
+            .get(&name)
+            .is_some_and(|paths| paths.iter().any(|p| p != target))
+    }
+}
+
+/// Whether a new topic file may be written at `target`: a `*.md` path memdir accepts,
+/// nothing listed there, no link out on the way, its folder listed as a folder.
+fn writable_place(snapshot: &Snapshot, target: &str) -> bool {
     if !is_topic_path(target)
         || check_relative_path(target).is_err()
         || snapshot.entry(target).is_some()
         || snapshot.listed_as_escape(target)
         || snapshot.non_folder_on_the_way(target).is_some()
     {
-        return None;
+        return false;
     }
-    if let Some((parent, _)) = target.rsplit_once('/') {
-        let listed = snapshot
+    target.rsplit_once('/').is_none_or(|(parent, _)| {
+        snapshot
             .entry(parent)
-            .is_some_and(|e| e.kind == EntryKind::Directory && e.problem.is_none());
-        if !listed {
-            return None;
-        }
+            .is_some_and(|e| e.kind == EntryKind::Directory && e.problem.is_none())
+    })
+}
+
+/// The topic file an entry's own words make, when `target` is a place one can be written: a
+/// `*.md` path memdir accepts, nothing listed there and nothing the plan writes there (in any
+/// case), its folder listed as a folder, no file of that name anywhere in the folder (in any
+/// case: it may be the one meant) nor a dead entry to another file of that name that stays
+/// dead, and room under `maxFiles` with the files the plan writes (a new file must not push an older
+/// one out of recall).
+fn recreated_file(place: &NewFilePlace<'_>, line: &str, target: &str) -> Option<String> {
+    let name = target.rsplit('/').next()?;
+    if place.names.has(name)
+        || place.staying.share_a_name_with(target)
+        || place.created.contains(&target.to_lowercase())
+        || place.names.count + place.created.len() >= to_usize(place.limits.max_files)
+        || !writable_place(place.snapshot, target)
+    {
+        return None;
     }
     let Line::Entry(e) = classify(line.trim_end_matches('\r')) else {
         return None;
@@ -181,9 +239,13 @@ pub(crate) fn long_entry_remedy(
     if !ledger.would_lose(line, &short) {
         return LongEntryRemedy::Shorten(short);
     }
+    // only a topic file takes a description (an entry may link to MEMORY.md itself)
     let Line::Entry(e) = classify(line) else {
         return LongEntryRemedy::Keep;
     };
+    if !is_topic_path(target) {
+        return LongEntryRemedy::Keep;
+    }
     let Ok(Some(old)) = snapshot.whole_text(target, limits) else {
         return LongEntryRemedy::Keep;
     };

@@ -9,7 +9,7 @@ use crate::limits::{to_usize, Limits};
 use crate::scan::{scan_memories, FileHead, ScanResult};
 use crate::text::first_lines;
 use crate::text::utf16_len;
-use crate::write::entry::{classify, classify_all, links_on_line, shorten, Line, MAX_ENTRY_UTF16};
+use crate::write::entry::{classify, links_on_line, shorten, Line, MAX_ENTRY_UTF16};
 use crate::write::yaml::scalar;
 use crate::write::Snapshot;
 
@@ -132,8 +132,6 @@ pub(super) struct TopicNames {
     lower: HashSet<String>,
     /// How many topic entries the listing has.
     pub count: usize,
-    /// The paths the index's dead entries lead to, by file name, lower-cased.
-    dead: HashMap<String, HashSet<String>>,
 }
 
 impl TopicNames {
@@ -152,24 +150,7 @@ impl TopicNames {
                     .push(e.path.clone());
             }
         }
-        let index = snapshot.index_text();
-        for line in classify_all(&index) {
-            let Line::Entry(e) = line else { continue };
-            let Some(path) = e.file() else { continue };
-            if !snapshot.is_file(&path) && !snapshot.is_dir(&path) {
-                let name = path.rsplit('/').next().unwrap_or(&path).to_lowercase();
-                names.dead.entry(name).or_default().insert(path);
-            }
-        }
         names
-    }
-
-    /// Whether dead entries lead to more than one path named like `target`: a file written
-    /// for one would be the one file of that name, where the next --fix would point the
-    /// others (words of other entries into it, in a second pass).
-    pub fn shared_by_dead_links(&self, target: &str) -> bool {
-        let name = target.rsplit('/').next().unwrap_or(target).to_lowercase();
-        self.dead.get(&name).is_some_and(|paths| paths.len() > 1)
     }
 
     /// The one topic file named like a link's dead `target` (its last segment), when exactly
