@@ -449,7 +449,7 @@ fn index_checks(
                 }
                 None => {
                     let (message, fix) = match dead_link_remedy(&place, ledger, line, &target) {
-                        DeadLinkRemedy::Remove => (String::new(), Some(format!("remove line {n} (its words are elsewhere in the folder)"))),
+                        DeadLinkRemedy::Remove => (String::new(), Some(format!("remove line {n}"))),
                         DeadLinkRemedy::Create { .. } => (String::new(), Some(format!("write {target} from the entry's title and hook, which exist nowhere else, so the link leads somewhere"))),
                         DeadLinkRemedy::Keep(Kept::UniqueWords) => ("; its words exist nowhere else in the folder, so doctor keeps the line: restore the file, or move the words yourself".to_owned(), None),
                         DeadLinkRemedy::Keep(Kept::Credential) => ("; its words exist nowhere else in the folder and hold what looks like a credential, which doctor does not copy into a new file: take the credential out, then restore the file".to_owned(), None),

@@ -316,7 +316,8 @@ test("doctor's safe fix is shown as a diff and applied", async () => {
   await page.waitForFunction(() => /dead_link/.test(document.querySelector("#findings")?.textContent ?? ""), null, { timeout: 15_000 });
   await page.click("#plan-fixes");
   await page.waitForSelector("#fix-plan pre.diff");
-  assert.match(await page.textContent("#fix-plan pre.diff"), /^-- \[Gone\]\(project_gone\.md\) — a file that is not there$/m);
+  // the entry's words are the only copy of them: the fix writes the file it names from them
+  assert.match(await page.textContent("#fix-plan pre.diff"), /^\+\+\+ b\/project_gone\.md\n[\s\S]*^\+description: a file that is not there$/m);
   await page.click("#apply-fixes");
   await page.waitForFunction(() => !/dead_link/.test(document.querySelector("#tab-doctor").textContent), null, { timeout: 15_000 });
 });

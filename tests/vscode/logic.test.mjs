@@ -285,7 +285,8 @@ describe("remember", () => {
 
 const BROKEN = {
   "MEMORY.md": "- [Broken](project_broken.md) — broken\n- [Gone](gone.md) — was here\n",
-  "project_broken.md": "---\nname: Broken\ndescription: &d Broken deploys\ntype: *d\n---\nbody\n",
+  // the dead entry's words are here too, so --fix may remove it (a line whose words are the only copy is kept)
+  "project_broken.md": "---\nname: Broken\ndescription: &d Broken deploys\ntype: *d\n---\nbody: Gone was here\n",
   "feedback_tests.md": memoryFile("feedback", "Tests", "Integration tests hit a real database"),
 };
 

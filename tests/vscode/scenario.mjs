@@ -9,7 +9,8 @@ const decoder = new TextDecoder();
 export const NOW_FILES = {
   "MEMORY.md": "- [Integration tests](feedback_tests.md) — real database\n- [Gone](gone.md) — was here\n- [Broken](project_broken.md) — broken\n",
   "feedback_tests.md": "---\nname: Integration tests\ndescription: Integration tests must hit a real postgres database, never mocks\ntype: feedback\n---\nUse a real DB.\n",
-  "project_broken.md": "---\nname: Broken\ndescription: &d Broken deploys\ntype: *d\n---\nbody\n",
+  // the dead entry's words are here too, so --fix may remove it (a line whose words are the only copy is kept)
+  "project_broken.md": "---\nname: Broken\ndescription: &d Broken deploys\ntype: *d\n---\nbody: Gone was here\n",
 };
 
 /** `load(vscode)` returns the bundle's exports with `require("vscode")` answered by the fake; `memoryDir` is where the memory is expected. */

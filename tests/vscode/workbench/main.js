@@ -25,7 +25,7 @@ window.__result = (async () => {
   const files = new RegisteredFileSystemProvider(false);
   const index = "- [Integration tests](feedback_tests.md) — real database\n- [Gone](gone.md) — was here\n";
   files.registerFile(new RegisteredMemoryFile(URI.file("/workspace/memory/MEMORY.md"), index));
-  files.registerFile(new RegisteredMemoryFile(URI.file("/workspace/memory/feedback_tests.md"), "---\nname: Integration tests\ndescription: Integration tests must hit a real postgres database, never mocks\ntype: feedback\n---\nUse a real DB.\n"));
+  files.registerFile(new RegisteredMemoryFile(URI.file("/workspace/memory/feedback_tests.md"), "---\nname: Integration tests\ndescription: Integration tests must hit a real postgres database, never mocks\ntype: feedback\n---\nUse a real DB. (Gone was here.)\n"));
   registerFileSystemOverlay(1, files);
   await initialize(
     { ...getFilesServiceOverride(), ...getConfigurationServiceOverride(), ...getExtensionsServiceOverride({ enableWorkerExtensionHost: true }) },
