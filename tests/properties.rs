@@ -1112,6 +1112,117 @@ proptest! {
     }
 }
 
+/// An index line made of the pieces doctor's rules turn on: list markers, brackets, link
+/// targets of every kind (dead, in a missing folder, moved, escaped, `<…>`, a folder, a web
+/// page, outside, the index itself, the paths doctor writes), hooks (long, with a second link,
+/// with a credential), headings, `§`, comments, CR, a BOM, NUL; or a token soup of them.
+fn index_line() -> impl Strategy<Value = String> {
+    let entry = (
+        prop::sample::select(vec!["- ", "* ", "1. ", "", "See ", "- **"]),
+        prop::sample::select(vec!["A", "Gone", "x \\] y", "", "Notes", "[", "東京", "B"]),
+        prop::sample::select(vec![
+            "a.md", "gone.md", "team/gone.md", "nodir/g.md", "team/b.md", "b.md", "<x (old)/a2.md>",
+            "x (old)/a2.md", "a2.md", "old/a2.md", "../out.md", "https://x.example/p", "agents/",
+            "team/", "%2E%2E/x.md", "a%20b.md", "MEMORY.md", "./a.md#top", "project_notes.md",
+            "reference_index_continued.md", "t0.md", "T0.md", "<a b.md>", "",
+        ]),
+        prop::sample::select(vec![" — ", " - ", ": ", " ", "** — "]),
+        prop::sample::select(vec![
+            "", "zebra", "unique quagga words", "a file about zebra things",
+            "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 w12 w13 w14 w15 w16 w17 w18 w19 w20 w21 w22 w23 w24 w25 w26 w27 w28 w29 w30 w31 w32 w33 w34",
+            "see ([more](a.md))", "([web](https://x.example/q))", "AKIAIOSFODNN7EXAMPLE", "a second file with words",
+        ]),
+    )
+        .prop_map(|(m, t, g, s, h)| format!("{m}[{t}]({g}){s}{h}"));
+    let token = prop::sample::select(vec![
+        "- ",
+        "[",
+        "]",
+        "](",
+        ")",
+        "<",
+        ">",
+        "#",
+        "## ",
+        "§",
+        "<!--",
+        "-->",
+        "---",
+        "zebra",
+        " ",
+        "a.md",
+        "gone.md",
+        "team/",
+        "../",
+        "%2F",
+        "./",
+        "\\",
+        "\r",
+        " — ",
+        "AKIAIOSFODNN7EXAMPLE",
+        "é",
+        "\u{FEFF}",
+        "\0",
+        "agents/",
+        "MEMORY.md",
+        "project_notes.md",
+        "(",
+        "x (old)/",
+    ]);
+    prop_oneof![
+        entry,
+        prop::collection::vec(token, 0..12).prop_map(|t| t.concat())
+    ]
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// On indexes of generated lines beside a few topic files (one in a folder named with
+    /// parentheses, one whose text is another generated line), under the default limits and
+    /// small ones: `--fix` loses no word and no live link, writes no file twice, none outside
+    /// the folder, and a second `--fix` plans nothing.
+    #[test]
+    fn doctor_fix_on_generated_index_lines(
+        lines in prop::collection::vec(index_line(), 0..30),
+        crlf in prop::bool::ANY,
+        limits in doctor_limits(),
+        other in index_line(),
+    ) {
+        let eol = if crlf { "\r\n" } else { "\n" };
+        let mut files = Files::new();
+        files.insert("MEMORY.md".into(), lines.iter().map(|l| format!("{l}{eol}")).collect());
+        files.insert("a.md".into(), topic_text("A", "a file about zebra things", "project", "\n"));
+        files.insert("team/b.md".into(), topic_text("B", "the team file", "user", "\n"));
+        files.insert("x (old)/a2.md".into(), topic_text("A2", "a second file with words", "project", "\n"));
+        files.insert("t0.md".into(), other);
+        let mut input = doctor_input(&files);
+        input.limits = limits;
+        let words = folder_words(&files);
+        let links = live_destinations(&files);
+        let plan = memdir::doctor::fix::plan_doctor_fixes(&input);
+        let mut written = std::collections::BTreeSet::new();
+        for effect in &plan.effects {
+            if let Effect::Write { path, .. } = effect {
+                prop_assert!(written.insert(path.to_lowercase()), "{path} written twice:\n{}", plan.diff);
+                prop_assert!(check_relative_path(path).is_ok(), "{path}");
+            }
+        }
+        let mut after = files.clone();
+        apply(&mut after, &plan.effects)?;
+        let kept = folder_words(&after);
+        let lost: Vec<&String> = words.keys().filter(|w| !kept.contains_key(*w)).collect();
+        prop_assert!(lost.is_empty(), "--fix lost {:?}:\n{}", lost, plan.diff);
+        let kept = live_destinations(&after);
+        let lost: Vec<&String> = links.keys().filter(|l| !kept.contains_key(*l)).collect();
+        prop_assert!(lost.is_empty(), "--fix lost the links {:?}:\n{}", lost, plan.diff);
+        let mut input = doctor_input(&after);
+        input.limits = limits;
+        let again = memdir::doctor::fix::plan_doctor_fixes(&input);
+        prop_assert!(again.effects.is_empty(), "a second --fix writes:\n{}\nafter the first:\n{}", again.diff, plan.diff);
+    }
+}
+
 /// An over-limit index of one of the shapes compaction must handle, and its topic files:
 /// entries in a few sections with notes under a heading (0); many small sections, a heading
 /// and one entry each (1); headings with no entry under them (2); a heading of 30,000

@@ -14,7 +14,7 @@ use super::kept_words::WordLedger;
 use super::remedy::{dead_link_remedy, long_entry_remedy, DeadLinkRemedy, LongEntryRemedy};
 use super::remedy::{NewFilePlace, StayingDead};
 use super::repair::{folded_description_file, in_stored_form, scan_all, TopicNames};
-use super::{report, DoctorInput, DoctorReport, Finding};
+use super::{report, DoctorInput, DoctorReport, Finding, Options};
 use crate::codes::{EntryKind, FindingCode};
 use crate::diff::unified_diff;
 use crate::limits::{to_usize, Limits};
@@ -42,15 +42,133 @@ pub struct FixPlan {
     pub after: DoctorReport,
 }
 
+/// How many times fixes are planned over their own result at most: a fix can make another
+/// possible (a line removed leaves a dead entry's words its own; words a new file adds make
+/// another dead entry's words found elsewhere), and `--fix` must leave nothing for a second
+/// run. Two rounds settle nearly every folder; the last round is the one that finds nothing.
+const MAX_ROUNDS: usize = 4;
+
 /// Plans every safe fix. Only files read whole and as UTF-8 are changed; every line a fix does
 /// not touch keeps its bytes (line endings and byte-order mark included). New files (a dead
-/// link's, compaction's) are written exclusively, before the index that links to them.
+/// link's, compaction's) are written exclusively, before the index that links to them. The
+/// fixes are planned again over their own result until nothing is left to do (at most
+/// [`MAX_ROUNDS`] times), so a second `--fix` finds nothing new.
 pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     let options = input.options();
-    let limits = options.limits;
-    let snapshot = input.snapshot();
+    let mut snapshot = input.snapshot();
     let before = report(&snapshot, &options);
-    let mut ledger = folder_words(&snapshot);
+    // the rule is checked against the folder as it was
+    let whole = folder_words(&snapshot);
+    let mut current = before.clone();
+    let mut created: Vec<(String, String)> = Vec::new();
+    let mut changed: Vec<(String, String, String)> = Vec::new(); // path, old, new
+    let mut fixed = 0u32;
+    let mut created_at: HashMap<String, usize> = HashMap::new();
+    let mut changed_at: HashMap<String, usize> = HashMap::new();
+    for _ in 0..MAX_ROUNDS {
+        let step = plan_round(&snapshot, &options, &current);
+        if step.created.is_empty() && step.changed.is_empty() {
+            break;
+        }
+        fixed = fixed.saturating_add(step.fixed);
+        let written: Vec<(String, String)> = step
+            .created
+            .iter()
+            .cloned()
+            .chain(
+                step.changed
+                    .iter()
+                    .map(|(p, _, new)| (p.clone(), new.clone())),
+            )
+            .collect();
+        for (path, text) in step.created {
+            created_at.insert(path.clone(), created.len());
+            created.push((path, text));
+        }
+        // a file changed again keeps its first old text; one made earlier is made as it is now
+        for (path, old, new) in step.changed {
+            if let Some(c) = created_at.get(&path).and_then(|&i| created.get_mut(i)) {
+                c.1 = new;
+            } else if let Some(c) = changed_at.get(&path).and_then(|&i| changed.get_mut(i)) {
+                c.2 = new;
+            } else {
+                changed_at.insert(path.clone(), changed.len());
+                changed.push((path, old, new));
+            }
+        }
+        snapshot = with_files(snapshot, written.into_iter(), input.now_ms);
+        current = report(&snapshot, &options);
+    }
+    changed.retain(|(_, old, new)| old != new);
+    // the index is written last, after the files its entries lead to
+    changed.sort_by_key(|(p, _, _)| p == INDEX_FILE_NAME);
+
+    // the rule, checked on the result as a whole: if any word of the folder is gone, or a file
+    // is written twice (the second write would undo the first), nothing is written (a planner
+    // bug must never cost someone their notes)
+    let old_texts: Vec<&str> = changed.iter().map(|(_, old, _)| old.as_str()).collect();
+    let mut new_texts: Vec<&str> = changed.iter().map(|(_, _, new)| new.as_str()).collect();
+    new_texts.extend(created.iter().map(|(_, t)| t.as_str()));
+    let mut paths: HashSet<String> = HashSet::new();
+    let once = changed
+        .iter()
+        .map(|(p, _, _)| p)
+        .chain(created.iter().map(|(p, _)| p))
+        .all(|p| paths.insert(p.to_lowercase()));
+    if !once || whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n")) {
+        return FixPlan {
+            effects: Vec::new(),
+            diff: String::new(),
+            fixed: 0,
+            after: before.clone(),
+            before,
+        };
+    }
+
+    let diff: String = created
+        .iter()
+        .map(|(p, new)| unified_diff(p, "", new))
+        .chain(
+            changed
+                .iter()
+                .map(|(p, old, new)| unified_diff(p, old, new)),
+        )
+        .collect();
+    let effects: Vec<Effect> = created
+        .into_iter()
+        .map(|(path, text)| Effect::Write {
+            path,
+            text,
+            exclusive: true,
+        })
+        .chain(changed.into_iter().map(|(path, _, text)| Effect::Write {
+            path,
+            text,
+            exclusive: false,
+        }))
+        .collect();
+    FixPlan {
+        effects,
+        diff,
+        fixed,
+        before,
+        after: current,
+    }
+}
+
+/// What one round of fixes writes: new files, changed ones (path, old, new), and how many
+/// findings of `before` (the report on `snapshot`) they repair.
+struct Round {
+    created: Vec<(String, String)>,
+    changed: Vec<(String, String, String)>,
+    fixed: u32,
+}
+
+/// One round of fixes over `snapshot`. A round that would lose a word or write a file twice
+/// writes nothing.
+fn plan_round(snapshot: &Snapshot, options: &Options, before: &DoctorReport) -> Round {
+    let limits = options.limits;
+    let mut ledger = folder_words(snapshot);
     let mut fixed = 0u32;
     let mut changed: Vec<(String, String, String)> = Vec::new(); // path, old, new
     let mut created: Vec<(String, String)> = Vec::new();
@@ -86,12 +204,12 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
             .iter()
             .any(|f| f.code == FindingCode::NotIndexed)
             && !is_foreign_index(&snapshot.index_text()));
-    let editable = index_fixes && index_unread(&snapshot).is_none();
+    let editable = index_fixes && index_unread(snapshot).is_none();
     if let Some(stored) = snapshot.stored_index(&limits).ok().filter(|_| editable) {
-        let names = TopicNames::of(&snapshot);
-        let staying = StayingDead::of(&snapshot, &names, &ledger);
+        let names = TopicNames::of(snapshot);
+        let staying = StayingDead::of(snapshot, &names, &ledger);
         let mut edit = IndexEdit {
-            snapshot: &snapshot,
+            snapshot,
             limits: &limits,
             ledger: &mut ledger,
             files: &mut changed,
@@ -100,7 +218,7 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
             names,
             staying,
         };
-        let (index_fixed, new_index) = edit.fix_index(&stored, &before);
+        let (index_fixed, new_index) = edit.fix_index(&stored, before);
         fixed += index_fixed;
         if new_index != stored.text {
             changed.push((
@@ -111,13 +229,10 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         }
     }
 
-    // the rule, checked on the result as a whole: if any word of the folder is gone, or a file
-    // is written twice (the second write would undo the first), nothing is written (a planner
-    // bug must never cost someone their notes)
+    let whole = folder_words(snapshot);
     let old_texts: Vec<&str> = changed.iter().map(|(_, old, _)| old.as_str()).collect();
     let mut new_texts: Vec<&str> = changed.iter().map(|(_, _, new)| new.as_str()).collect();
     new_texts.extend(created.iter().map(|(_, t)| t.as_str()));
-    let whole = folder_words(&snapshot);
     let mut paths: HashSet<String> = HashSet::new();
     let once = changed
         .iter()
@@ -125,47 +240,16 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
         .chain(created.iter().map(|(p, _)| p))
         .all(|p| paths.insert(p.to_lowercase()));
     if !once || whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n")) {
-        changed.clear();
-        created.clear();
-        fixed = 0;
+        return Round {
+            created: Vec::new(),
+            changed: Vec::new(),
+            fixed: 0,
+        };
     }
-
-    let diff: String = created
-        .iter()
-        .map(|(p, new)| unified_diff(p, "", new))
-        .chain(
-            changed
-                .iter()
-                .map(|(p, old, new)| unified_diff(p, old, new)),
-        )
-        .collect();
-    let effects: Vec<Effect> = created
-        .iter()
-        .map(|(p, new)| Effect::Write {
-            path: p.clone(),
-            text: new.clone(),
-            exclusive: true,
-        })
-        .chain(changed.iter().map(|(p, _, new)| Effect::Write {
-            path: p.clone(),
-            text: new.clone(),
-            exclusive: false,
-        }))
-        .collect();
-    let after = if effects.is_empty() {
-        before.clone()
-    } else {
-        let written = created
-            .into_iter()
-            .chain(changed.into_iter().map(|(path, _, new)| (path, new)));
-        report(&with_files(snapshot, written, input.now_ms), &options)
-    };
-    FixPlan {
-        effects,
-        diff,
+    Round {
+        created,
+        changed,
         fixed,
-        before,
-        after,
     }
 }
 
