@@ -126,7 +126,7 @@ impl StayingDead {
             let written = unique
                 && find_secrets(line).is_empty()
                 && !names.has(path.rsplit('/').next().unwrap_or(&path))
-                && writable_place(snapshot, &path);
+                && writable_place(snapshot, names, &path);
             if !removed && !written {
                 let name = path.rsplit('/').next().unwrap_or(&path).to_lowercase();
                 staying.0.entry(name).or_default().insert(path);
@@ -144,12 +144,15 @@ impl StayingDead {
     }
 }
 
-/// Whether a new topic file may be written at `target`: a `*.md` path memdir accepts,
-/// nothing listed there, no link out on the way, its folder listed as a folder.
-fn writable_place(snapshot: &Snapshot, target: &str) -> bool {
+/// Whether a new topic file may be written at `target`: a `*.md` path memdir accepts and
+/// every common file system can hold, nothing listed there (in any case: `Notes.md` and
+/// `notes.md` are one name on macOS and Windows), no link out on the way, its folder listed as
+/// a folder.
+fn writable_place(snapshot: &Snapshot, names: &TopicNames, target: &str) -> bool {
     if !is_topic_path(target)
         || check_relative_path(target).is_err()
-        || snapshot.entry(target).is_some()
+        || !portable(target)
+        || names.listed(target)
         || snapshot.listed_as_escape(target)
         || snapshot.non_folder_on_the_way(target).is_some()
     {
@@ -162,19 +165,35 @@ fn writable_place(snapshot: &Snapshot, target: &str) -> bool {
     })
 }
 
-/// The topic file an entry's own words make, when `target` is a place one can be written: a
-/// `*.md` path memdir accepts, nothing listed there and nothing the plan writes there (in any
-/// case), its folder listed as a folder, no file of that name anywhere in the folder (in any
-/// case: it may be the one meant) nor a dead entry to another file of that name that stays
-/// dead, and room under `maxFiles` with the files the plan writes (a new file must not push an older
-/// one out of recall).
+/// Whether every segment of `path` is a name Windows can hold too: none of `<>:"|?*`, no
+/// trailing dot or space, no device name (`con.md`, `nul.md`, `com1.md`) — the dead entry that
+/// names one keeps its words in the index instead of a write that fails there.
+fn portable(path: &str) -> bool {
+    const DEVICES: &[&str] = &["con", "prn", "aux", "nul"];
+    path.split('/').all(|segment| {
+        let stem = segment.split('.').next().unwrap_or("").to_ascii_lowercase();
+        let numbered = (stem.starts_with("com") || stem.starts_with("lpt"))
+            && stem.len() == 4
+            && stem.ends_with(|c: char| c.is_ascii_digit());
+        !segment.contains(['<', '>', ':', '"', '|', '?', '*'])
+            && !segment.ends_with(['.', ' '])
+            && !DEVICES.contains(&stem.as_str())
+            && !numbered
+    })
+}
+
+/// The topic file an entry's own words make, when `target` is a place one can be written
+/// ([`writable_place`]) and nothing the plan writes is there (in any case), no file of that
+/// name is anywhere in the folder (in any case: it may be the one meant) nor a dead entry to
+/// another file of that name that stays dead, and there is room under `maxFiles` with the
+/// files the plan writes (a new file must not push an older one out of recall).
 fn recreated_file(place: &NewFilePlace<'_>, line: &str, target: &str) -> Option<String> {
     let name = target.rsplit('/').next()?;
     if place.names.has(name)
         || place.staying.share_a_name_with(target)
         || place.created.contains(&target.to_lowercase())
         || place.names.count + place.created.len() >= to_usize(place.limits.max_files)
-        || !writable_place(place.snapshot, target)
+        || !writable_place(place.snapshot, place.names, target)
     {
         return None;
     }

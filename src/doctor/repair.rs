@@ -132,11 +132,20 @@ pub(super) struct TopicNames {
     lower: HashSet<String>,
     /// How many topic entries the listing has.
     pub count: usize,
+    /// Every listed path, lower-cased.
+    paths: HashSet<String>,
 }
 
 impl TopicNames {
     pub fn of(snapshot: &Snapshot) -> Self {
-        let mut names = Self::default();
+        let mut names = Self {
+            paths: snapshot
+                .entries
+                .iter()
+                .map(|e| e.path.to_lowercase())
+                .collect(),
+            ..Self::default()
+        };
         for e in snapshot.topic_files() {
             let name = e.path.rsplit('/').next().unwrap_or(&e.path);
             names.count += 1;
@@ -161,6 +170,11 @@ impl TopicNames {
             [one] => Some(one.clone()),
             _ => None,
         }
+    }
+
+    /// Whether the listing has `path`, in any case.
+    pub fn listed(&self, path: &str) -> bool {
+        self.paths.contains(&path.to_lowercase())
     }
 
     /// Whether a topic entry anywhere has this file name, in any case.
