@@ -376,7 +376,7 @@ fn index_checks(
     };
     // the entries seen so far, by the file they link to: a second one with other words is a
     // second way in, not a duplicate
-    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut seen: HashMap<String, HashSet<String>> = HashMap::new();
     let first_entry = kinds.iter().position(|k| matches!(k, Line::Entry(_)));
     let mut run_start: Option<usize> = None;
     let flush = |start: &mut Option<usize>, end: usize, out: &mut Vec<Finding>| {
@@ -440,7 +440,7 @@ fn index_checks(
                             format!("the same entry for {real} a second time (once its link, to {target}, which does not exist, is pointed there)"),
                             Some(format!("remove line {n}"))));
                     } else {
-                        earlier.push(relinked);
+                        earlier.insert(relinked);
                         out.push(finding(FindingCode::DeadLink, Severity::Error, INDEX_FILE_NAME, Some(n),
                             format!("the entry links to {target}, which does not exist; the one file of that name is {real}"),
                             Some(format!("point line {n} at {real}, keeping its title and hook"))));
@@ -481,7 +481,7 @@ fn index_checks(
             ));
             continue;
         }
-        earlier.push(same);
+        earlier.insert(same);
         let body = line.trim_end_matches('\r');
         let length = utf16_len(body);
         if length > MAX_ENTRY_UTF16 {

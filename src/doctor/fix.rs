@@ -670,6 +670,23 @@ mod tests {
         assert!(made.len() >= 3, "{made:?}\n{}", plan.diff);
     }
 
+    /// Copies of one dead entry are judged once, not each against all the others: 5,000
+    /// copies took 33 s (release), each joined with every copy and read for its words.
+    #[test]
+    fn copies_of_a_dead_entry_cost_their_length() {
+        let index = "- [D](nodir/d.md) — zebra okapi words\n".repeat(2_000);
+        let input = input(&[("MEMORY.md", &index)], Limits::default());
+        crate::doctor::kept_words::READ.with(|n| n.set(0));
+        let plan = plan_doctor_fixes(&input);
+        let read = crate::doctor::kept_words::READ.with(std::cell::Cell::get);
+        assert!(
+            read <= 50 * index.len(),
+            "{read} bytes read for {}",
+            index.len()
+        );
+        assert_eq!(plan.effects.len(), 1, "{}", plan.diff);
+    }
+
     /// Files written from dead entries' words stop at `maxFiles`, counting those the plan
     /// writes (an index of 10,000 such entries wrote 10,000 files, pushing every older one out
     /// of recall); a dead entry named like a listed file in another case writes none.

@@ -34,6 +34,14 @@ impl WordLedger {
         !self.lost(old, new).is_empty()
     }
 
+    /// Whether removing `count` copies of `text` would leave a word of it nowhere at all.
+    pub fn would_lose_copies(&self, text: &str, count: usize) -> bool {
+        let count = i64::try_from(count).unwrap_or(i64::MAX);
+        delta(text, "")
+            .into_iter()
+            .any(|(w, d)| i64::from(self.count(&w)) + d.saturating_mul(count) <= 0)
+    }
+
     /// The words of `old` that replacing it with `new` would leave nowhere in the folder.
     pub fn lost(&self, old: &str, new: &str) -> Vec<String> {
         let delta = delta(old, new);
@@ -74,6 +82,7 @@ fn delta(old: &str, new: &str) -> HashMap<String, i64> {
 
 /// Calls `f` with each word of `text`, lower-cased, link destinations skipped.
 pub(crate) fn for_each_word(text: &str, f: &mut dyn FnMut(String)) {
+    read(text.len());
     let mut word = String::new();
     let mut chars = text.char_indices().peekable();
     let mut ends = DestinationEnds::default();
@@ -200,6 +209,20 @@ fn searched(bytes: usize) {
 #[cfg(not(test))]
 fn searched(_: usize) {}
 
+// bytes of text read for words (tests: a plan reads its folder a bounded number of times)
+#[cfg(test)]
+thread_local! {
+    pub(crate) static READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+fn read(bytes: usize) {
+    READ.with(|n| n.set(n.get() + bytes));
+}
+
+#[cfg(not(test))]
+fn read(_: usize) {}
+
 /// The words of `text` as a list (tests and messages).
 #[cfg(test)]
 pub(crate) fn words(text: &str) -> Vec<String> {
@@ -276,6 +299,18 @@ mod tests {
         ) {
             proptest::prop_assert_eq!(words(&text), reference_words(&text));
         }
+    }
+
+    #[test]
+    fn removing_copies_is_removing_each() {
+        let line = "- [D](d.md) — zebra okapi";
+        let ledger = WordLedger::of([line, line, line, "okapi"]);
+        assert!(!ledger.would_lose_copies(line, 2));
+        assert!(ledger.would_lose_copies(line, 3));
+        assert_eq!(
+            ledger.would_lose_copies(line, 3),
+            ledger.would_lose(&[line; 3].join("\n"), "")
+        );
     }
 
     /// The destination searches look at each byte a bounded number of times, however the `](`

@@ -112,16 +112,16 @@ impl StayingDead {
             .filter(|(_, path)| !snapshot.is_file(path) && !snapshot.is_dir(path))
             .filter(|(_, path)| names.moved(path).is_none())
             .collect();
-        // copies of one line: the last is judged by its words beyond its copies
+        // copies of one line: the last is judged by its words beyond its copies (each line
+        // once, however many copies it has)
         let key = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
-        let mut copies: HashMap<String, usize> = HashMap::new();
-        for (line, _) in &dead {
-            *copies.entry(key(line)).or_insert(0) += 1;
+        let mut copies: HashMap<String, (usize, &str, String)> = HashMap::new();
+        for (line, path) in dead {
+            copies.entry(key(line)).or_insert((0, line, path)).0 += 1;
         }
         let mut staying = Self::default();
-        for (line, path) in dead {
-            let all = vec![line; copies.get(&key(line)).copied().unwrap_or(1)].join("\n");
-            let unique = ledger.would_lose(&all, "");
+        for (count, line, path) in copies.into_values() {
+            let unique = ledger.would_lose_copies(line, count);
             let removed = !unique && !links_elsewhere(snapshot, line, &path);
             let written = unique
                 && find_secrets(line).is_empty()
