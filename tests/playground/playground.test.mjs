@@ -310,14 +310,14 @@ test("doctor's safe fix is shown as a diff and applied", async () => {
   await openFile("MEMORY.md");
   await page.click("#editor .cm-content");
   await page.keyboard.press("Control+End");
-  await paste("- [Gone](project_gone.md) — a file that is not there\n");
+  // a dead entry whose words are all elsewhere in the folder (an older copy of a live entry): its fix removes it
+  await paste("- [Answer style preferences](project_gone.md) — terse, diffs not whole files\n");
   await saved();
   await tab("doctor");
   await page.waitForFunction(() => /dead_link/.test(document.querySelector("#findings")?.textContent ?? ""), null, { timeout: 15_000 });
   await page.click("#plan-fixes");
   await page.waitForSelector("#fix-plan pre.diff");
-  // the entry's words are the only copy of them: the fix writes the file it names from them
-  assert.match(await page.textContent("#fix-plan pre.diff"), /^\+\+\+ b\/project_gone\.md\n[\s\S]*^\+description: a file that is not there$/m);
+  assert.match(await page.textContent("#fix-plan pre.diff"), /^-- \[Answer style preferences\]\(project_gone\.md\) — terse, diffs not whole files$/m);
   await page.click("#apply-fixes");
   await page.waitForFunction(() => !/dead_link/.test(document.querySelector("#tab-doctor").textContent), null, { timeout: 15_000 });
 });
