@@ -106,16 +106,7 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     // the rule, checked on the result as a whole: if any word of the folder is gone, or a file
     // is written twice (the second write would undo the first), nothing is written (a planner
     // bug must never cost someone their notes)
-    let old_texts: Vec<&str> = changed.iter().map(|(_, old, _)| old.as_str()).collect();
-    let mut new_texts: Vec<&str> = changed.iter().map(|(_, _, new)| new.as_str()).collect();
-    new_texts.extend(created.iter().map(|(_, t)| t.as_str()));
-    let mut paths: HashSet<String> = HashSet::new();
-    let once = changed
-        .iter()
-        .map(|(p, _, _)| p)
-        .chain(created.iter().map(|(p, _)| p))
-        .all(|p| paths.insert(p.to_lowercase()));
-    if !once || whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n")) {
+    if !keeps_everything(&whole, &changed, &created) {
         return FixPlan {
             effects: Vec::new(),
             diff: String::new(),
@@ -230,16 +221,7 @@ fn plan_round(snapshot: &Snapshot, options: &Options, before: &DoctorReport) -> 
     }
 
     let whole = folder_words(snapshot);
-    let old_texts: Vec<&str> = changed.iter().map(|(_, old, _)| old.as_str()).collect();
-    let mut new_texts: Vec<&str> = changed.iter().map(|(_, _, new)| new.as_str()).collect();
-    new_texts.extend(created.iter().map(|(_, t)| t.as_str()));
-    let mut paths: HashSet<String> = HashSet::new();
-    let once = changed
-        .iter()
-        .map(|(p, _, _)| p)
-        .chain(created.iter().map(|(p, _)| p))
-        .all(|p| paths.insert(p.to_lowercase()));
-    if !once || whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n")) {
+    if !keeps_everything(&whole, &changed, &created) {
         return Round {
             created: Vec::new(),
             changed: Vec::new(),
@@ -713,4 +695,23 @@ mod tests {
             plan.diff
         );
     }
+}
+
+/// The rule on a plan as a whole: no word of the folder is gone, and no file is written twice
+/// (case-blind: the second write would undo the first).
+fn keeps_everything(
+    whole: &WordLedger,
+    changed: &[(String, String, String)],
+    created: &[(String, String)],
+) -> bool {
+    let old_texts: Vec<&str> = changed.iter().map(|(_, old, _)| old.as_str()).collect();
+    let mut new_texts: Vec<&str> = changed.iter().map(|(_, _, new)| new.as_str()).collect();
+    new_texts.extend(created.iter().map(|(_, t)| t.as_str()));
+    let mut paths: HashSet<String> = HashSet::new();
+    let once = changed
+        .iter()
+        .map(|(p, _, _)| p)
+        .chain(created.iter().map(|(p, _)| p))
+        .all(|p| paths.insert(p.to_lowercase()));
+    once && !whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n"))
 }
