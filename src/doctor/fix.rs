@@ -542,6 +542,25 @@ impl IndexEdit<'_> {
     }
 }
 
+/// The rule on a plan as a whole: no word of the folder is gone, and no file is written twice
+/// (case-blind: the second write would undo the first).
+fn keeps_everything(
+    whole: &WordLedger,
+    changed: &[(String, String, String)],
+    created: &[(String, String)],
+) -> bool {
+    let old_texts: Vec<&str> = changed.iter().map(|(_, old, _)| old.as_str()).collect();
+    let mut new_texts: Vec<&str> = changed.iter().map(|(_, _, new)| new.as_str()).collect();
+    new_texts.extend(created.iter().map(|(_, t)| t.as_str()));
+    let mut paths: HashSet<String> = HashSet::new();
+    let once = changed
+        .iter()
+        .map(|(p, _, _)| p)
+        .chain(created.iter().map(|(p, _)| p))
+        .all(|p| paths.insert(p.to_lowercase()));
+    once && !whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n"))
+}
+
 #[cfg(test)]
 #[allow(clippy::indexing_slicing)]
 mod tests {
@@ -695,23 +714,4 @@ mod tests {
             plan.diff
         );
     }
-}
-
-/// The rule on a plan as a whole: no word of the folder is gone, and no file is written twice
-/// (case-blind: the second write would undo the first).
-fn keeps_everything(
-    whole: &WordLedger,
-    changed: &[(String, String, String)],
-    created: &[(String, String)],
-) -> bool {
-    let old_texts: Vec<&str> = changed.iter().map(|(_, old, _)| old.as_str()).collect();
-    let mut new_texts: Vec<&str> = changed.iter().map(|(_, _, new)| new.as_str()).collect();
-    new_texts.extend(created.iter().map(|(_, t)| t.as_str()));
-    let mut paths: HashSet<String> = HashSet::new();
-    let once = changed
-        .iter()
-        .map(|(p, _, _)| p)
-        .chain(created.iter().map(|(p, _)| p))
-        .all(|p| paths.insert(p.to_lowercase()));
-    once && !whole.would_lose(&old_texts.join("\n"), &new_texts.join("\n"))
 }
