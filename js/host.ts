@@ -4,6 +4,10 @@ import type { Listing } from "./listing.js";
  * Storage for a memory directory, as small as memdir needs. Paths are relative to the memory
  * directory and `/`-separated; the core has already checked them (`checkRelativePath`)
  * before a host sees them. Hosts report what they find; they never decide what is a memory.
+ *
+ * A host author writes the eight members of {@link MemoryHost}; everything else is an optional
+ * group ({@link HostLinks}, {@link HostLocks}, `watch`, {@link HostFastPaths}) that memdir uses
+ * where it is there and does without where it is not.
  */
 export interface HostEntry {
   /** Relative, `/`-separated. */
@@ -60,7 +64,7 @@ export interface HostError extends Error {
   code: "ENOENT" | "EEXIST" | "EISDIR" | "ENOTDIR" | "EACCES" | "ENOTEMPTY" | "EINVAL" | string;
 }
 
-/** One file of {@link MemoryHost.writeFiles}. */
+/** One file of {@link HostFastPaths.writeFiles}. */
 export interface WriteRequest {
   path: string;
   data: Uint8Array;
@@ -68,28 +72,27 @@ export interface WriteRequest {
   exclusive?: boolean;
 }
 
+/**
+ * The most of a file read for its head without {@link HostFastPaths.readHeads}: 1 MiB, the
+ * core's `MAX_HEAD_BYTES` (`src/scan.rs`), so a head read this way is the same bytes the Node
+ * host's fast path gives — the first lines, or a prefix this long when they are longer.
+ */
+export const HEAD_READ_BYTES = 1 << 20;
+
+/** What a host author writes. */
 export interface MemoryHost {
   /** A label for messages and `absolutePath`s, e.g. the directory's absolute path or URI. */
   readonly root: string;
+  /** Joins the root and a relative path for display (`absolutePath` of a memory). */
+  absolutePath(path: string): string;
   /** Every entry below the root, recursively. A missing root gives `[]`. */
   list(): Promise<HostEntry[]>;
-  /**
-   * The same as `list`, in columns (fewer objects for a large folder: an opened memory keeps its
-   * listing between turns). Optional: without it, `list`'s entries are put in columns.
-   */
-  listing?(): Promise<Listing>;
-  /**
-   * `list` without what only a stat gives: every entry's path, kind and problem, with `mtimeMs`
-   * and `size` left 0 (a link is still followed to say what it leads to). What a write that
-   * only counts and places files needs (the memory tool's `create` and `rename`): the Node host
-   * reads the kinds with the names, without an `lstat` an entry. Optional: `list` serves.
-   */
-  listKinds?(): Promise<HostEntry[]>;
   /** One entry, or `null` when it does not exist. */
   stat(path: string): Promise<HostEntry | null>;
-  /** The first `maxLines` lines (at least; more is fine), without reading the whole file. */
-  readHead(path: string, maxLines: number): Promise<Uint8Array>;
-  /** The file's bytes, or only its first `maxBytes` when given. */
+  /**
+   * The file's bytes, or only its first `maxBytes` when given (a head is read as
+   * `readFile(path, HEAD_READ_BYTES)`, its lines cut by memdir, unless `fast.readHeads`).
+   */
   readFile(path: string, maxBytes?: number): Promise<Uint8Array>;
   /**
    * Writes the whole file atomically (temporary file + rename where the host can), creating
@@ -98,33 +101,79 @@ export interface MemoryHost {
    * power cut is a lock nobody holds).
    */
   writeFile(path: string, data: Uint8Array, options?: { exclusive?: boolean; durable?: boolean }): Promise<void>;
-  /**
-   * Writes several files as `writeFile` does, with every file's bytes on the disk — their
-   * flushes overlapped, where the host can — before any name points at them; then the names,
-   * in the order given. A failure before the names leaves none of the files written; one at a
-   * name leaves the names before it. A long list may be taken in groups, each so (a failure
-   * leaves the groups before it). A failure is thrown with `writePath`, the file it met.
-   * Hosts leave it out: `writeFile` is called for each, in order.
-   */
-  writeFiles?(files: WriteRequest[]): Promise<void>;
   /** Removes a file, or a directory and everything in it. */
   remove(path: string): Promise<void>;
   /** Renames a file or directory; fails with `EEXIST` if the destination exists. */
   rename(from: string, to: string): Promise<void>;
+
+  /** Symbolic links, for hosts that have them. Without it, every path is where it says. */
+  links?: HostLinks;
+  /** Processes and the host's own lock, for hosts that have them. Without it, locks are the lock file judged by its age. */
+  locks?: HostLocks;
+  /**
+   * Calls `onChange` when something in the folder `dir` ("" for the root) may have changed, with
+   * the name that changed, or `null` when it cannot say (or events were lost). A hint only: an
+   * opened memory checks what it holds all the same. Optional; `null` when it cannot watch.
+   */
+  watch?(dir: string, onChange: (name: string | null) => void): HostWatcher | null;
+  /** Cheaper ways to do what the members above do, for large folders. Each optional. */
+  fast?: HostFastPaths;
+
+  // ---- the old shape, kept only while issue 22 moves every caller to the groups above ----
+  /** @deprecated use {@link readHead}(host, path, maxLines) (`readFile(path, HEAD_READ_BYTES)`) or `fast.readHeads`. */
+  readHead(path: string, maxLines: number): Promise<Uint8Array>;
+  /** @deprecated `fast.listing` */
+  listing?(): Promise<Listing>;
+  /** @deprecated `fast.listKinds` */
+  listKinds?(): Promise<HostEntry[]>;
+  /** @deprecated `fast.writeFiles` */
+  writeFiles?(files: WriteRequest[]): Promise<void>;
+  /** @deprecated `links.resolve` */
+  resolve?(path: string): Promise<string | null>;
+  /** @deprecated `links.lstat` */
+  lstat?(path: string): Promise<HostEntry | null>;
+  /** @deprecated `locks.owner` */
+  lockOwner?(): Promise<LockOwner>;
+  /** @deprecated `locks.ownerAlive` */
+  ownerAlive?(owner: LockOwner): Promise<boolean | null>;
+  /** @deprecated `locks.exclusive` */
+  writeLock?<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T>;
+  /** @deprecated `links.lookOutside` */
+  lookOutside?(link: string): Promise<boolean | null>;
+  /** @deprecated `fast.readHeads` */
+  readHeads?(paths: string[], maxLines: number): Promise<(HostHead | HostError)[]>;
+  /** @deprecated `fast.statMany` */
+  statMany?(paths: string[]): Promise<(HostEntry | null | HostError)[]>;
+  /** @deprecated `fast.hold` */
+  hold?<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/** Symbolic links (the Node host). */
+export interface HostLinks {
   /**
    * Where `path` really is, following symbolic links: the relative path from the root's real
    * location (the part that does not exist yet kept as given), or `null` when it leads out of
-   * the memory directory. Hosts without links leave it out; the core checks what comes back.
+   * the memory directory. The core checks what comes back.
    */
-  resolve?(path: string): Promise<string | null>;
+  resolve(path: string): Promise<string | null>;
   /**
    * Like `stat`, but a symbolic link at `path` is reported as itself (`kind: "other"`,
    * `problem: "symlink"`, the link's own mtime), so a dangling one is not `null`; throws
-   * `ENOTDIR` when a folder on the way is a file. Hosts without links leave it out (`stat` is used).
+   * `ENOTDIR` when a folder on the way is a file.
    */
-  lstat?(path: string): Promise<HostEntry | null>;
-  /** This process, written into the lock file. Hosts without processes leave it out. */
-  lockOwner?(): Promise<LockOwner>;
+  lstat(path: string): Promise<HostEntry | null>;
+  /**
+   * Whether a link of `MEMORY.md` that leaves the memory directory (`../plans/x.md`, an
+   * absolute path; from the core's `outsideLinks`) leads to something that exists, resolved
+   * from the directory; `null` when the host cannot tell. Only doctor asks; nothing is read.
+   */
+  lookOutside?(link: string): Promise<boolean | null>;
+}
+
+/** Who holds the lock file, and the host's own lock. */
+export interface HostLocks {
+  /** This process, written into the lock file. */
+  owner?(): Promise<LockOwner>;
   /**
    * Whether the owner of a lock still runs: `false` only when it provably does not (same machine
    * and pid namespace, and the pid is gone or from an earlier boot), `null` when this host cannot
@@ -135,32 +184,39 @@ export interface MemoryHost {
    * Runs `fn` as the one writer of this storage, holding a lock every writer of it takes (the
    * browser hosts: a Web Lock, which the browser releases when the tab holding it closes),
    * waiting at most `timeoutMs` for it; rejects with `ETIMEDOUT` when it is not granted in time.
-   * `withLock` takes it around the lock file. Hosts without such a lock leave it out.
+   * `withLock` takes it around the lock file.
    */
-  writeLock?<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T>;
+  exclusive?<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T>;
+}
+
+/** Fast-path twins of the required members (the Node host's `fast` module). Each optional. */
+export interface HostFastPaths {
+  /** `list` in columns (fewer objects for a large folder: an opened memory keeps its listing between turns). */
+  listing?(): Promise<Listing>;
   /**
-   * Whether a link of `MEMORY.md` that leaves the memory directory (`../plans/x.md`, an
-   * absolute path; from the core's `outsideLinks`) leads to something that exists, resolved
-   * from the directory; `null` when the host cannot tell. Only doctor asks; nothing is read.
+   * `list` without what only a stat gives: every entry's path, kind and problem, with `mtimeMs`
+   * and `size` left 0 (a link is still followed to say what it leads to). What a write that
+   * only counts and places files needs (the memory tool's `create` and `rename`).
    */
-  lookOutside?(link: string): Promise<boolean | null>;
+  listKinds?(): Promise<HostEntry[]>;
   /**
-   * The heads of many files at once (`readHead` for each, cheaper): in order, each the head or
-   * the error its read met. Optional.
+   * The first `maxLines` lines (at least; at most {@link HEAD_READ_BYTES}) of many files at once:
+   * in order, each the head or the error its read met.
    */
   readHeads?(paths: string[], maxLines: number): Promise<(HostHead | HostError)[]>;
-  /** `lstat` (or `stat`) of many paths at once: in order, each the entry, `null` when it is not there, or the error met. Optional. */
+  /** `lstat` (or `stat`) of many paths at once: in order, each the entry, `null` when it is not there, or the error met. */
   statMany?(paths: string[]): Promise<(HostEntry | null | HostError)[]>;
   /**
-   * Calls `onChange` when something in the folder `dir` ("" for the root) may have changed, with
-   * the name that changed, or `null` when it cannot say (or events were lost). A hint only: an
-   * opened memory checks what it holds all the same. Optional; `null` when it cannot watch.
+   * Writes several files as `writeFile` does, with every file's bytes on the disk — their
+   * flushes overlapped — before any name points at them; then the names, in the order given.
+   * A failure before the names leaves none of the files written; one at a name leaves the names
+   * before it. A long list may be taken in groups, each so (a failure leaves the groups before
+   * it). A failure is thrown with `writePath`, the file it met. Without it, `writeFile` is
+   * called for each, in order.
    */
-  watch?(dir: string, onChange: (name: string | null) => void): HostWatcher | null;
-  /** Runs `fn` with the directory kept open where that saves work (a write under the lock). Optional. */
+  writeFiles?(files: WriteRequest[]): Promise<void>;
+  /** Runs `fn` with the directory kept open where that saves work (a write under the lock). */
   hold?<T>(fn: () => Promise<T>): Promise<T>;
-  /** Joins the root and a relative path for display (`absolutePath` of a memory). */
-  absolutePath(path: string): string;
 }
 
 /** Makes an `Error` with a file-system style `code`. */
@@ -168,4 +224,38 @@ export function hostError(code: string, message: string): HostError {
   const error = new Error(message) as HostError;
   error.code = code;
   return error;
+}
+
+/** The first `maxLines` lines of `bytes` (each with its newline), or all of them. */
+export function headLines(bytes: Uint8Array, maxLines: number): Uint8Array {
+  if (maxLines <= 0) return bytes.subarray(0, 0);
+  let lines = 0;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10 && ++lines === maxLines) return bytes.subarray(0, i + 1);
+  return bytes;
+}
+
+/** A file's head through a host's required members: `readFile(path, HEAD_READ_BYTES)`, cut to `maxLines` lines. */
+export async function readHead(host: MemoryHost, path: string, maxLines: number): Promise<Uint8Array> {
+  return headLines(await host.readFile(path, HEAD_READ_BYTES), maxLines);
+}
+
+/**
+ * The heads of `paths` in order, each the head or the error its read met: `fast.readHeads`
+ * where the host has it, else {@link readHead} for each, `concurrency` at a time.
+ */
+export async function readHeads(host: MemoryHost, paths: string[], maxLines: number, concurrency = 16): Promise<(HostHead | HostError)[]> {
+  if (host.fast?.readHeads) return host.fast.readHeads(paths, maxLines);
+  const out: (HostHead | HostError)[] = new Array(paths.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let k = next++; k < paths.length; k = next++) {
+      try {
+        out[k] = { bytes: await readHead(host, paths[k]!, maxLines) };
+      } catch (error) {
+        out[k] = error instanceof Error ? (error as HostError) : hostError("EIO", String(error));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, paths.length)) }, worker));
+  return out;
 }
