@@ -53,12 +53,12 @@ fn plan(bencher: divan::Bencher, n: usize) {
     bencher.bench(|| plan_scan(divan::black_box(&files), &limits));
 }
 
-/// The plan as a turn makes it: a packed listing through a scan memo, which keeps it.
+/// The plan as a turn makes it: a packed listing given to a scan session, which keeps it.
 #[divan::bench(args = [200, 20_000])]
-fn plan_packed_memo(bencher: divan::Bencher, n: usize) {
+fn plan_session(bencher: divan::Bencher, n: usize) {
     let packed = memdir::packed::PackedBuffers::from_files(&listing(n));
-    let mut memo = memdir::scan_memo::ScanMemo::default();
-    bencher.bench_local(|| memdir::packed::plan_packed_memo(&packed.listing(), &mut memo, false));
+    let mut session = memdir::scan_session::ScanSession::new(Limits::default());
+    bencher.bench_local(|| session.plan(&packed.listing(), false));
 }
 
 /// `remember`'s plan into 180 memories whose headers a scan already parsed (an opened memory's).
@@ -94,7 +94,7 @@ fn plan_remember(bencher: divan::Bencher) {
 }
 
 /// The offline selector's first turn at 200 memories: every head's terms made (what a fresh
-/// process, `memdir recall` without a model, pays), and a later turn with them kept in the memo.
+/// process, `memdir recall` without a model, pays), and a later turn with them kept in the session.
 #[divan::bench(args = ["first", "kept"])]
 fn lexical(bencher: divan::Bencher, turn: &str) {
     let files = heads(200);
@@ -114,11 +114,15 @@ fn lexical(bencher: divan::Bencher, turn: &str) {
         };
         bencher.bench(|| memdir::lexical::lexical_select(divan::black_box(&input)));
     } else {
-        let mut memo = memdir::scan_memo::ScanMemo::default();
-        let (scan, _, _) = memdir::scan::scan_with_memo(&files, &limits, &mut memo);
-        let candidates: Vec<String> = scan.memories.iter().map(|m| m.path.clone()).collect();
-        bencher.bench_local(|| {
-            memdir::lexical::lexical_select_memo(query, &candidates, &[], &limits, &mut memo)
-        });
+        let packed = memdir::packed::PackedBuffers::from_files(&files);
+        let mut session = memdir::scan_session::ScanSession::new(limits);
+        session.plan(&packed.listing(), false).unwrap();
+        session.scan(&packed.heads(), &[]).unwrap();
+        let candidates: Vec<String> = session
+            .last_memories()
+            .iter()
+            .map(|m| m.path.clone())
+            .collect();
+        bencher.bench_local(|| session.lexical_select(query, &candidates, &[], &limits));
     }
 }

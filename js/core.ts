@@ -5,9 +5,10 @@
  *
  * A trap inside WebAssembly (which the core is written never to cause), or the JavaScript
  * stack running out while the module runs, leaves the instance half-way through a call. The
- * module is then re-instantiated from its compiled code — a fresh instance, since the core
- * keeps no state between calls — and the call is tried once more on it; a call that traps a
- * fresh instance too throws `WASM_TRAPPED`. Later calls work either way.
+ * module is then re-instantiated from its compiled code and the call tried once more on the
+ * fresh instance; a call that traps a fresh instance too throws `WASM_TRAPPED`. Later calls work
+ * either way. The one state the core keeps is an opened memory's scan session (its listing and
+ * heads between turns); a restart loses it, and `js/scan-session.ts` makes a new one.
  */
 import * as wasm from "./wasm/memdir.js";
 import type {
@@ -63,6 +64,8 @@ import { notReadyMessage } from "./not-ready.js";
 export type * from "./generated/types.js";
 
 let state: "uninitialized" | "ready" = "uninitialized";
+/** Counts restarts of the module (see {@link moduleInstance}). */
+let instance = 0;
 /** Set when the instance trapped and could not be replaced yet: the next call tries again. */
 let broken: unknown = null;
 
@@ -169,6 +172,7 @@ function fromCore(error: unknown): boolean {
 function restart(): boolean {
   try {
     wasm.__wbg_reset_state();
+    instance++;
     broken = null;
     return true;
   } catch (error) {
@@ -199,6 +203,20 @@ function guard<A extends Record<string, unknown>, T>(args: A, run: (args: A) => 
       if (fromCore(error)) throw toMemdirError(error);
       if (!restart() || attempt > 0) throw trapped(error);
     }
+  }
+}
+
+/** {@link guard} without the second try: a trap restarts the module and throws `WASM_TRAPPED`. */
+function guardOnce<A extends Record<string, unknown>, T>(args: A, run: (args: A) => T): T {
+  if (state !== "ready") throw new MemdirError("NOT_INITIALIZED", notReadyMessage());
+  if (broken !== null && !restart()) throw trapped(broken);
+  const copy = crossing(args);
+  try {
+    return run(copy);
+  } catch (error) {
+    if (fromCore(error)) throw toMemdirError(error);
+    restart();
+    throw trapped(error);
   }
 }
 
@@ -440,86 +458,51 @@ export function unifiedDiff(path: string, old: string, updated: string): string 
   return guard({ path, old, updated }, (a) => wasm.unifiedDiff(a.path, a.old, a.updated));
 }
 
-/** A listing packed for one crossing (see `js/packed.ts`, which builds it). */
+/** A listing packed for a scan session: every path NUL-ended (as text or its UTF-8 bytes), one time and one kind byte an entry, the problems NUL-ended. */
 export interface PackedListing {
-  /** Every path, each ended by NUL; as text or as its UTF-8 bytes (which cross faster). */
   paths: string | Uint8Array;
   mtimes: Float64Array;
   /** 0 file, 1 directory, 2 other; +4 when the entry has a problem (the next in `problems`). */
   kinds: Uint8Array;
-  /** The problems, each ended by NUL. */
   problems: string;
-  /** Every head, one after the other. */
-  heads?: Uint8Array;
-  /** The entries whose heads are in `heads`, in that order. */
-  headEntries: Uint32Array;
-  /** Where each of those heads ends in `heads`. */
-  headEnds: Uint32Array;
 }
 
-/** `planScan` on a packed listing: the positions of the topic files to read, newest first. */
-export function planScanPacked(listing: PackedListing): Uint32Array {
-  return guard({ listing }, (a) => wasm.planScanPacked(a.listing));
+/** The heads of one turn, packed for a scan session: one buffer, each head's entry and where it ends; the entries whose read failed, with the host's problem NUL-ended. */
+export interface PackedHeads {
+  bytes: Uint8Array;
+  entries: Uint32Array;
+  ends: Uint32Array;
+  failedEntries: Uint32Array;
+  failedProblems: string;
 }
 
-/**
- * `planScanPacked` through scan memo `memo`, which keeps the listing (the scan after it can give
- * its times alone: `pathsSame`). `pathsSame`: the listing is the memo's last one but for its
- * times, given by its times alone.
- */
-export function planScanPackedMemo(listing: PackedListing, memo: number, pathsSame = false): Uint32Array {
-  return guard({ listing, memo, pathsSame }, (a) => wasm.planScanPackedMemo(a.listing, a.memo, a.pathsSame));
-}
-
-/**
- * `planScanPackedMemo` for a listing too large for one call, given in pieces in order (the event
- * loop runs between them): the call with `last` returns the order of the whole listing, an
- * empty array before it. `first` begins a listing; `pathsSame`, the same for every piece: the
- * pieces give the times alone of the listing the memo holds.
- */
-export function planScanPackedMemoPiece(piece: PackedListing, memo: number, pathsSame: boolean, first: boolean, last: boolean): Uint32Array {
-  return guard({ piece, memo, pathsSame, first, last }, (a) => wasm.planScanPackedMemoPiece(a.piece, a.memo, a.pathsSame, a.first, a.last));
-}
-
-/** `scanMemories` on a packed listing, packed (`js/packed.ts` unpacks it). */
-export function scanPacked(listing: PackedListing, limits?: Partial<Limits> | null): { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array } {
-  return guard({ listing, limits }, (a) => wasm.scanPacked(a.listing, a.limits ?? null));
-}
-
-/** `buildSelectionRequest` for the last scan through scan memo `memo` (`input.memories` empty: the memo's are used). */
-export function buildSelectionRequestMemo(input: SelectionInput, memo: number): SelectionRequest {
-  return guard({ input, memo }, (a) => wasm.buildSelectionRequestMemo(a.input, a.memo));
-}
-
-/** `lexicalSelect` among the memories of the last scan through scan memo `memo`, whose terms the memo keeps per head. */
-export function lexicalSelectMemo(query: string, candidates: string[], recentTools: string[], limits: Partial<Limits> | null, memo: number): LexicalSelection {
-  return guard({ query, candidates, recentTools, limits, memo }, (a) => wasm.lexicalSelectMemo(a.query, a.candidates, a.recentTools, a.limits ?? null, a.memo));
-}
-
-/** Opens a scan memo in the core (what one opened memory's scans read, kept between turns) under a handle never used before. */
-export function scanMemoOpen(memo: number): void {
-  guard({ memo }, (a) => wasm.scanMemoOpen(a.memo));
-}
-
-/** Drops a scan memo. */
-export function scanMemoClose(memo: number): void {
-  guard({ memo }, (a) => wasm.scanMemoClose(a.memo));
+/** A packed scan: the kept memories and diagnostics as JSON (unchanged memories `null`, named by `same`), the dropped ones by entry and time. */
+export interface PackedScan {
+  json: string;
+  droppedEntries: Uint32Array;
+  droppedMtimes: Float64Array;
+  same: Uint32Array;
+  sameEntries: Uint32Array;
 }
 
 /**
- * `scanPacked` with the scan memo `memo`: a memory unchanged since the memo's last scan is
- * `null` in the JSON, its position in `same` and its entry in the listing in `sameEntries`.
- * `headSame`: entries given no head because it is the very array given for that path at the
- * memo's last scan (the core uses the bytes it kept); one it does not hold is `INVALID_ARGUMENT`.
- * `pathsSame`: the listing is the memo's last one (planned or scanned) but for its times: only
- * `mtimes` and the heads are read; a memo without it is `INVALID_ARGUMENT`.
+ * The core's scan session (`src/scan_session.rs`), held in the module's memory. A session made
+ * before the module was restarted (after a trap) is gone: {@link moduleInstance} tells, and
+ * `js/scan-session.ts` makes a new one.
  */
-export function scanPackedMemo(
-  listing: PackedListing,
-  limits: Partial<Limits> | null | undefined,
-  memo: number,
-  headSame: Uint32Array = new Uint32Array(0),
-  pathsSame = false,
-): { json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array; same: Uint32Array; sameEntries: Uint32Array } {
-  return guard({ listing, limits, memo, headSame, pathsSame }, (a) => wasm.scanPackedMemo(a.listing, a.limits ?? null, a.memo, a.headSame, a.pathsSame));
+export type CoreScanSession = wasm.ScanSession;
+
+/** Which instance of the module runs (it changes when a trap restarts it). */
+export function moduleInstance(): number {
+  return instance;
+}
+
+/** A new scan session in the core, scanning with `limits`. */
+export function newScanSession(limits: Partial<Limits> | null): CoreScanSession {
+  return guardOnce({ limits }, (a) => new wasm.ScanSession(a.limits));
+}
+
+/** One call of a scan session's, its arguments bounded (no second try: after a trap the session is gone). */
+export function sessionCall<A extends Record<string, unknown>, T>(args: A, run: (args: A) => T): T {
+  return guardOnce(args, run);
 }

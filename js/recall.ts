@@ -16,7 +16,7 @@ import type { Limits, ProviderName, Rejected, SelectionRequest } from "./core.js
 import type { RecallEvent, RecallOptions, RecallResult, RecalledMemory } from "./api.js";
 import { bounded } from "./bounded.js";
 import type { MemoryHost } from "./host.js";
-import { lexicalSelectAmong } from "./packed.js";
+import { lexicalSelectAmong } from "./scan-session.js";
 import { ScanCache, type Scanned } from "./scan-cache.js";
 import { NO_USAGE, queryFunction, queryProvider, type SelectorConfig, type SelectorFunction, type SideQueryResult } from "./selectors.js";
 

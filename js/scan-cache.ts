@@ -20,26 +20,27 @@
  * memdir tell the cache at once, without waiting for an event.
  */
 import type { LexicalSelection, Limits, Memory, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
-import type { HostEntry, HostError, HostHead, HostWatcher, MemoryHost } from "./host.js";
+import { readHeads, type HostEntry, type HostError, type HostWatcher, type MemoryHost } from "./host.js";
 import { ioHost } from "./io.js";
 import { Listing } from "./listing.js";
-import { packEntries, packEntriesInPieces, PLAN_PIECE_ENTRIES, scanListing, ScanMemo, scanOrder, type LexicalAmong, type PackedEntries, type PackedInPieces } from "./packed.js";
+import { ScanSession, type LexicalAmong } from "./scan-session.js";
+import { due, immediate, pause } from "./slice.js";
 
 /**
- * What a cache holds outside itself: the core's memo (a handle in the wasm module), the host's
+ * What a cache holds outside itself: the core's scan session (in the wasm module's memory), the host's
  * watchers (`fs.watch` handles, which the runtime keeps alive on their own) and the timer of the
  * background listing. Kept apart from the cache, which nothing here refers to, so that a cache
  * dropped without `close()` can be collected and these given back (see {@link dropped}).
  */
 interface Owned {
-  memo: ScanMemo;
+  session: ScanSession;
   watchers: Map<string, HostWatcher>;
   background: ReturnType<typeof setTimeout> | null;
 }
 
-/** Closes the watchers, stops the background listing, gives the memo back; again is nothing. */
+/** Closes the watchers, stops the background listing, gives the session back; again is nothing. */
 function release(owned: Owned): void {
-  owned.memo.close();
+  owned.session.close();
   for (const w of owned.watchers.values()) w.close();
   owned.watchers.clear();
   if (owned.background) clearTimeout(owned.background);
@@ -107,27 +108,8 @@ function racy(e: HostEntry, nowMs: number): boolean {
   return nowMs - changed < window;
 }
 
-/** A listing this long is also packed with the event loop let through before and after. */
+/** A listing this long has each core call start a turn of the event loop of its own (a plan or scan of it takes milliseconds). */
 const LARGE_LISTING = 2_000;
-/** Work done in one go before the event loop is let through (as the Node host's reads do). */
-const SLICE_MS = 2.5;
-
-/**
- * After the events already queued: `setImmediate` in Node; in browsers, which have none, a
- * message to itself (a task, without the 4 ms a nested `setTimeout(0)` waits).
- */
-const immediate = (): Promise<void> =>
-  new Promise<void>((resolve) => {
-    const setImmediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
-    if (typeof setImmediate === "function") return void setImmediate(resolve);
-    if (typeof MessageChannel !== "function") return void setTimeout(resolve, 0);
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
 
 function isError(value: unknown): value is HostError {
   return value instanceof Error;
@@ -167,8 +149,6 @@ export class ScanCache {
   private readonly held = new Map<string, Held>();
   /** The plan for the listing (positions, newest first), or `null` once it changed. */
   private order: number[] | Uint32Array | null = null;
-  /** The listing packed for the core, with `order` (the plan and the scan of a turn share it). */
-  private packed: PackedEntries | null = null;
   private last: Scanned | null = null;
   /** What the last scan used: position → head bytes, and the problems reads met. */
   private used = new Map<number, Uint8Array>();
@@ -179,16 +159,16 @@ export class ScanCache {
   private readonly dirty = new Set<string>();
   /** Something changed that no name says (a watcher without a name, or its error): list everything. */
   private unknown = true;
-  /** The memo, the watchers and the background timer: released by `close()`, or once this cache is collected. */
-  private readonly owned: Owned = { memo: new ScanMemo(), watchers: new Map(), background: null };
+  /** The session, the watchers and the background timer: released by `close()`, or once this cache is collected. */
+  private readonly owned: Owned;
   /** One watcher a folder (`owned.watchers`). */
-  private readonly watchers = this.owned.watchers;
+  private readonly watchers: Map<string, HostWatcher>;
   /** Every folder of the listing is watched. */
   private watching = false;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
-  /** What the core read from each head, kept between turns: a changed turn parses only what changed (`owned.memo`). */
-  private readonly memo = this.owned.memo;
+  /** The core's scan session: what it read of each head, kept between turns (a changed turn parses only what changed). */
+  private readonly session: ScanSession;
   /** This cache, for the callbacks the runtime holds (watchers, the timer): they must not keep it alive. */
   private readonly self = weakly(this);
   /** Counts, for tests and the benchmark: full listings, checks, heads read, core scans, checks of the held files after a turn, plans. */
@@ -199,15 +179,18 @@ export class ScanCache {
     private readonly limits: Limits,
     private readonly options: ScanCacheOptions = {},
   ) {
+    this.session = new ScanSession(limits);
+    this.owned = { session: this.session, watchers: new Map(), background: null };
+    this.watchers = this.owned.watchers;
     dropped?.register(this, this.owned, this);
   }
 
   /** One scan at a time: a second waits for the first, then sees what it left. */
   scan(concurrency: number): Promise<Scanned> {
-    // a scan that outlives close() (a pause of its own let it through) may have opened the
-    // core's memo again: given back once it ends, or it would be held for the life of the module
+    // a scan that outlives close() (a pause of its own let it through) may have made a core
+    // session again: given back once it ends, or it would be held for the life of the module
     const run = this.queue.then(() => this.scanNow(concurrency)).finally(() => {
-      if (this.closed) this.memo.close();
+      if (this.closed) this.session.close();
     });
     // the held files are checked after the turn, before the next one starts
     this.queue = run.then(
@@ -235,7 +218,7 @@ export class ScanCache {
     this.stats.heldChecks++;
     let stats: (HostEntry | null | HostError)[];
     try {
-      stats = await this.host.statMany!(paths);
+      stats = await this.host.fast!.statMany!(paths);
     } catch {
       this.unknown = true;
       return;
@@ -248,14 +231,14 @@ export class ScanCache {
     });
   }
 
-  /** `buildSelectionRequest`, for a scan this cache returned taken from the core's memo (see `ScanMemo.selectionRequest`). */
+  /** `buildSelectionRequest`, for a scan this cache returned: the core takes the memories from its session. */
   selectionRequest(input: SelectionInput): SelectionRequest {
-    return this.memo.selectionRequest(input);
+    return this.session.selectionRequest(input);
   }
 
-  /** `lexicalSelect` for a scan this cache returned, with the terms the core's memo keeps per head (see `ScanMemo.lexicalSelect`). */
+  /** `lexicalSelect` for a scan this cache returned, with the terms the core's session keeps per head. */
   lexicalSelect(input: LexicalAmong): LexicalSelection {
-    return this.memo.lexicalSelect(input);
+    return this.session.lexicalSelect(input);
   }
 
   /** Tells the cache that memdir wrote, removed or renamed `paths` (seen at the next scan, without waiting for a watcher). */
@@ -303,7 +286,7 @@ export class ScanCache {
   private async scanNow(concurrency: number): Promise<Scanned> {
     const io = ioHost(this.host);
     if (this.watching && this.listing) await immediate(); // let events already queued arrive
-    // a new listing, or one a check updated (it drops `packed`; `order` too unless the plan stands)
+    // a new listing, or one a check updated (`order` dropped unless the plan stands)
     let listingChanged = false;
     let listed = false;
     if (!(await this.check())) {
@@ -311,36 +294,21 @@ export class ScanCache {
       listed = true;
       if (this.watching) this.rootKey = await this.rootNow();
     }
-    const replan = listingChanged || this.order === null;
-    listingChanged ||= this.order === null || this.packed === null;
+    listingChanged ||= this.order === null;
     const listing = this.listing!;
     // nothing changed, nothing held is racy, no read failed last time: the last scan stands
     if (!listingChanged && this.last && this.usedProblems === "" && !this.anyRacy()) {
       this.afterScan();
       return this.last;
     }
-    // each core call starts a task of its own (the reads before it ran in slices up to
-    // `SLICE_MS`, and a call after them in the same task would add to one); a large folder's
-    // packing is a long step too
+    // a core call on a large listing takes milliseconds: it starts a turn of the event loop of its own
     const large = listing.length >= LARGE_LISTING;
-    if (large || listed) await immediate();
-    // a very large one is packed and planned in pieces, the event loop let through between them
-    const inPieces = listing.length > PLAN_PIECE_ENTRIES && this.options.enabled !== false;
-    if (listingChanged || this.packed === null) {
-      this.packed = inPieces ? await packEntriesInPieces(listing, immediate) : packEntries(listing);
-      if (large) await immediate();
-    }
-    if (replan || this.order === null) {
+    if (this.order === null) {
+      if (large || listed) await immediate();
       this.stats.plans++;
-      const packed = this.packed;
-      // through the memo when there is one: it then holds the listing, and the scan gives its times alone
-      if (this.options.enabled === false) this.order = scanOrder(listing, packed);
-      else if (inPieces && "pieces" in packed) this.order = await this.memo.planInPieces(listing, packed as PackedInPieces, immediate);
-      else this.order = this.memo.plan(listing, packed);
+      this.order = this.session.plan(listing);
     }
     const order = this.order;
-    const packed = this.packed;
-    if (large) await immediate();
 
     // the newest heads, held or read; a file that cannot be read gives its place to the next
     const maxFiles = this.limits.maxFiles;
@@ -361,7 +329,7 @@ export class ScanCache {
       if (toRead.length === 0) continue;
       readAny = true;
       const nowMs = Date.now();
-      const read = await this.readHeads(toRead.map((i) => listing.paths[i]!), concurrency);
+      const read = await readHeads(this.host, toRead.map((i) => listing.paths[i]!), this.limits.maxHeaderLines, concurrency);
       this.stats.headsRead += toRead.length;
       toRead.forEach((i, k) => {
         const e = listing.entry(i);
@@ -391,11 +359,8 @@ export class ScanCache {
       return this.last;
     }
     if (large || readAny) await immediate();
-    const scanned = listing.withProblems(problems);
     this.stats.scans++;
-    // a read that failed changes its entry: packed again with the problem
-    const repacked = problems.size ? undefined : packed;
-    const result = this.options.enabled === false ? scanListing(scanned, heads, this.limits, repacked) : this.memo.scan(scanned, heads, this.limits, repacked);
+    const result = this.session.scan(heads, problems);
     const record: Record<string, Uint8Array> = {};
     for (const [i, bytes] of heads) record[listing.paths[i]!] = bytes;
     this.used = heads;
@@ -413,7 +378,8 @@ export class ScanCache {
    * `false` when a full listing is needed.
    */
   private async check(): Promise<boolean> {
-    if (this.options.enabled === false || this.listing === null || this.unknown || !this.watching || !this.host.statMany) return false;
+    const statMany = this.host.fast?.statMany?.bind(this.host.fast);
+    if (this.options.enabled === false || this.listing === null || this.unknown || !this.watching || !statMany) return false;
     const listing = this.listing;
     const position = await this.positions();
     if (this.listing !== listing) return false;
@@ -427,7 +393,7 @@ export class ScanCache {
     this.stats.checks++;
     let stats: (HostEntry | null | HostError)[];
     try {
-      stats = await this.host.statMany(paths);
+      stats = await statMany(paths);
     } catch {
       return false;
     }
@@ -461,7 +427,6 @@ export class ScanCache {
     }
     if (updates.size > 0) {
       this.listing = listing.withUpdates(updates);
-      this.packed = null; // the times changed: packed again
       if (!planStands) this.order = null;
     }
     return true;
@@ -478,13 +443,9 @@ export class ScanCache {
       if (paths === undefined) return new PathPositions(); // no listing yet: nothing has a position
       if (this.position !== null) return this.position;
       const map = new PathPositions();
-      let slice = performance.now();
       for (let i = 0; i < paths.length; i++) {
         map.set(paths[i]!, i);
-        if ((i & 1023) === 1023 && performance.now() - slice >= SLICE_MS) {
-          await immediate();
-          slice = performance.now();
-        }
+        if ((i & 1023) === 1023 && due()) await pause();
       }
       // a listing taken meanwhile: build for that one
       if (this.listing?.paths === paths) return (this.position = map);
@@ -496,7 +457,7 @@ export class ScanCache {
 
   private async rootNow(): Promise<string | null> {
     try {
-      const [root] = await this.host.statMany!([""]);
+      const [root] = await this.host.fast!.statMany!([""]);
       return root && !isError(root) && root.kind === "directory" ? folderKey(root) : null;
     } catch {
       return null;
@@ -521,7 +482,7 @@ export class ScanCache {
 
   /** One watcher a folder of the listing; every folder watched, or the cache does not rely on them. */
   private watchFolders(): void {
-    if (this.closed || this.options.enabled === false || this.options.watch === false || !this.host.watch || !this.host.statMany) return;
+    if (this.closed || this.options.enabled === false || this.options.watch === false || !this.host.watch || !this.host.fast?.statMany) return;
     const folders = new Set([""]);
     const listing = this.listing!;
     for (let i = 0; i < listing.length; i++) if (listing.isFolder(i)) folders.add(listing.paths[i]!);
@@ -588,29 +549,11 @@ export class ScanCache {
 
   /** A full listing, in columns where the host gives them (a host's look-alike of a `Listing` is not taken: `list()` is). */
   private async listNow(host: MemoryHost): Promise<Listing> {
-    if (host.listing) {
-      const listing = await host.listing();
+    if (host.fast?.listing) {
+      const listing = await host.fast.listing();
       if (listing instanceof Listing) return listing;
     }
     return Listing.fromEntries(await host.list());
-  }
-
-  private async readHeads(paths: string[], concurrency: number): Promise<(HostHead | HostError)[]> {
-    if (this.host.readHeads) return this.host.readHeads(paths, this.limits.maxHeaderLines);
-    const out: (HostHead | HostError)[] = new Array(paths.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < paths.length) {
-        const k = next++;
-        try {
-          out[k] = { bytes: await this.host.readHead(paths[k]!, this.limits.maxHeaderLines) };
-        } catch (error) {
-          out[k] = error as HostError;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), paths.length) }, worker));
-    return out;
   }
 
   private anyRacy(): boolean {
@@ -620,6 +563,7 @@ export class ScanCache {
 
   /** Keeps nothing (the cache turned off): every scan starts over. */
   private forget(): void {
+    this.session.close();
     this.listing = null;
     this.position = null;
     this.held.clear();

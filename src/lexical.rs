@@ -44,7 +44,6 @@ use std::rc::Rc;
 
 use crate::limits::{to_usize, Limits};
 use crate::scan::Memory;
-use crate::scan_memo::ScanMemo;
 use crate::write::similar::WordSet;
 
 /// The best match must carry at least this much evidence — more than one term found in no
@@ -1216,29 +1215,17 @@ pub fn lexical_select(input: &LexicalInput) -> LexicalSelection {
     select(&input.query, &memories, &docs, &input.recent_tools, &limits)
 }
 
-/// [`lexical_select`] among the memories of the last scan through `memo`, with the heads it
-/// read: each memory's terms are made once per head and kept with the memo, so a turn where
-/// nothing changed reads no body again (at 200 files, ~15 ms a turn in wasm became ~1). The
-/// selection is the one [`lexical_select`] gives for those memories and heads.
-/// `candidates`: the paths to choose among (a selection request's), found among the memories of
-/// the memo's last scan; a path that is not there is left out.
-pub fn lexical_select_memo(
+/// [`lexical_select`] over memories whose terms were made before (a scan session keeps each
+/// memory's [`Document`] with its head, so a turn where nothing changed reads no body again: at
+/// 200 files, ~15 ms a turn in wasm became ~1). `docs[i]` is the document of `memories[i]`.
+pub(crate) fn lexical_select_documents(
     query: &str,
-    candidates: &[String],
+    memories: &[&Memory],
+    docs: &[Rc<Document>],
     recent_tools: &[String],
     limits: &Limits,
-    memo: &mut ScanMemo,
 ) -> LexicalSelection {
-    let wanted: HashSet<&str> = candidates.iter().map(String::as_str).collect();
-    let memories: Vec<Memory> = memo
-        .last_memories()
-        .iter()
-        .filter(|m| wanted.contains(m.path.as_str()))
-        .cloned()
-        .collect();
-    let docs: Vec<Rc<Document>> = memories.iter().map(|m| memo.document(m, limits)).collect();
-    let memories: Vec<&Memory> = memories.iter().collect();
-    select(query, &memories, &docs, recent_tools, limits)
+    select(query, memories, docs, recent_tools, limits)
 }
 
 /// The selection itself, over memories and their documents (same order). Not inlined: both
@@ -1538,189 +1525,6 @@ mod tests {
             tokens("What should the user know about Deploying?"),
             ["deploy"]
         );
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
-mod memo_tests {
-    use super::*;
-    use crate::scan::{scan_with_memo, FileHead, Head};
-    use crate::scan_memo::ScanMemo;
-
-    fn file(path: &str, mtime_ms: f64, name: &str, description: &str, body: &str) -> FileHead {
-        let head = format!(
-            "---\nname: {name}\ndescription: {description}\ntype: project\n---\n\n{body}\n"
-        );
-        FileHead {
-            path: path.into(),
-            mtime_ms,
-            head: Some(Head::Bytes(head.into_bytes())),
-            kind: None,
-            problem: None,
-        }
-    }
-
-    /// What `lexical_select` gives for the memories a scan kept and the heads it read.
-    fn plain(
-        files: &[FileHead],
-        memories: &[Memory],
-        query: &str,
-        limits: &Limits,
-    ) -> LexicalSelection {
-        lexical_select(&LexicalInput {
-            query: query.into(),
-            memories: memories.to_vec(),
-            recent_tools: vec!["Bash".into()],
-            heads: files
-                .iter()
-                .filter_map(|f| Some((f.path.clone(), f.head.clone()?)))
-                .collect(),
-            limits: Some(*limits),
-        })
-    }
-
-    const QUERIES: [&str; 3] = [
-        "how do we deploy the billing service",
-        "rotating the database credentials",
-        "what about the kubernetes rollout",
-    ];
-
-    #[test]
-    fn the_memo_selects_as_the_memories_and_heads_crossing_would_through_edits() {
-        let limits = Limits::default();
-        let mut files = vec![
-            file(
-                "billing.md",
-                5.0,
-                "Billing deploys",
-                "how the billing service is deployed",
-                "Deploy with the blue-green script.\nbash deploy.sh",
-            ),
-            file(
-                "db.md",
-                4.0,
-                "Database credentials",
-                "rotation of the database credentials",
-                "Rotate monthly; kubernetes secrets hold them.",
-            ),
-            file(
-                "k8s.md",
-                3.0,
-                "Cluster",
-                "the cluster and its rollouts",
-                "Rollouts go through kubernetes with a canary.",
-            ),
-            file(
-                "misc.md",
-                2.0,
-                "Misc",
-                "odds and ends",
-                "Nothing about deploys here, only the billing address.",
-            ),
-        ];
-        let mut memo = ScanMemo::new();
-        for turn in 0..4 {
-            match turn {
-                // the body of one memory changes (its head and mtime): its terms are made again
-                1 => {
-                    files[2] = file(
-                        "k8s.md",
-                        6.0,
-                        "Cluster",
-                        "the cluster and its rollouts",
-                        "Nothing here now.",
-                    )
-                }
-                // a memory's description changes, and a new one comes
-                2 => {
-                    files[0] = file(
-                        "billing.md",
-                        7.0,
-                        "Billing",
-                        "invoices and credits",
-                        "No deploys.",
-                    );
-                    files.push(file(
-                        "deploy.md",
-                        8.0,
-                        "Deploys",
-                        "how every service is deployed",
-                        "billing too",
-                    ));
-                }
-                _ => {}
-            }
-            let (scan, _, _) = scan_with_memo(&files, &limits, &mut memo);
-            let candidates: Vec<String> = scan.memories.iter().map(|m| m.path.clone()).collect();
-            for query in QUERIES {
-                let want = plain(&files, &scan.memories, query, &limits);
-                let got =
-                    lexical_select_memo(query, &candidates, &["Bash".into()], &limits, &mut memo);
-                assert_eq!(got, want, "turn {turn}, {query:?}");
-            }
-            // fewer candidates (some already surfaced): the same as those memories crossing
-            let some: Vec<Memory> = scan.memories.iter().skip(1).cloned().collect();
-            let paths: Vec<String> = some.iter().map(|m| m.path.clone()).collect();
-            let got = lexical_select_memo(QUERIES[0], &paths, &["Bash".into()], &limits, &mut memo);
-            assert_eq!(
-                got,
-                plain(&files, &some, QUERIES[0], &limits),
-                "turn {turn}, candidates"
-            );
-        }
-        // another header limit than the scans': the body is read with it, not the kept terms
-        let short = Limits {
-            max_header_lines: 6,
-            ..limits
-        };
-        let (scan, _, _) = scan_with_memo(&files, &limits, &mut memo);
-        let candidates: Vec<String> = scan.memories.iter().map(|m| m.path.clone()).collect();
-        let got = lexical_select_memo(
-            "monthly kubernetes secrets",
-            &candidates,
-            &[],
-            &short,
-            &mut memo,
-        );
-        let want = lexical_select(&LexicalInput {
-            query: "monthly kubernetes secrets".into(),
-            memories: scan.memories.clone(),
-            recent_tools: vec![],
-            heads: files
-                .iter()
-                .filter_map(|f| Some((f.path.clone(), f.head.clone()?)))
-                .collect(),
-            limits: Some(short),
-        });
-        assert_eq!(got, want);
-        // the body mattered: with the scans' limit, db.md's body lines match
-        let full = lexical_select_memo(
-            "monthly kubernetes secrets",
-            &candidates,
-            &[],
-            &limits,
-            &mut memo,
-        );
-        assert_ne!(full.scores, want.scores);
-    }
-
-    #[test]
-    fn a_kept_document_is_dropped_with_its_head() {
-        let limits = Limits::default();
-        let mut memo = ScanMemo::new();
-        let before = [file("a.md", 1.0, "A", "about apples", "apples and pears")];
-        let (scan, _, _) = scan_with_memo(&before, &limits, &mut memo);
-        let first = memo.document(&scan.memories[0], &limits);
-        assert!(
-            std::rc::Rc::ptr_eq(&first, &memo.document(&scan.memories[0], &limits)),
-            "kept"
-        );
-        let after = [file("a.md", 2.0, "A", "about apples", "plums only")];
-        let (scan, _, _) = scan_with_memo(&after, &limits, &mut memo);
-        let second = memo.document(&scan.memories[0], &limits);
-        assert!(!std::rc::Rc::ptr_eq(&first, &second));
-        assert!(second.body.contains("plum") && !second.body.contains("pear"));
     }
 }
 

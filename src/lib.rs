@@ -26,7 +26,7 @@ pub mod paths;
 pub mod provider;
 pub mod render;
 pub mod scan;
-pub mod scan_memo;
+pub mod scan_session;
 pub mod secrets;
 pub mod side_query;
 pub mod temp;

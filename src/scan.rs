@@ -11,7 +11,6 @@ use crate::codes::{DiagnosticCode, EntryKind};
 use crate::frontmatter::{parse_header, Header, MemoryType, Recovery};
 use crate::limits::{to_usize, Limits};
 use crate::paths::check_relative_path;
-use crate::scan_memo::ScanMemo;
 use crate::text::{first_lines, normalize_text};
 
 /// The name of the index file, excluded from the topic files at any depth.
@@ -260,11 +259,13 @@ impl std::hash::Hasher for WordHash {
     }
 }
 
-struct Candidate<'a> {
-    file: &'a FileHead,
+/// A topic file that may be a memory, in the order the scan ranks them.
+pub(crate) struct Candidate<'a> {
+    pub(crate) file: &'a FileHead,
     /// Where the file is in the listing.
-    index: usize,
-    mtime_ms: f64,
+    pub(crate) index: usize,
+    /// Its time for the order (0 when the listing's is no valid time).
+    pub(crate) mtime_ms: f64,
 }
 
 /// `*.md` (case-sensitive) and not named `MEMORY.md`, at any depth: a topic file.
@@ -275,12 +276,25 @@ pub fn is_topic_path(path: &str) -> bool {
 
 /// What an entry's path, kind and problem make of it, before its time is looked at: a topic
 /// file that is a candidate, one refused (and its diagnostic), or not a topic file at all. A
-/// scan memo keeps them for a listing whose times alone change between turns.
+/// scan session keeps them for a listing whose times alone change between turns.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Verdict {
     NotTopic,
     Candidate,
     Refused(Box<Diagnostic>),
+}
+
+impl Verdict {
+    /// A candidate whose head could not be read (`problem`, as a host names it) is refused.
+    pub(crate) fn after_failed_read(&self, path: &str, problem: &str) -> Verdict {
+        match self {
+            Verdict::Candidate => {
+                let (code, message) = host_problem(problem);
+                Verdict::Refused(Box::new(Diagnostic::new(path, code, message, None)))
+            }
+            other => other.clone(),
+        }
+    }
 }
 
 /// The [`Verdict`] of every entry of the listing, in its order.
@@ -290,32 +304,6 @@ pub(crate) fn verdicts(files: &[FileHead]) -> Vec<Verdict> {
     files
         .iter()
         .map(|file| verdict(file, &mut |path| seen.insert(path)))
-        .collect()
-}
-
-/// The paths a duplicate check has seen, kept between calls: a listing given in pieces is
-/// checked as the whole one would be (the first entry of a path counts, in whichever piece).
-#[derive(Default)]
-pub(crate) struct SeenPaths(HashSet<String>);
-
-impl fmt::Debug for SeenPaths {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SeenPaths({} paths)", self.0.len())
-    }
-}
-
-impl SeenPaths {
-    /// `true` the first time `path` is given.
-    fn first(&mut self, path: &str) -> bool {
-        !self.0.contains(path) && self.0.insert(path.to_owned())
-    }
-}
-
-/// [`verdicts`] of the next piece of a listing whose earlier pieces saw `seen`.
-pub(crate) fn verdicts_continued(files: &[FileHead], seen: &mut SeenPaths) -> Vec<Verdict> {
-    files
-        .iter()
-        .map(|file| verdict(file, &mut |path| seen.first(path)))
         .collect()
 }
 
@@ -353,34 +341,13 @@ fn verdict<'a>(file: &'a FileHead, first: &mut dyn FnMut(&'a str) -> bool) -> Ve
     }
 }
 
-/// The time a candidate is ordered by: its mtime, or 0 when that is no valid time.
-pub(crate) fn order_time(file: &FileHead) -> f64 {
-    if valid_time(file.mtime_ms) {
-        file.mtime_ms
-    } else {
-        0.0
-    }
-}
-
 fn valid_time(mtime_ms: f64) -> bool {
     mtime_ms.is_finite() && mtime_ms.abs() <= MAX_DATE_MS
 }
 
-/// The candidates' order: newest first, then by path (paths are unique among candidates).
-pub(crate) fn newest_first(a: &FileHead, b: &FileHead) -> std::cmp::Ordering {
-    order_time(b)
-        .total_cmp(&order_time(a))
-        .then_with(|| a.path.cmp(&b.path))
-}
-
-/// Filters, checks and orders the listing; shared by the plan and the scan.
-fn candidates<'a>(files: &'a [FileHead], diagnostics: &mut Vec<Diagnostic>) -> Vec<Candidate<'a>> {
-    ordered(files, &verdicts(files), diagnostics)
-}
-
-/// The candidates of a listing whose [`verdicts`] are known, newest first; the diagnostics of
-/// the refused ones and of invalid times in the listing's order.
-fn ordered<'a>(
+/// The candidates of a listing whose [`verdicts`] are known, newest first (then by path); the
+/// diagnostics of the refused ones and of invalid times, in the listing's order.
+pub(crate) fn ranked<'a>(
     files: &'a [FileHead],
     verdicts: &[Verdict],
     diagnostics: &mut Vec<Diagnostic>,
@@ -395,8 +362,8 @@ fn ordered<'a>(
             }
             Verdict::Candidate => {}
         }
-        let mtime_ms = order_time(file);
-        if !valid_time(file.mtime_ms) {
+        let valid = valid_time(file.mtime_ms);
+        if !valid {
             diagnostics.push(Diagnostic::new(
                 &file.path,
                 DiagnosticCode::InvalidMtime,
@@ -404,6 +371,7 @@ fn ordered<'a>(
                 None,
             ));
         }
+        let mtime_ms = if valid { file.mtime_ms } else { 0.0 };
         out.push(Candidate {
             file,
             index,
@@ -424,7 +392,7 @@ fn ordered<'a>(
 pub fn plan_scan(files: &[FileHead], limits: &Limits) -> ScanPlan {
     let mut ignored = Vec::new();
     ScanPlan {
-        read: candidates(files, &mut ignored)
+        read: ranked(files, &verdicts(files), &mut ignored)
             .into_iter()
             .map(|c| c.file.path.clone())
             .collect(),
@@ -432,216 +400,45 @@ pub fn plan_scan(files: &[FileHead], limits: &Limits) -> ScanPlan {
     }
 }
 
-/// [`plan_scan`] as positions in the listing (the packed crossing returns these).
-pub fn plan_scan_order(files: &[FileHead]) -> Vec<usize> {
-    plan_scan_order_verdicts(files, &verdicts(files))
-}
-
-/// [`plan_scan_order`] for a listing whose [`verdicts`] are known.
-pub(crate) fn plan_scan_order_verdicts(files: &[FileHead], verdicts: &[Verdict]) -> Vec<usize> {
-    let mut ignored = Vec::new();
-    ordered(files, verdicts, &mut ignored)
-        .into_iter()
-        .map(|c| c.index)
-        .collect()
-}
-
 /// Scans topic files per SPEC §3 "Scan". Never fails: every problem is a diagnostic.
+///
+/// The newest `maxFiles` candidates are the memories, read from their heads; the older ones
+/// are dropped (reported, with what their heads say when the host read them).
 pub fn scan_memories(files: &[FileHead], limits: &Limits) -> ScanResult {
-    scan_indexed(files, limits, DroppedPaths::Filled).0
-}
-
-/// [`scan_memories`], and where each dropped memory is in the listing.
-pub(crate) fn scan_indexed(
-    files: &[FileHead],
-    limits: &Limits,
-    dropped_paths: DroppedPaths,
-) -> (ScanResult, Vec<usize>) {
-    let (result, dropped_at, _) = scan_indexed_memo(files, limits, None, &[], None, dropped_paths);
-    (result, dropped_at)
-}
-
-/// Whether a dropped memory that is only its path and its time gets its path (a scan's result),
-/// or an empty one: the packed crossing gives those by their position in the listing, and at
-/// 20,000 files, 19,800 copied paths are most of the scan's work.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DroppedPaths {
-    Filled,
-    LeftEmpty,
-}
-
-/// [`scan_memories`] with what the last scans read kept in `memo`: a head that comes again
-/// unchanged is not parsed again. Also returns where each dropped memory is in the listing,
-/// and for each memory, when it is the one the memo's last scan gave, where it is in the listing.
-pub fn scan_with_memo(
-    files: &[FileHead],
-    limits: &Limits,
-    memo: &mut ScanMemo,
-) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
-    scan_indexed_memo(files, limits, Some(memo), &[], None, DroppedPaths::Filled)
-}
-
-/// [`scan_with_memo`] where `head_same[i]` says entry `i` was given no head because it is the
-/// very head the memo holds for its path (the caller gave the same bytes last time). Every such
-/// path must have a reading in the memo (see [`ScanMemo::head`], after [`ScanMemo::begin`]).
-pub fn scan_with_memo_same(
-    files: &[FileHead],
-    limits: &Limits,
-    memo: &mut ScanMemo,
-    head_same: &[bool],
-) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
-    scan_indexed_memo(
-        files,
-        limits,
-        Some(memo),
-        head_same,
-        None,
-        DroppedPaths::Filled,
-    )
-}
-
-/// [`scan_with_memo_same`] for a listing whose [`verdicts`] are known (the memo kept them); the
-/// dropped memories that are only a path and a time have an empty path (see [`DroppedPaths`]).
-pub(crate) fn scan_with_memo_verdicts(
-    files: &[FileHead],
-    limits: &Limits,
-    memo: &mut ScanMemo,
-    head_same: &[bool],
-    verdicts: &[Verdict],
-) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
-    scan_indexed_memo(
-        files,
-        limits,
-        Some(memo),
-        head_same,
-        Some(verdicts),
-        DroppedPaths::LeftEmpty,
-    )
-}
-
-fn head_bytes(file: &FileHead) -> Option<&[u8]> {
-    match &file.head {
-        Some(Head::Bytes(bytes)) => Some(bytes),
-        Some(Head::Text(text)) => Some(text.as_bytes()),
-        None => None,
-    }
-}
-
-fn scan_indexed_memo(
-    files: &[FileHead],
-    limits: &Limits,
-    mut memo: Option<&mut ScanMemo>,
-    head_same: &[bool],
-    verdicts: Option<&[Verdict]>,
-    dropped_paths: DroppedPaths,
-) -> (ScanResult, Vec<usize>, Vec<Option<usize>>) {
     let mut diagnostics = Vec::new();
-    let ranked = match verdicts {
-        Some(verdicts) => ordered(files, verdicts, &mut diagnostics),
-        None => candidates(files, &mut diagnostics),
-    };
     let max_files = to_usize(limits.max_files);
-    if let Some(memo) = memo.as_deref_mut() {
-        memo.begin(limits.max_header_lines);
-    }
-    let mut kept_memories: Vec<(Memory, Option<usize>)> = Vec::new();
-    // the paths of the kept memories the memo's reading is of: read from it, or kept in it now
-    let mut current: HashSet<&str> = HashSet::new();
+    let mut memories = Vec::new();
     let mut dropped = Vec::new();
-    let mut dropped_at = Vec::new();
-    for (rank, candidate) in ranked.into_iter().enumerate() {
+    for (rank, candidate) in ranked(files, &verdicts(files), &mut diagnostics)
+        .into_iter()
+        .enumerate()
+    {
         let kept = rank < max_files;
-        let index = candidate.index;
-        let (path, mtime_ms) = (candidate.file.path.as_str(), candidate.mtime_ms);
-        let head = head_bytes(candidate.file);
-        let known = head.is_none() && head_same.get(index).copied().unwrap_or(false);
-        let (memory, same) = match memo.as_deref_mut() {
-            Some(memo) if head.is_some() || known => {
-                // the reading of this very head at this mtime, for a memory kept
-                let hit = match head {
-                    _ if !kept => None,
-                    Some(head) => memo.reading(path, head, mtime_ms),
-                    None => memo.reading_at(path, mtime_ms),
-                };
-                match hit {
-                    Some((memory, read)) => {
-                        diagnostics.extend_from_slice(read);
-                        current.insert(path);
-                        (memory.clone(), Some(index))
-                    }
-                    None => {
-                        // read again: the head given, or the one the memo holds (a file now past
-                        // the cap is read as any dropped one, and not kept)
-                        let held;
-                        let file = match head {
-                            Some(_) => candidate.file,
-                            None => {
-                                held = FileHead {
-                                    head: memo.head(path).map(|h| Head::Bytes(h.to_vec())),
-                                    ..candidate.file.clone()
-                                };
-                                &held
-                            }
-                        };
-                        let mut own = Vec::new();
-                        let memory = read_memory(
-                            Candidate {
-                                file,
-                                index,
-                                mtime_ms,
-                            },
-                            limits,
-                            kept,
-                            &mut own,
-                        );
-                        if let Some(bytes) = head_bytes(file).filter(|_| kept) {
-                            memo.keep(path, bytes, mtime_ms, &memory, &own);
-                            current.insert(path);
-                        }
-                        diagnostics.append(&mut own);
-                        (memory, None)
-                    }
-                }
-            }
-            // past the cap, no head: only its path and time (read_memory adds nothing else)
-            _ if !kept && head.is_none() && dropped_paths == DroppedPaths::LeftEmpty => {
-                (bare_memory(String::new(), mtime_ms), None)
-            }
-            _ => (read_memory(candidate, limits, kept, &mut diagnostics), None),
-        };
+        let memory = read_memory(&candidate, limits, kept, &mut diagnostics);
         if kept {
-            kept_memories.push((memory, same));
+            memories.push(memory);
         } else {
             dropped.push(memory);
-            dropped_at.push(index);
         }
     }
-    if let Some(memo) = memo.as_deref_mut() {
-        // a memory kept without a head is not what an older reading of its path gives: that
-        // reading goes, so a later scan does not call it this scan's memory unchanged
-        memo.retain(&current);
-    }
-    // the cap goes by the listing's mtime (all that is known before reading); the kept ones
-    // are ordered by their time, which the heads can make older
-    kept_memories.sort_by(|(a, _), (b, _)| {
-        b.time()
-            .total_cmp(&a.time())
-            .then_with(|| a.path.cmp(&b.path))
-    });
-    let (memories, same): (Vec<Memory>, Vec<Option<usize>>) = kept_memories.into_iter().unzip();
-    if let Some(memo) = memo {
-        memo.set_last(&memories);
-    }
-    let result = ScanResult {
+    memories.sort_by(newest_first);
+    ScanResult {
         memories,
         dropped,
         diagnostics,
-    };
-    (result, dropped_at, same)
+    }
+}
+
+/// The order of the kept memories: by their time (which a head can make older than the
+/// listing's, by which the cap went), newest first, then by path.
+pub(crate) fn newest_first(a: &Memory, b: &Memory) -> std::cmp::Ordering {
+    b.time()
+        .total_cmp(&a.time())
+        .then_with(|| a.path.cmp(&b.path))
 }
 
 /// A memory that is only its path and its time.
-fn bare_memory(path: String, mtime_ms: f64) -> Memory {
+pub(crate) fn bare_memory(path: String, mtime_ms: f64) -> Memory {
     Memory {
         path,
         mtime_ms,
@@ -708,8 +505,10 @@ pub fn decode_head(bytes: &[u8], max_lines: usize) -> HeadText<'_> {
     }
 }
 
-fn read_memory(
-    candidate: Candidate<'_>,
+/// The memory a candidate's head makes (its fields, its time), with the head's diagnostics.
+/// `kept`: within the cap (a kept memory without a head is reported).
+pub(crate) fn read_memory(
+    candidate: &Candidate<'_>,
     limits: &Limits,
     kept: bool,
     diagnostics: &mut Vec<Diagnostic>,
@@ -846,23 +645,6 @@ mod tests {
             assert_eq!(memory.memory_type, Some(MemoryType::Project));
         }
         assert!(cuts > 10, "the cuts fall inside characters");
-        // the same bytes given through the memo and the packed crossing
-        let end = (after..whole.len())
-            .find(|&e| std::str::from_utf8(&whole[..e]).is_err())
-            .unwrap();
-        let files = vec![FileHead {
-            path: "project_deploy.md".into(),
-            mtime_ms: 1.0,
-            head: Some(Head::Bytes(whole[..end].to_vec())),
-            kind: None,
-            problem: None,
-        }];
-        let mut memo = ScanMemo::new();
-        let (memoized, _, _) = scan_with_memo(&files, &Limits::default(), &mut memo);
-        assert_eq!(memoized.diagnostics, vec![]);
-        let packed = crate::packed::PackedBuffers::from_files(&files);
-        let scanned = crate::packed::scan_packed(&packed.listing(), &Limits::default()).unwrap();
-        assert!(!scanned.json.contains("invalid_utf8"), "{}", scanned.json);
     }
 
     #[test]

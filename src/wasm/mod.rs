@@ -3,17 +3,17 @@
 //! `MemdirError` (`code: "INVALID_ARGUMENT"`) rather than a coercion or a trap.
 
 mod convert;
+mod scan_session;
 mod strict;
 mod types;
 
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-use self::convert::{from_js, from_js_opt, invalid, number_arg, string_arg, to_js, to_js_error};
+use self::convert::{from_js, from_js_opt, number_arg, string_arg, to_js, to_js_error};
 use crate::side_query::{answer, request as selection};
 use crate::{
-    cost, diff, doctor, freshness, index, instructions, lexical, manifest, packed, paths, provider,
-    render, scan, secrets, temp, tool, write, Limits,
+    cost, diff, doctor, freshness, index, instructions, lexical, manifest, paths, provider, render,
+    scan, secrets, temp, tool, write, Limits,
 };
 
 type JsResult = Result<JsValue, JsValue>;
@@ -98,32 +98,6 @@ pub fn build_selection_request(
 ) -> JsResult {
     let input: selection::SelectionInput = from_js(input, "input")?;
     to_js(&selection::build_selection_request(&input))
-}
-
-/// `buildSelectionRequest` for the last scan through the scan memo `memo`: `input.memories`
-/// must be empty, the memo's are used (no crossing of 200 memories field by field). An unknown
-/// memo (the module restarted) is `INVALID_ARGUMENT`: the caller passes the memories instead.
-#[wasm_bindgen(js_name = buildSelectionRequestMemo, unchecked_return_type = "SelectionRequest")]
-pub fn build_selection_request_memo(
-    #[wasm_bindgen(unchecked_param_type = "SelectionInput")] input: JsValue,
-    memo: u32,
-) -> JsResult {
-    let mut input: selection::SelectionInput = from_js(input, "input")?;
-    if !input.memories.is_empty() {
-        return Err(invalid(
-            "input.memories: must be empty, the memo's are used",
-        ));
-    }
-    let found = SCAN_MEMOS.with(|memos| {
-        let memos = memos.borrow();
-        let memo = memos.iter().find(|(id, _)| *id == memo).map(|(_, m)| m)?;
-        input.memories = memo.last_memories().to_vec();
-        Some(selection::build_selection_request(&input))
-    });
-    match found {
-        Some(request) => to_js(&request),
-        None => Err(invalid("no such scan memo")),
-    }
 }
 
 /// Reads the selector's answer text (JSON, fenced JSON or JSON in prose) against the
@@ -278,34 +252,6 @@ pub fn lexical_select(
 ) -> JsResult {
     let input: lexical::LexicalInput = from_js(input, "input")?;
     to_js(&lexical::lexical_select(&input))
-}
-
-/// `lexicalSelect` among the memories of the last scan through the scan memo `memo`, with the
-/// heads that scan read: their terms are made once per head and kept with the memo. An unknown
-/// memo (the module restarted) is `INVALID_ARGUMENT`: the caller passes the memories instead.
-#[wasm_bindgen(js_name = lexicalSelectMemo, unchecked_return_type = "LexicalSelection")]
-pub fn lexical_select_memo(
-    #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string[]")] candidates: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string[]")] recent_tools: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
-    memo: u32,
-) -> JsResult {
-    let query = string_arg(&query, "query")?;
-    let candidates: Vec<String> = from_js(candidates, "candidates")?;
-    let recent_tools: Vec<String> = from_js(recent_tools, "recentTools")?;
-    let limits = limits_arg(limits)?;
-    let selection = with_memo(memo, |memo| {
-        Ok(lexical::lexical_select_memo(
-            &query,
-            &candidates,
-            &recent_tools,
-            &limits,
-            memo,
-        ))
-    })
-    .map_err(|e| to_js_error(&e))?;
-    to_js(&selection)
 }
 
 /// The system-prompt section that teaches the main model how to keep the memory in `dir`,
@@ -530,227 +476,4 @@ pub fn unified_diff(
         &string_arg(&old, "old")?,
         &string_arg(&new, "new")?,
     ))
-}
-
-/// A typed array argument, copied in; anything else is `INVALID_ARGUMENT`.
-fn typed<T: JsCast>(value: &JsValue, name: &str, what: &str) -> Result<T, JsValue> {
-    value
-        .clone()
-        .dyn_into::<T>()
-        .map_err(|_| convert::invalid(&format!("{name} must be a {what}")))
-}
-
-/// A string, or its UTF-8 bytes in a `Uint8Array` (copied in at once, where a string crosses a
-/// character at a time); bytes that are not UTF-8 are `INVALID_ARGUMENT`.
-fn text_or_utf8(value: &JsValue, name: &str) -> Result<String, JsValue> {
-    match value.dyn_ref::<js_sys::Uint8Array>() {
-        Some(bytes) => String::from_utf8(bytes.to_vec())
-            .map_err(|_| convert::invalid(&format!("{name} must be UTF-8"))),
-        None => string_arg(value, name),
-    }
-}
-
-/// The packed listing's buffers, copied out of JavaScript.
-fn read_packed(listing: &JsValue) -> Result<packed::PackedBuffers, JsValue> {
-    let field = |key: &str| {
-        js_sys::Reflect::get(listing, &JsValue::from_str(key))
-            .map_err(|_| convert::invalid("listing must be a packed listing object"))
-    };
-    let buffer = |key: &str| -> Result<JsValue, JsValue> {
-        let value = field(key)?;
-        Ok(if value.is_undefined() {
-            js_sys::Uint8Array::new_with_length(0).into()
-        } else {
-            value
-        })
-    };
-    Ok(packed::PackedBuffers {
-        paths: text_or_utf8(&field("paths")?, "listing.paths")?,
-        mtimes: typed::<js_sys::Float64Array>(&field("mtimes")?, "listing.mtimes", "Float64Array")?
-            .to_vec(),
-        kinds: typed::<js_sys::Uint8Array>(&field("kinds")?, "listing.kinds", "Uint8Array")?
-            .to_vec(),
-        problems: string_arg(&field("problems")?, "listing.problems")?,
-        heads: typed::<js_sys::Uint8Array>(&buffer("heads")?, "listing.heads", "Uint8Array")?
-            .to_vec(),
-        head_entries: typed::<js_sys::Uint32Array>(
-            &field("headEntries")?,
-            "listing.headEntries",
-            "Uint32Array",
-        )?
-        .to_vec(),
-        head_ends: typed::<js_sys::Uint32Array>(
-            &field("headEnds")?,
-            "listing.headEnds",
-            "Uint32Array",
-        )?
-        .to_vec(),
-    })
-}
-
-/// `planScan` on a packed listing (`{paths, mtimes, kinds, problems, headEntries, headEnds}`,
-/// see `PackedListing`): the positions of the topic files to read, newest first.
-#[wasm_bindgen(js_name = planScanPacked, unchecked_return_type = "Uint32Array")]
-pub fn plan_scan_packed(
-    #[wasm_bindgen(
-        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
-    )]
-    listing: JsValue,
-) -> JsResult {
-    let args = read_packed(&listing)?;
-    let order = packed::plan_packed(&args.listing()).map_err(|e| to_js_error(&e))?;
-    Ok(js_sys::Uint32Array::from(order.as_slice()).into())
-}
-
-/// `scanMemories` on a packed listing with its heads, packed: `{json, droppedEntries, droppedMtimes}`.
-#[wasm_bindgen(js_name = scanPacked, unchecked_return_type = "{ json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array }")]
-pub fn scan_packed(
-    #[wasm_bindgen(
-        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
-    )]
-    listing: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
-) -> JsResult {
-    let args = read_packed(&listing)?;
-    let out =
-        packed::scan_packed(&args.listing(), &limits_arg(limits)?).map_err(|e| to_js_error(&e))?;
-    Ok(packed_scan_to_js(&out))
-}
-
-thread_local! {
-    /// The scan memos of the opened memories, by the handle the caller chose. A module restarted
-    /// after a trap starts with none: a handle from before is unknown (`INVALID_ARGUMENT`), and
-    /// the caller, whose handles stay unique across restarts, opens a new one.
-    static SCAN_MEMOS: std::cell::RefCell<Vec<(u32, crate::scan_memo::ScanMemo)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Opens a scan memo (what an opened memory's scans read, kept between turns) under `memo`, a
-/// handle the caller never used before; one still open under it starts over.
-#[wasm_bindgen(js_name = scanMemoOpen)]
-pub fn scan_memo_open(memo: u32) {
-    SCAN_MEMOS.with(|memos| {
-        let mut memos = memos.borrow_mut();
-        memos.retain(|(id, _)| *id != memo);
-        memos.push((memo, Default::default()));
-    });
-}
-
-/// Drops a scan memo (an unknown handle is nothing to drop).
-#[wasm_bindgen(js_name = scanMemoClose)]
-pub fn scan_memo_close(memo: u32) {
-    SCAN_MEMOS.with(|memos| memos.borrow_mut().retain(|(id, _)| *id != memo));
-}
-
-/// `scanPacked` with the scan memo `memo`: memories unchanged since its last scan are `null` in
-/// the JSON, their positions in `same` and their entries in `sameEntries`. `headSame`: entries
-/// given no head because it is the very head given for that path at the memo's last scan.
-/// `pathsSame`: the listing is the memo's last one but for its times; only `mtimes` and the
-/// heads are read (`paths`, `kinds` and `problems` may be empty).
-#[wasm_bindgen(js_name = scanPackedMemo, unchecked_return_type = "{ json: string; droppedEntries: Uint32Array; droppedMtimes: Float64Array; same: Uint32Array; sameEntries: Uint32Array }")]
-pub fn scan_packed_memo(
-    #[wasm_bindgen(
-        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
-    )]
-    listing: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
-    memo: u32,
-    #[wasm_bindgen(unchecked_param_type = "Uint32Array")] head_same: JsValue,
-    paths_same: bool,
-) -> JsResult {
-    let args = read_packed(&listing)?;
-    let limits = limits_arg(limits)?;
-    let head_same = typed::<js_sys::Uint32Array>(&head_same, "headSame", "Uint32Array")?.to_vec();
-    let out = with_memo(memo, |memo| {
-        packed::scan_packed_memo(&args.listing(), &limits, memo, &head_same, paths_same)
-    });
-    let out = out.map_err(|e| to_js_error(&e))?;
-    let result = packed_scan_to_js(&out);
-    let set = |key: &str, value: JsValue| {
-        let _ = js_sys::Reflect::set(&result, &JsValue::from_str(key), &value);
-    };
-    set(
-        "same",
-        js_sys::Uint32Array::from(out.same.as_slice()).into(),
-    );
-    set(
-        "sameEntries",
-        js_sys::Uint32Array::from(out.same_entries.as_slice()).into(),
-    );
-    Ok(result)
-}
-
-/// `planScanPacked` through the scan memo `memo`, which keeps the listing: the scan that follows
-/// can give its times alone (`pathsSame`). `pathsSame` here too: the listing is the memo's last
-/// one but for its times; only `mtimes` is read.
-#[wasm_bindgen(js_name = planScanPackedMemo, unchecked_return_type = "Uint32Array")]
-pub fn plan_scan_packed_memo(
-    #[wasm_bindgen(
-        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
-    )]
-    listing: JsValue,
-    memo: u32,
-    paths_same: bool,
-) -> JsResult {
-    let args = read_packed(&listing)?;
-    let order = with_memo(memo, |memo| {
-        packed::plan_packed_memo(&args.listing(), memo, paths_same)
-    })
-    .map_err(|e| to_js_error(&e))?;
-    Ok(js_sys::Uint32Array::from(order.as_slice()).into())
-}
-
-/// `planScanPackedMemo` for a listing too large for one call, given in pieces in order (the
-/// host lets its event loop run between them): the call with `last` returns the order the whole
-/// listing would give (an empty array before it). `first` begins a listing; `pathsSame`, the
-/// same for every piece: the pieces give the times alone of the listing the memo holds.
-#[wasm_bindgen(js_name = planScanPackedMemoPiece, unchecked_return_type = "Uint32Array")]
-pub fn plan_scan_packed_memo_piece(
-    #[wasm_bindgen(
-        unchecked_param_type = "{ paths: string | Uint8Array; mtimes: Float64Array; kinds: Uint8Array; problems: string; heads?: Uint8Array; headEntries: Uint32Array; headEnds: Uint32Array }"
-    )]
-    piece: JsValue,
-    memo: u32,
-    paths_same: bool,
-    first: bool,
-    last: bool,
-) -> JsResult {
-    let args = read_packed(&piece)?;
-    let order = with_memo(memo, |memo| {
-        packed::plan_packed_memo_piece(&args.listing(), memo, paths_same, first, last)
-    })
-    .map_err(|e| to_js_error(&e))?;
-    Ok(js_sys::Uint32Array::from(order.as_slice()).into())
-}
-
-/// `f` on the scan memo `memo`; an unknown handle is `INVALID_ARGUMENT`.
-fn with_memo<T>(
-    memo: u32,
-    f: impl FnOnce(&mut crate::scan_memo::ScanMemo) -> Result<T, crate::Error>,
-) -> Result<T, crate::Error> {
-    SCAN_MEMOS.with(|memos| {
-        let mut memos = memos.borrow_mut();
-        match memos.iter_mut().find(|(id, _)| *id == memo) {
-            Some((_, memo)) => f(memo),
-            None => Err(crate::Error::invalid("no such scan memo")),
-        }
-    })
-}
-
-fn packed_scan_to_js(out: &packed::PackedScan) -> JsValue {
-    let result = js_sys::Object::new();
-    let set = |key: &str, value: JsValue| {
-        // a fresh plain object: setting a property cannot fail
-        let _ = js_sys::Reflect::set(&result, &JsValue::from_str(key), &value);
-    };
-    set("json", JsValue::from_str(&out.json));
-    set(
-        "droppedEntries",
-        js_sys::Uint32Array::from(out.dropped_entries.as_slice()).into(),
-    );
-    set(
-        "droppedMtimes",
-        js_sys::Float64Array::from(out.dropped_mtimes.as_slice()).into(),
-    );
-    result.into()
 }
