@@ -161,7 +161,7 @@ export interface OpenedMemory {
   forget(file: string): Promise<WriteResult>;
   /** Handlers for Anthropic's `memory_20250818` memory tool, over this directory. */
   tool(): MemoryTool;
-  /** Every doctor check (SPEC §5). */
+  /** Every doctor check (rules §5). */
   doctor(options?: DoctorOptions): Promise<DoctorReport>;
   /** The safe fixes doctor can make: effects, a unified diff, and the report before and after. */
   planFixes(options?: DoctorOptions): Promise<FixPlan>;

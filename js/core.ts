@@ -220,7 +220,7 @@ function guardOnce<A extends Record<string, unknown>, T>(args: A, run: (args: A)
   }
 }
 
-/** The SPEC's default limits. */
+/** The default limits (rules §2). */
 export function defaultLimits(): Limits {
   return guard({}, () => wasm.defaultLimits());
 }
@@ -438,7 +438,7 @@ export function outsideLinks(indexText: string): string[] {
   return guard({ indexText }, (a) => wasm.outsideLinks(a.indexText));
 }
 
-/** Every doctor check (SPEC §5). */
+/** Every doctor check (rules §5). */
 export function runDoctor(input: DoctorInput): DoctorReport {
   return guard({ input }, (a) => wasm.runDoctor(a.input));
 }

@@ -1,5 +1,5 @@
 //! Cost of a side query from the provider's usage fields and a price table of current
-//! Anthropic models (USD per million tokens, `reference/wire.md` §1.8).
+//! Anthropic models (USD per million tokens, `docs/providers.md` §1.8).
 
 use serde::{Deserialize, Serialize};
 

@@ -27,7 +27,7 @@ pub struct IndexView {
     pub was_size_truncated: bool,
 }
 
-/// Truncates the index text per SPEC §3 "Index".
+/// Truncates the index text per rules §3.1.
 ///
 /// Lines first, then size: the size cut goes to the last `\n` at or before the limit (the
 /// newline is dropped), or hard at the limit when there is none — never inside a character.

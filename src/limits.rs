@@ -1,8 +1,8 @@
-//! The hard limits of SPEC §2, each configurable. Every field names its unit.
+//! The hard limits of rules §2, each configurable. Every field names its unit.
 
 use serde::{Deserialize, Serialize};
 
-/// All limits in one value. Missing fields take the SPEC defaults; unknown fields are an
+/// All limits in one value. Missing fields take the defaults of rules §2; unknown fields are an
 /// error, so a typo such as `maxIndexBytes` is caught instead of silently ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]

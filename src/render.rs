@@ -59,7 +59,7 @@ pub fn inject_read_bytes(limits: &Limits) -> u32 {
     limits.max_inject_bytes.saturating_mul(2).saturating_add(8)
 }
 
-/// Renders a memory per SPEC §3 "Injection".
+/// Renders a memory per rules §3.7.
 pub fn render_memory(input: &RenderInput) -> Rendered {
     let limits = input.limits.unwrap_or_default();
     // a path is shown in the header and the note: it must not close the block either

@@ -400,7 +400,7 @@ pub fn plan_scan(files: &[FileHead], limits: &Limits) -> ScanPlan {
     }
 }
 
-/// Scans topic files per SPEC §3 "Scan". Never fails: every problem is a diagnostic.
+/// Scans topic files per rules §3.2. Never fails: every problem is a diagnostic.
 ///
 /// The newest `maxFiles` candidates are the memories, read from their heads; the older ones
 /// are dropped (reported, with what their heads say when the host read them).

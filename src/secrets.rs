@@ -1,4 +1,4 @@
-//! Credential detection for every write and for doctor (SPEC §4, issues 4 and 21).
+//! Credential detection for every write and for doctor (rules §4.3, issues 4 and 21).
 //!
 //! Two kinds of evidence, and nothing else: a note that talks about "the API key" or "the
 //! password" is never flagged.

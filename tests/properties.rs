@@ -82,7 +82,7 @@ fn small_limits() -> impl Strategy<Value = Limits> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Index truncation (SPEC §3 "Index")
+// Index truncation (rules §3.1)
 
 /// The reference rule, written over UTF-16 code units: lines first, then the last `\n` at or
 /// before the size limit (dropped), else a hard cut that backs off a split surrogate pair.
@@ -163,7 +163,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The selector's answer (SPEC §3 "Answer")
+// The selector's answer (rules §3.5)
 
 const POOL: &[&str] = &[
     "a.md",
@@ -247,7 +247,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Path validation (SPEC §4 "path safety")
+// Path validation (rules §4.1)
 
 /// Why `path` could escape, judged independently of `paths.rs`; `None` when it is safe.
 fn escapes(path: &str) -> Option<String> {

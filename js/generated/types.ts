@@ -26,7 +26,7 @@ export type FindingCode = "index_missing" | "index_over_lines" | "index_over_siz
 export type EntryKind = "file" | "directory" | "other";
 
 /**
- * All limits in one value. Missing fields take the SPEC defaults; unknown fields are an
+ * All limits in one value. Missing fields take the defaults of rules §2; unknown fields are an
  * error, so a typo such as `maxIndexBytes` is caught instead of silently ignored.
  */
 export type Limits = { 

@@ -1,4 +1,4 @@
-//! `memdir doctor` (SPEC §5): the article's usage rules, checked and explained. Each finding
+//! `memdir doctor` (rules §5): the article's usage rules, checked and explained. Each finding
 //! has a code, a file, a line, a severity, a message and, where it is safe, a fix; the fixes
 //! are planned in [`fix`] and shown as a diff before anything is written.
 

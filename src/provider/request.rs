@@ -60,7 +60,7 @@ pub struct HttpRequest {
 }
 
 /// How each Anthropic model must be asked so that 256 tokens are not spent thinking, and no
-/// parameter it rejects is sent (`reference/wire.md` §1.2). No sampling parameters, ever.
+/// parameter it rejects is sent (`docs/providers.md` §1.2). No sampling parameters, ever.
 struct AnthropicShape {
     thinking: Option<&'static str>,
     effort: bool,

@@ -57,7 +57,7 @@ fn failed(code: &str, message: &str) -> Selection {
     }
 }
 
-/// Parses the model's answer per SPEC §3 "Answer".
+/// Parses the model's answer per rules §3.5.
 pub fn parse_selection(
     answer: &str,
     candidates: &[String],

@@ -95,7 +95,7 @@ pub fn selection_schema() -> Value {
     })
 }
 
-/// Builds the side query per SPEC §3 "Selection request". The cap on files applies before
+/// Builds the side query per rules §3.4. The cap on files applies before
 /// already-surfaced files are removed, as in the reference.
 pub fn build_selection_request(input: &SelectionInput) -> SelectionRequest {
     let limits = input.limits.unwrap_or_default();

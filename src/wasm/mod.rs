@@ -209,7 +209,7 @@ pub fn estimate_cost(
     to_js(&cost::estimate_cost(&input))
 }
 
-/// The SPEC's limits.
+/// The default limits (rules §2).
 #[wasm_bindgen(js_name = defaultLimits, unchecked_return_type = "Limits")]
 pub fn default_limits() -> JsResult {
     to_js(&Limits::default())
@@ -440,7 +440,7 @@ pub fn default_selector(
     to_js(&provider::default_selector(&env))
 }
 
-/// Every doctor check over a directory (SPEC §5).
+/// Every doctor check over a directory (rules §5).
 #[wasm_bindgen(js_name = runDoctor, unchecked_return_type = "DoctorReport")]
 pub fn run_doctor(
     #[wasm_bindgen(unchecked_param_type = "DoctorInput")] input: JsValue,

@@ -1,4 +1,4 @@
-//! The write rules (SPEC §4): what a write may change, decided before any byte is written.
+//! The write rules (rules §4): what a write may change, decided before any byte is written.
 //! Every function here takes a [`Snapshot`] the host read and returns a plan of
 //! [`Effect`]s for the host to apply, in order. A refused write has no effects.
 

@@ -1,6 +1,6 @@
 // A local stand-in for the providers the memory "side query" talks to, faithful to
-// /work/shared/reference/wire.md (§1 Anthropic, §3 OpenAI-compatible flavours, §3.2 / §6.4 Ollama
-// native, §6 "What a faithful mock server must do"). Plain Node 20 ESM, no dependencies.
+// docs/providers.md (§1 Anthropic, §3 OpenAI-compatible flavours, §3.2 / §6.4 Ollama
+// native, §6 "What a the fake servers do"). Plain Node 20 ESM, no dependencies.
 //
 //   const mock = await startMockProviders();
 //   mock.script({ kind: "rate_limit" }, { kind: "text", selected: ["a.md"] });
@@ -508,7 +508,7 @@ export async function startMockProviders(options = {}) {
     }
     const spec = ANTHROPIC_MODELS[body.model];
     const gen55 = spec?.rules === "sonnet-5-5" || spec?.rules === "haiku-5-5";
-    // tools: the memory tool's definition, and every tool_use answered right after (wire.md §4)
+    // tools: the memory tool's definition, and every tool_use answered right after (providers.md §4)
     if (body.tools !== undefined) {
       if (!Array.isArray(body.tools)) return invalid("tools: Input should be a valid list");
       for (const [i, t] of body.tools.entries()) {
@@ -560,7 +560,7 @@ export async function startMockProviders(options = {}) {
       if (!isObject(format.schema)) return invalid(`${where}.schema: Field required`);
     }
 
-    // Per-model rules: wire.md §6.2.
+    // Per-model rules: providers.md §6.2.
     const tType = thinking?.type;
     const sampling = ["temperature", "top_p", "top_k"].find((k) => present(body[k]));
     switch (spec.rules) {
@@ -615,7 +615,7 @@ export async function startMockProviders(options = {}) {
     return null;
   }
 
-  /** Cache simulation (wire.md §6.2): counters for this request, updating the cache. */
+  /** Cache simulation (providers.md §6.2): counters for this request, updating the cache. */
   function anthropicCacheUsage(body, spec, totalTokens) {
     const blocks = anthropicBlocks(body);
     const breakpoints = [];
@@ -1298,7 +1298,7 @@ export async function startMockProviders(options = {}) {
     if (origin) res.setHeader("vary", "Origin");
     if (req.method === "OPTIONS") {
       req.resume();
-      // The fixed list of wire.md §6.1, plus whatever the browser asks for (the real API lets the
+      // The fixed list of providers.md §6.1, plus whatever the browser asks for (the real API lets the
       // SDK's x-stainless-* headers through).
       const asked = String(req.headers["access-control-request-headers"] ?? "")
         .split(",")

@@ -51,7 +51,7 @@ export function modelSelector(model: LanguageModel, options: ModelSelectorOption
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       ...(options.providerOptions ? { providerOptions: options.providerOptions } : {}),
     });
-    // a cut or refused answer is a failure, whatever part of it parses (SPEC §3 Answer)
+    // a cut or refused answer is a failure, whatever part of it parses (rules §3.5)
     if (result.finishReason === "length") throw new Error("the answer was cut off at the token limit (finish reason: length)");
     if (result.finishReason === "content-filter") throw new Error("the model refused to answer (finish reason: content-filter)");
     return { text: result.output ?? result.text, usage: toMemdirUsage(result.usage), model: result.response.modelId };
