@@ -13,6 +13,24 @@ import { findProjectRoot } from "./git.js";
 import { NodeHost } from "./hosts/node.js";
 import { envKey, openMemory as openOn } from "./open.js";
 
+/**
+ * One `NodeHost` a folder in this process, while any memory holds it: memories opened on the same
+ * folder share it, and with it their cache (one listing, one watcher a folder, one core session).
+ */
+const hosts = new Map<string, WeakRef<NodeHost>>();
+const forgotten = new FinalizationRegistry<string>((dir) => {
+  if (hosts.get(dir)?.deref() === undefined) hosts.delete(dir);
+});
+
+function hostFor(dir: string): NodeHost {
+  const held = hosts.get(dir)?.deref();
+  if (held) return held;
+  const host = new NodeHost(dir);
+  hosts.set(dir, new WeakRef(host));
+  forgotten.register(host, dir);
+  return host;
+}
+
 /** Opens a memory directory: `dir`, `projectRoot` (Node) or any `host`. */
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<OpenedMemory> {
   if (options === null || typeof options !== "object" || options.host) return openOn(options);
@@ -20,10 +38,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     const value = options[key];
     if (value !== undefined && (typeof value !== "string" || value.includes("\0"))) throw new MemdirError("INVALID_ARGUMENT", `invalid argument: \`${key}\` must be a path (a string without NUL)`);
   }
-  if (options.dir) return openOn({ ...options, host: new NodeHost(resolve(options.dir)) });
+  if (options.dir) return openOn({ ...options, host: hostFor(resolve(options.dir)) });
   if (options.projectRoot) {
     const dir = projectMemoryDir({ homeDir: homedir(), projectRoot: await findProjectRoot(options.projectRoot), configDir: envKey("CLAUDE_CONFIG_DIR") ?? null });
-    return openOn({ ...options, host: new NodeHost(dir) });
+    return openOn({ ...options, host: hostFor(dir) });
   }
   throw new MemdirError("INVALID_ARGUMENT", "invalid argument: openMemory needs `dir`, `projectRoot` or `host`");
 }

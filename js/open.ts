@@ -10,9 +10,9 @@ import type { OpenedMemory, OpenMemoryOptions } from "./api.js";
 import { applyDoctorFixes, doctorFixPlan, doctorReport } from "./doctor.js";
 import { MemdirError } from "./errors.js";
 import { lazyProperty } from "./lazy.js";
-import type { MemoryHost } from "./host.js";
+import type { HostFastPaths, MemoryHost, WriteRequest } from "./host.js";
 import { recall, scanWithHeads, type RecallContext } from "./recall.js";
-import { ScanCache } from "./scan-cache.js";
+import { sharedCache, type ScanCache } from "./scan-cache.js";
 import type { SelectorConfig, SelectorFunction } from "./selectors.js";
 import { session } from "./session.js";
 import { memoryTool } from "./tool.js";
@@ -50,7 +50,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   const concurrency = Math.max(1, options.concurrency ?? 16);
   const selector: SelectorConfig | SelectorFunction = options.selector ?? selectorFromEnv();
   const cacheOptions = options.cache === false ? { enabled: false, watch: false } : options.cache === true || options.cache === undefined ? {} : options.cache;
-  const cache = new ScanCache(host, limits, cacheOptions);
+  // memories open on one host share its cache (one listing, one watcher a folder, one core session)
+  const { cache, release } = sharedCache(host, limits, cacheOptions);
   const ctx: RecallContext = { host, limits, selector, now, concurrency, cache, ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
   // every write through memdir tells the cache what it touched, before any watcher could
   const writing = tellingCache(host, cache);
@@ -64,7 +65,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     doctor: (opts) => doctorReport(host, limits, now(), opts),
     planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
     applyFixes: (plan, opts) => applyDoctorFixes(writing, plan, limits, now(), opts, options.lock),
-    close: () => cache.close(),
+    close: () => release(),
     async index() {
       let content: Uint8Array = new Uint8Array(0);
       let fileBytes: number | null = null;
@@ -96,10 +97,12 @@ function tellingCache(host: MemoryHost, cache: ScanCache): MemoryHost {
   const told = <T>(paths: string[], run: () => Promise<T>): Promise<T> => run().finally(() => cache.touched(...paths));
   const overrides: Partial<MemoryHost> = {
     writeFile: (path, data, opts) => told([path], () => host.writeFile(path, data, opts)),
-    ...(host.writeFiles ? { writeFiles: (files) => told(files.map((f) => f.path), () => host.writeFiles!(files)) } : {}),
     remove: (path) => told([path], () => host.remove(path)),
     rename: (from, to) => told([from, to], () => host.rename(from, to)),
   };
+  const fast = host.fast;
+  // the fast group as the host's, with its writeFiles told (a group that is a class keeps its methods)
+  if (fast?.writeFiles) overrides.fast = Object.assign(Object.create(fast) as HostFastPaths, { writeFiles: (files: WriteRequest[]) => told(files.map((f) => f.path), () => fast.writeFiles!(files)) });
   // every other member read from the host itself (so a class with #private fields works)
   return new Proxy(host, {
     get(target, prop) {

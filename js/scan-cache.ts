@@ -275,6 +275,11 @@ export class ScanCache {
     return byPath.get(entry.path);
   }
 
+  /** Whether {@link close} was called. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Stops the watchers and the background check. */
   close(): void {
     this.closed = true;
@@ -407,9 +412,6 @@ export class ScanCache {
     // applied once every name is checked: a check that gives up (a full listing follows) leaves
     // the listing as it was, or a full listing would compare equal to it
     const updates = new Map<number, HostEntry>();
-    // the plan (which heads to read) stands when only held files changed, each to a later time:
-    // the newest files only grew newer, so they are still the newest
-    let planStands = true;
     for (let k = folders; k < paths.length; k++) {
       const now = stats[k];
       if (now === undefined || isError(now)) return false;
@@ -420,14 +422,12 @@ export class ScanCache {
       }
       const was = listing.entry(at);
       if (now === null || now.kind !== was.kind || now.problem) return false;
-      if (!sameFile(now, was)) {
-        if (!(this.held.has(was.path) && Number.isFinite(now.mtimeMs) && now.mtimeMs >= was.mtimeMs)) planStands = false;
-        updates.set(at, { ...was, ...now, path: was.path });
-      }
+      if (!sameFile(now, was)) updates.set(at, { ...was, ...now, path: was.path });
     }
     if (updates.size > 0) {
+      // new times: planned again (the session takes them, by the times alone)
       this.listing = listing.withUpdates(updates);
-      if (!planStands) this.order = null;
+      this.order = null;
     }
     return true;
   }
@@ -572,6 +572,52 @@ export class ScanCache {
     this.used = new Map();
     this.unknown = true;
   }
+}
+
+/** A cache shared by the memories open on one host with the same limits and options. */
+interface SharedEntry {
+  cache: WeakRef<ScanCache> | { deref(): ScanCache | undefined };
+  users: number;
+}
+
+/** The shared caches of each host, by its limits and options. */
+const sharedCaches = new WeakMap<MemoryHost, Map<string, SharedEntry>>();
+
+/**
+ * The cache of the memories open on `host` with these limits and options: one listing, one set
+ * of watchers, one scan session for all of them, so a change is read once, not once a memory
+ * (five memories on one folder of 20,000 files, each re-reading it at once, held the event loop
+ * 36–51 ms). `release()` is a memory's `close()`: the last one closes the cache. A cache that is
+ * off (`enabled: false`) is never shared.
+ */
+export function sharedCache(host: MemoryHost, limits: Limits, options: ScanCacheOptions): { cache: ScanCache; release(): void } {
+  if (options.enabled === false) {
+    const cache = new ScanCache(host, limits, options);
+    return { cache, release: () => cache.close() };
+  }
+  const key = JSON.stringify([limits, options]);
+  let byKey = sharedCaches.get(host);
+  if (!byKey) sharedCaches.set(host, (byKey = new Map()));
+  let entry = byKey.get(key);
+  let cache = entry?.cache.deref();
+  if (!entry || !cache || cache.isClosed) {
+    cache = new ScanCache(host, limits, options);
+    entry = { cache: weakly(cache), users: 0 };
+    byKey.set(key, entry);
+  }
+  const mine = entry;
+  mine.users++;
+  let released = false;
+  return {
+    cache,
+    release: () => {
+      if (released) return;
+      released = true;
+      if (--mine.users > 0) return;
+      mine.cache.deref()?.close();
+      if (byKey.get(key) === mine) byKey.delete(key);
+    },
+  };
 }
 
 /** A scan's memories by path, built on the first look-up. */

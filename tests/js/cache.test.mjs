@@ -1,7 +1,8 @@
-// What an opened memory keeps between turns (js/scan-cache.ts): any change is seen — an edit
-// that keeps size and mtime (ctime, inode), files added and removed, edits a watcher never
-// reported, writes through memdir — and an unchanged turn reads nothing and calls no core scan.
-// A scan of thousands of files lets the event loop through while it lists.
+// What an opened memory keeps between turns (js/scan-cache.ts), as a turn sees it: any change is
+// seen — an edit that keeps size and mtime (ctime, inode), files added and removed, edits a
+// watcher never reported, writes through memdir — and an unchanged turn reads no file again (the
+// host's calls are counted at its interface). A scan of thousands of files lets the event loop
+// through. Memories open on one folder share one cache.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,9 +32,9 @@ function fill(dir, n) {
 function counted(dir, watcher = "real") {
   const host = new NodeHost(dir);
   const counts = { heads: 0, lists: 0 };
-  const readHeads = host.readHeads.bind(host);
+  const readHeads = host.fast.readHeads.bind(host.fast);
   const list = host.list.bind(host);
-  host.readHeads = async (paths, lines) => {
+  host.fast.readHeads = async (paths, lines) => {
     counts.heads += paths.length;
     return readHeads(paths, lines);
   };
@@ -170,8 +171,8 @@ test("with a trusted watcher, an unchanged turn looks only at its folders; the h
   await sleep(150);
   const { host, counts } = counted(dir);
   const looks = [];
-  const statMany = host.statMany.bind(host);
-  host.statMany = async (paths) => {
+  const statMany = host.fast.statMany.bind(host.fast);
+  host.fast.statMany = async (paths) => {
     looks.push([...paths]);
     return statMany(paths);
   };
@@ -266,117 +267,85 @@ test("a scan of 5,000 files lets the event loop through while it lists (synchron
   assert.ok(turns > 1, `other work ran during the scan (${turns} turns of the event loop)`);
 });
 
-test("a listing of more than 16,384 entries is packed and planned in pieces, the event loop let through between them; the scan is the one a memory without a cache gives", async () => {
-  const { ScanMemo, PLAN_PIECE_ENTRIES } = await import("../../pkg/packed.js");
+test("a scan of 20,000 files lets the event loop through between its steps, and gives what a memory without a cache gives", async () => {
   const { InMemoryHost } = await import("memdir");
-  const n = PLAN_PIECE_ENTRIES + 3000;
+  const n = 20_000;
   const files = {};
   for (let i = 0; i < n; i++) files[`${i % 7 === 0 ? "team/" : ""}m${i}.md`] = { content: fm(`M${i}`, `memory ${i}`), mtimeMs: 1e12 + ((i * 7919) % n) * 1000 };
   const host = new InMemoryHost(files);
-  const planInPieces = ScanMemo.prototype.planInPieces;
-  const seen = { calls: 0, pieces: 0, pauses: 0, ticks: 0 };
-  ScanMemo.prototype.planInPieces = function (listing, packed, pause) {
-    seen.calls++;
-    seen.pieces = packed.pieces.length;
-    return planInPieces.call(this, listing, packed, async () => {
-      seen.pauses++;
-      const before = seen.ticks;
-      setImmediate(() => seen.ticks++);
-      await pause();
-      // an immediate queued before the pause ran during it: the event loop was let through
-      assert.equal(seen.ticks, before + 1);
-    });
+  const memory = await openMemory({ host, selector: { provider: "lexical" } });
+  const plain = await openMemory({ host, selector: { provider: "lexical" }, cache: false });
+  let ticks = 0;
+  let scanning = true;
+  const tick = () => {
+    ticks++;
+    if (scanning) setImmediate(tick);
   };
-  try {
-    const memory = await openMemory({ host, selector: { provider: "lexical" } });
-    const plain = await openMemory({ host, selector: { provider: "lexical" }, cache: false });
-    const first = await memory.scan();
-    assert.deepEqual(seen, { calls: 1, pieces: 2, pauses: 1, ticks: 1 });
-    assert.deepEqual(first, await plain.scan());
-    assert.equal(first.memories.length, 200);
-    assert.equal(first.dropped.length, n - 200);
-    // a newer file: a turn plans again, in pieces, and scans as the memory without a cache
-    await host.writeFile("team/new.md", new TextEncoder().encode(fm("New", "the newest")));
-    const second = await memory.scan();
-    assert.equal(second.memories[0].path, "team/new.md");
-    assert.deepEqual(second, await plain.scan());
-    assert.equal(seen.calls, 2);
-    memory.close();
-    plain.close();
-  } finally {
-    ScanMemo.prototype.planInPieces = planInPieces;
-  }
+  setImmediate(tick);
+  const first = await memory.scan();
+  scanning = false;
+  assert.ok(ticks >= 2, `the event loop ran during the scan (${ticks} turns)`);
+  assert.deepEqual(first, await plain.scan());
+  assert.equal(first.memories.length, 200);
+  assert.equal(first.dropped.length, n - 200);
+  // a newer file: the next turn has it first, as the memory without a cache
+  await host.writeFile("team/new.md", new TextEncoder().encode(fm("New", "the newest")));
+  const second = await memory.scan();
+  assert.equal(second.memories[0].path, "team/new.md");
+  assert.deepEqual(second, await plain.scan());
+  memory.close();
+  plain.close();
 });
 
-test("a memory closed while a scan is under way keeps no scan memo open in the core (a small folder, and one planned in pieces)", async () => {
-  const { ScanMemo, PLAN_PIECE_ENTRIES } = await import("../../pkg/packed.js");
+test("a memory closed while a scan is under way keeps no core session: the scan still answers, and gives the session back", async () => {
+  const { ScanSession } = await import("../../pkg/scan-session.js");
   const { InMemoryHost } = await import("memdir");
-  const { open, close, planInPieces } = ScanMemo.prototype;
-  // the handles the core holds: opened, and not closed since
-  const live = new Set();
-  ScanMemo.prototype.open = function () {
-    const handle = open.call(this);
-    live.add(handle);
-    return handle;
-  };
-  ScanMemo.prototype.close = function () {
-    live.delete(this.handle);
-    return close.call(this);
-  };
-  const made = (n) => {
-    const files = {};
-    for (let i = 0; i < n; i++) files[`m${i}.md`] = { content: fm(`M${i}`, `memory ${i}`), mtimeMs: 1e12 + i * 1000 };
-    return new InMemoryHost(files);
+  const sessions = new Set();
+  const { plan } = ScanSession.prototype;
+  ScanSession.prototype.plan = function (...args) {
+    sessions.add(this);
+    return plan.apply(this, args);
   };
   try {
-    // closed as the scan begins: the scan still runs (its caller gets an answer), on a memo it opens
-    const small = await openMemory({ host: made(10), selector: { provider: "lexical" } });
+    const files = {};
+    for (let i = 0; i < 10; i++) files[`m${i}.md`] = { content: fm(`M${i}`, `memory ${i}`), mtimeMs: 1e12 + i * 1000 };
+    const small = await openMemory({ host: new InMemoryHost(files), selector: { provider: "lexical" } });
     const scanning = small.scan();
     small.close();
     assert.equal((await scanning).memories.length, 10);
-    assert.deepEqual([...live], [], "after a small folder's scan");
-    // closed between two pieces of the plan: the next piece fails, and the plan starts over on a new memo
-    let memory;
-    ScanMemo.prototype.planInPieces = function (listing, packed, pause) {
-      return planInPieces.call(this, listing, packed, async () => {
-        memory.close();
-        await pause();
-      });
-    };
-    memory = await openMemory({ host: made(PLAN_PIECE_ENTRIES + 10), selector: { provider: "lexical" } });
-    assert.equal((await memory.scan()).memories.length, 200);
-    assert.deepEqual([...live], [], "after a scan planned in pieces");
+    assert.ok(sessions.size >= 1);
+    for (const s of sessions) assert.equal(s.core, null, "the core's session was freed");
   } finally {
-    Object.assign(ScanMemo.prototype, { open, close, planInPieces });
+    ScanSession.prototype.plan = plan;
   }
 });
 
 test("each core call of a turn starts a task of its own: the event loop runs between the listing and the plan, and between the reads and the scan", async () => {
-  const { ScanMemo } = await import("../../pkg/packed.js");
+  const { ScanSession } = await import("../../pkg/scan-session.js");
   const dir = temp();
   fill(dir, 30);
   const { host } = counted(dir, "none");
-  const listing = host.listing.bind(host);
-  const readHeads = host.readHeads.bind(host);
+  const listing = host.fast.listing.bind(host.fast);
+  const readHeads = host.fast.readHeads.bind(host.fast);
   // an immediate queued as the I/O ends has run by the next step only if the turn let the loop through
   let afterList = null;
   let afterReads = null;
   const seen = { atReads: null, atScan: null };
-  host.listing = async () => {
+  host.fast.listing = async () => {
     const entries = await listing();
     afterList = false;
     setImmediate(() => (afterList = true));
     return entries;
   };
-  host.readHeads = async (paths, lines) => {
+  host.fast.readHeads = async (paths, lines) => {
     seen.atReads = afterList; // the plan came between the listing and this read
     const heads = await readHeads(paths, lines);
     afterReads = false;
     setImmediate(() => (afterReads = true));
     return heads;
   };
-  const scan = ScanMemo.prototype.scan;
-  ScanMemo.prototype.scan = function (...args) {
+  const scan = ScanSession.prototype.scan;
+  ScanSession.prototype.scan = function (...args) {
     seen.atScan = afterReads;
     return scan.apply(this, args);
   };
@@ -387,11 +356,11 @@ test("each core call of a turn starts a task of its own: the event loop runs bet
     assert.equal(result.memories.length, 30);
     assert.deepEqual(seen, { atReads: true, atScan: true });
   } finally {
-    ScanMemo.prototype.scan = scan;
+    ScanSession.prototype.scan = scan;
   }
 });
 
-test("a turn whose listing changed only in its times gives the core the times alone (the plan and the scan), and scans as a fresh memory does", async () => {
+test("a turn whose listing changed only in its times (a held file edited, an older one edited) and one with a file added scan as a fresh memory does", async () => {
   const { ScanCache } = await import("../../pkg/scan-cache.js");
   const { defaultLimits } = await import("memdir");
   const dir = temp();
@@ -411,7 +380,6 @@ test("a turn whose listing changed only in its times gives the core the times al
   };
   const first = (await cache.scan(4)).result;
   assert.deepEqual(first, await fresh());
-  const memo = cache.memo;
   const edit = async (name, text) => {
     writeFileSync(join(dir, name), text);
     let got;
@@ -423,24 +391,14 @@ test("a turn whose listing changed only in its times gives the core the times al
     assert.deepEqual(got, await fresh(), `after writing ${name}`);
   };
   const parseDescription = (text) => /description: (.*)/.exec(text)[1];
-  // a held file edited to a later time: the plan stands, the scan gives the times alone
-  let { whole, timesOnly } = memo.crossings;
+  // a held file edited to a later time; an older file edited; a file added
   await edit("a11.md", fm("A11", "edited eleven"));
-  assert.equal(memo.crossings.whole, whole, `no whole listing: ${JSON.stringify(memo.crossings)}`);
-  assert.ok(memo.crossings.timesOnly > timesOnly, `times alone: ${JSON.stringify(memo.crossings)}`);
-  // an older file edited: planned again, by its times alone too (the plan and the scan)
-  ({ whole, timesOnly } = memo.crossings);
   await edit("a2.md", fm("A2", "edited two"));
-  assert.equal(memo.crossings.whole, whole, `no whole listing: ${JSON.stringify(memo.crossings)}`);
-  assert.ok(memo.crossings.timesOnly >= timesOnly + 2, `the plan and the scan by the times alone: ${JSON.stringify(memo.crossings)}`);
-  // a file added: its path crosses (the plan gives the whole listing once), then the scan its times alone
-  ({ whole, timesOnly } = memo.crossings);
   await edit("new.md", fm("New", "a new one"));
-  assert.ok(memo.crossings.timesOnly > timesOnly && memo.crossings.whole > whole, JSON.stringify(memo.crossings));
   cache.close();
 });
 
-test("a held file edited to a later time keeps the plan (no new one); an older file edited plans again, and enters", async () => {
+test("a held file edited to a later time moves up; an older file edited to the newest enters", async () => {
   const { ScanCache } = await import("../../pkg/scan-cache.js");
   const { defaultLimits } = await import("memdir");
   const dir = temp();
@@ -449,18 +407,15 @@ test("a held file edited to a later time keeps the plan (no new one); an older f
   const cache = new ScanCache(new NodeHost(dir), { ...defaultLimits(), maxFiles: 3 }, { trustWatcher: false });
   const paths = async () => (await cache.scan(4)).result.memories.map((m) => m.path);
   assert.deepEqual(await paths(), ["a5.md", "a4.md", "a3.md"]);
-  const plans = cache.stats.plans;
   writeFileSync(join(dir, "a4.md"), fm("A4", "memory four, edited")); // held: now the newest
   let got;
   for (let i = 0; i < 100 && (got = await paths())[0] !== "a4.md"; i++) await sleep(10);
   assert.deepEqual(got, ["a4.md", "a5.md", "a3.md"]);
-  assert.equal(cache.stats.plans, plans, "the held files only grew newer: the plan stands");
   const t = new Date();
   writeFileSync(join(dir, "a0.md"), fm("A0", "memory zero, edited"), { flag: "r+" }); // not held
   utimesSync(join(dir, "a0.md"), t, t);
   for (let i = 0; i < 100 && (got = await paths())[0] !== "a0.md"; i++) await sleep(10);
   assert.deepEqual(got, ["a0.md", "a4.md", "a5.md"], "the older file, now the newest, enters");
-  assert.ok(cache.stats.plans > plans, "planned again");
   cache.close();
 });
 
@@ -498,8 +453,8 @@ test("a check that gives up after updating an entry (another name's stat failed)
     root: "/fake",
     list: async () => [...files.keys()].map(entry),
     stat: async (p) => (p === "" ? root : files.has(p) ? entry(p) : null),
-    statMany: async (paths) => paths.map((p) => (p === failing ? Object.assign(new Error("EACCES"), { code: "EACCES" }) : p === "" ? root : files.has(p) ? entry(p) : null)),
-    readHead: async (p) => encoder.encode(files.get(p).text),
+    fast: { statMany: async (paths) => paths.map((p) => (p === failing ? Object.assign(new Error("EACCES"), { code: "EACCES" }) : p === "" ? root : files.has(p) ? entry(p) : null)) },
+    readFile: async (p) => encoder.encode(files.get(p).text),
     watch: (_dir, onChange) => (listeners.push(onChange), { close() {} }),
   };
   const cache = new ScanCache(host, defaultLimits(), {});
@@ -542,4 +497,42 @@ test("the offline selector across turns (the terms the core keeps per head) foll
   const fresh = await openMemory({ dir, selector: { provider: "lexical" }, cache: false });
   assert.deepEqual((await fresh.recall(query)).memories.map((m) => m.path), recalled, "as without a cache");
   memory.close();
+});
+
+test("memories open on one folder share one cache: the second reads nothing the first read, both see a change once, and the last close releases it", async () => {
+  const dir = temp();
+  fill(dir, 6);
+  await sleep(150);
+  const { host, counts } = counted(dir);
+  let watches = 0;
+  const watch = host.watch.bind(host);
+  host.watch = (folder, onChange) => {
+    watches++;
+    return watch(folder, onChange);
+  };
+  const a = await openMemory({ host, selector: { provider: "lexical" } });
+  const b = await openMemory({ host, selector: { provider: "lexical" } });
+  const first = await a.scan();
+  assert.equal(counts.heads, 6);
+  assert.deepEqual(await b.scan(), first, "the second memory's first turn is the shared cache's");
+  assert.equal(counts.heads, 6, "nothing read again");
+  assert.equal(watches, 1, "one watcher for the folder");
+  writeFileSync(join(dir, "a2.md"), fm("A2", "edited once, seen by both"));
+  await sleep(150); // past the racy window: a head read now is trusted at the next turn
+  const seen = await eventually(a, (s) => descriptions(s)["a2.md"] === "edited once, seen by both");
+  assert.equal(descriptions(seen)["a2.md"], "edited once, seen by both");
+  assert.equal(descriptions(await b.scan())["a2.md"], "edited once, seen by both");
+  assert.equal(counts.heads, 7, "the edited file read once, for both");
+  a.close();
+  writeFileSync(join(dir, "a3.md"), fm("A3", "after the first closed"));
+  assert.equal(descriptions(await eventually(b, (s) => descriptions(s)["a3.md"] === "after the first closed"))["a3.md"], "after the first closed", "the other still works");
+  b.close();
+  // other limits are another cache; a folder opened by its path is one host, so one cache
+  const c = await openMemory({ host, selector: { provider: "lexical" }, limits: { maxFiles: 2 } });
+  assert.equal((await c.scan()).memories.length, 2);
+  c.close();
+  const [d, e] = [await openMemory({ dir }), await openMemory({ dir })];
+  assert.equal(d.host, e.host, "one NodeHost for the folder");
+  d.close();
+  e.close();
 });
