@@ -23,7 +23,7 @@ async function input(host: MemoryHost, limits: Limits, nowMs: number, options: D
   const index = plan.read.map((p) => snapshot.contents[p]).find((c) => c !== undefined);
   const outside: Record<string, boolean | null> = {};
   for (const link of index ? outsideLinks(decoder.decode(index)) : []) {
-    outside[link] = host.lookOutside ? await host.lookOutside(link).catch(() => null) : null;
+    outside[link] = host.links?.lookOutside ? await host.links.lookOutside(link).catch(() => null) : null;
   }
   return { entries: snapshot.entries, contents: snapshot.contents, nowMs, limits, staleCoreDays: options.staleCoreDays ?? null, outside };
 }

@@ -1,4 +1,4 @@
-import type { Listing } from "./listing.js";
+import { Listing } from "./listing.js";
 
 /**
  * Storage for a memory directory, as small as memdir needs. Paths are relative to the memory
@@ -118,37 +118,12 @@ export interface MemoryHost {
   watch?(dir: string, onChange: (name: string | null) => void): HostWatcher | null;
   /** Cheaper ways to do what the members above do, for large folders. Each optional. */
   fast?: HostFastPaths;
-
-  // ---- the old shape, kept only while issue 22 moves every caller to the groups above ----
-  /** @deprecated use {@link readHead}(host, path, maxLines) (`readFile(path, HEAD_READ_BYTES)`) or `fast.readHeads`. */
-  readHead(path: string, maxLines: number): Promise<Uint8Array>;
-  /** @deprecated `fast.listing` */
-  listing?(): Promise<Listing>;
-  /** @deprecated `fast.listKinds` */
-  listKinds?(): Promise<HostEntry[]>;
-  /** @deprecated `fast.writeFiles` */
-  writeFiles?(files: WriteRequest[]): Promise<void>;
-  /** @deprecated `links.resolve` */
-  resolve?(path: string): Promise<string | null>;
-  /** @deprecated `links.lstat` */
-  lstat?(path: string): Promise<HostEntry | null>;
-  /** @deprecated `locks.owner` */
-  lockOwner?(): Promise<LockOwner>;
-  /** @deprecated `locks.ownerAlive` */
-  ownerAlive?(owner: LockOwner): Promise<boolean | null>;
-  /** @deprecated `locks.exclusive` */
-  writeLock?<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T>;
-  /** @deprecated `links.lookOutside` */
-  lookOutside?(link: string): Promise<boolean | null>;
-  /** @deprecated `fast.readHeads` */
-  readHeads?(paths: string[], maxLines: number): Promise<(HostHead | HostError)[]>;
-  /** @deprecated `fast.statMany` */
-  statMany?(paths: string[]): Promise<(HostEntry | null | HostError)[]>;
-  /** @deprecated `fast.hold` */
-  hold?<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-/** Symbolic links (the Node host). */
+/**
+ * Symbolic links (the Node host). A host whose storage has none gives `resolve` alone, each path
+ * as itself: the memory tool then looks up only the paths it names, without a listing.
+ */
 export interface HostLinks {
   /**
    * Where `path` really is, following symbolic links: the relative path from the root's real
@@ -159,9 +134,9 @@ export interface HostLinks {
   /**
    * Like `stat`, but a symbolic link at `path` is reported as itself (`kind: "other"`,
    * `problem: "symlink"`, the link's own mtime), so a dangling one is not `null`; throws
-   * `ENOTDIR` when a folder on the way is a file.
+   * `ENOTDIR` when a folder on the way is a file. Without it, `stat`.
    */
-  lstat(path: string): Promise<HostEntry | null>;
+  lstat?(path: string): Promise<HostEntry | null>;
   /**
    * Whether a link of `MEMORY.md` that leaves the memory directory (`../plans/x.md`, an
    * absolute path; from the core's `outsideLinks`) leads to something that exists, resolved
@@ -232,6 +207,15 @@ export function headLines(bytes: Uint8Array, maxLines: number): Uint8Array {
   let lines = 0;
   for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10 && ++lines === maxLines) return bytes.subarray(0, i + 1);
   return bytes;
+}
+
+/** Every entry below the root: `fast.listing`'s where the host has it (cheaper), else `list()`. */
+export async function listEntries(host: MemoryHost): Promise<HostEntry[]> {
+  if (host.fast?.listing) {
+    const listing = await host.fast.listing();
+    if (listing instanceof Listing) return listing.toEntries();
+  }
+  return host.list();
 }
 
 /** A file's head through a host's required members: `readFile(path, HEAD_READ_BYTES)`, cut to `maxLines` lines. */

@@ -5,7 +5,7 @@
  * `errno`, the relative path in `path`, and a message naming the path as the caller shows it.
  */
 import { MemdirError } from "./errors.js";
-import type { HostEntry, HostError, MemoryHost, WriteRequest } from "./host.js";
+import type { HostEntry, HostError, HostFastPaths, MemoryHost, WriteRequest } from "./host.js";
 import type { Listing } from "./listing.js";
 import { LOCK_FILE, withLock, type LockOptions } from "./lock.js";
 
@@ -51,7 +51,8 @@ export function ioError(action: string, path: string, error: unknown, shown = pa
 
 /**
  * `host` with every failure mapped by {@link ioError}; `show` turns a relative path into the
- * one a message names (the memory tool shows `/memories/…`). Hosts without `resolve` stay so.
+ * one a message names (the memory tool shows `/memories/…`). The groups the host has, it keeps
+ * (`links` and `fast` mapped; `locks` and `watch` as they are: the lock maps its own failures).
  */
 export function ioHost(host: MemoryHost, show: (path: string) => string = (p) => p || "the memory directory"): MemoryHost {
   const mapped = async <T>(action: string, path: string, run: () => Promise<T>, shown = show(path)): Promise<T> => {
@@ -61,43 +62,50 @@ export function ioHost(host: MemoryHost, show: (path: string) => string = (p) =>
       throw ioError(action, path, error, shown);
     }
   };
-  const resolve = host.resolve?.bind(host);
-  const listing = host.listing?.bind(host);
-  const listKinds = host.listKinds?.bind(host);
-  const readHeads = host.readHeads?.bind(host);
-  const statMany = host.statMany?.bind(host);
-  const writeFiles = host.writeFiles?.bind(host);
   // failures come back in place: each mapped as a thrown one would be
   const inPlace = <T>(action: string, paths: string[], got: (T | Error)[]): (T | HostError)[] =>
     got.map((g, i) => (g instanceof Error ? (ioError(action, paths[i]!, g, show(paths[i]!)) as unknown as HostError) : g));
-  return {
+  const { links, fast } = host;
+  const out: MemoryHost = {
     root: host.root,
     absolutePath: (path) => host.absolutePath(path),
     list: () => mapped<HostEntry[]>("list", "", () => host.list()),
-    ...(listing ? { listing: () => mapped<Listing>("list", "", () => listing()) } : {}),
-    ...(listKinds ? { listKinds: () => mapped<HostEntry[]>("list", "", () => listKinds()) } : {}),
     stat: (path) => mapped("look up", path, () => host.stat(path)),
-    readHead: (path, maxLines) => mapped("read", path, () => host.readHead(path, maxLines)),
     readFile: (path, maxBytes) => mapped("read", path, () => host.readFile(path, maxBytes)),
     writeFile: (path, data, options) => mapped("write", path, () => host.writeFile(path, data, options)),
     remove: (path) => mapped("remove", path, () => host.remove(path)),
     rename: (from, to) => mapped("rename", from, () => host.rename(from, to), `${show(from)} to ${show(to)}`),
-    ...(resolve ? { resolve: (path: string) => mapped("resolve", path, () => resolve(path)) } : {}),
-    ...(readHeads ? { readHeads: async (paths: string[], maxLines: number) => inPlace("read", paths, await mapped("read", paths[0] ?? "", () => readHeads(paths, maxLines))) } : {}),
-    ...(writeFiles
-      ? {
-          writeFiles: async (files: WriteRequest[]) => {
-            try {
-              await writeFiles(files);
-            } catch (error) {
-              const path = (error as { writePath?: unknown } | null)?.writePath;
-              throw ioError("write", typeof path === "string" ? path : (files[0]?.path ?? ""), error, show(typeof path === "string" ? path : (files[0]?.path ?? "")));
-            }
-          },
-        }
-      : {}),
-    ...(statMany ? { statMany: async (paths: string[]) => inPlace("look up", paths, await mapped("look up", paths[0] ?? "", () => statMany(paths))) } : {}),
+    ...(host.locks ? { locks: host.locks } : {}),
+    ...(host.watch ? { watch: host.watch.bind(host) } : {}),
   };
+  if (links) {
+    out.links = {
+      resolve: (path) => mapped("resolve", path, () => links.resolve(path)),
+      ...(links.lstat ? { lstat: (path: string) => mapped("look up", path, () => links.lstat!(path)) } : {}),
+      ...(links.lookOutside ? { lookOutside: links.lookOutside.bind(links) } : {}),
+    };
+  }
+  if (fast) {
+    const f: HostFastPaths = {};
+    if (fast.listing) f.listing = () => mapped<Listing>("list", "", () => fast.listing!());
+    if (fast.listKinds) f.listKinds = () => mapped<HostEntry[]>("list", "", () => fast.listKinds!());
+    if (fast.readHeads) f.readHeads = async (paths, maxLines) => inPlace("read", paths, await mapped("read", paths[0] ?? "", () => fast.readHeads!(paths, maxLines)));
+    if (fast.statMany) f.statMany = async (paths) => inPlace("look up", paths, await mapped("look up", paths[0] ?? "", () => fast.statMany!(paths)));
+    if (fast.hold) f.hold = fast.hold.bind(fast);
+    if (fast.writeFiles) {
+      f.writeFiles = async (files: WriteRequest[]) => {
+        try {
+          await fast.writeFiles!(files);
+        } catch (error) {
+          const at = (error as { writePath?: unknown } | null)?.writePath;
+          const path = typeof at === "string" ? at : (files[0]?.path ?? "");
+          throw ioError("write", path, error, show(path));
+        }
+      };
+    }
+    out.fast = f;
+  }
+  return out;
 }
 
 /**

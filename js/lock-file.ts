@@ -74,7 +74,7 @@ export function parseLock(bytes: Uint8Array): LockBody | null {
  * when nothing is. Throws `ENOTDIR` when a folder on the way is a file.
  */
 export async function inspectLock(host: MemoryHost, path: string): Promise<FoundLock | null> {
-  const entry = host.lstat ? await host.lstat(path) : await host.stat(path);
+  const entry = host.links?.lstat ? await host.links.lstat(path) : await host.stat(path);
   if (entry === null) return null;
   if (entry.kind !== "file" || entry.problem) return { entry, body: null, unreadable: false };
   let bytes: Uint8Array;
@@ -90,9 +90,10 @@ export async function inspectLock(host: MemoryHost, path: string): Promise<Found
 
 /** Whether the host can prove the owner gone (same machine, dead pid or earlier boot). */
 export async function ownerGone(host: MemoryHost, body: LockBody): Promise<boolean> {
-  if (!host.ownerAlive || body.host === null || body.pid === null) return false;
+  const ownerAlive = host.locks?.ownerAlive;
+  if (!ownerAlive || body.host === null || body.pid === null) return false;
   try {
-    return (await host.ownerAlive({ host: body.host, pid: body.pid, boot: body.boot, pidns: body.pidns })) === false;
+    return (await ownerAlive.call(host.locks, { host: body.host, pid: body.pid, boot: body.boot, pidns: body.pidns })) === false;
   } catch {
     return false;
   }

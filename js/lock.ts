@@ -133,19 +133,20 @@ function notADirectory(host: MemoryHost, cause: unknown): MemdirError {
 
 /**
  * Runs `fn` holding the directory's write lock (and the directory kept open, where the host
- * can): the host's own lock first where it has one (`writeLock`: a Web Lock in the browser),
+ * can): the host's own lock first where it has one (`locks.exclusive`: a Web Lock in the browser),
  * then the lock file; each wait is bounded by `timeoutMs`.
  */
 export async function withLock<T>(host: MemoryHost, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-  return host.hold ? host.hold(() => hostLockThenFile(host, fn, options)) : hostLockThenFile(host, fn, options);
+  return host.fast?.hold ? host.fast.hold(() => hostLockThenFile(host, fn, options)) : hostLockThenFile(host, fn, options);
 }
 
 async function hostLockThenFile<T>(host: MemoryHost, fn: () => Promise<T>, options: LockOptions): Promise<T> {
-  if (!host.writeLock) return withLockFile(host, fn, options);
+  const locks = host.locks;
+  if (!locks?.exclusive) return withLockFile(host, fn, options);
   const timeoutMs = options.timeoutMs ?? 10_000;
   let granted = false;
   try {
-    return await host.writeLock(() => {
+    return await locks.exclusive(() => {
       granted = true;
       return withLockFile(host, fn, options);
     }, timeoutMs);
@@ -160,7 +161,7 @@ async function withLockFile<T>(host: MemoryHost, fn: () => Promise<T>, options: 
   const staleMs = options.staleMs ?? 30_000;
   const limits: Limits = { staleMs, graceMs: Math.min(NOT_A_LOCK_GRACE_MS, staleMs), breakerMs: Math.min(BREAKER_STALE_MS, staleMs, timeoutMs / 2) };
   const started = Date.now();
-  const owner = host.lockOwner ? await host.lockOwner().catch(() => null) : null;
+  const owner = host.locks?.owner ? await host.locks.owner().catch(() => null) : null;
   const body: LockBody = { pid: owner?.pid ?? null, host: owner?.host ?? null, boot: owner?.boot ?? null, pidns: owner?.pidns ?? null, at: started, token: newToken() };
   let broke = false;
   let holderGone = false;

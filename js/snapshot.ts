@@ -3,9 +3,10 @@
  * it decided. Nothing here decides whether a write is allowed.
  */
 import type { Effect, ReadPlan, Snapshot } from "./core.js";
-import type { HostEntry, MemoryHost, WriteRequest } from "./host.js";
+import { listEntries, readHeads, type HostEntry, type MemoryHost, type WriteRequest } from "./host.js";
 import { bounded } from "./bounded.js";
-import { scanOrder } from "./packed.js";
+import { Listing } from "./listing.js";
+import { topicOrder } from "./scan-session.js";
 
 const encoder = new TextEncoder();
 
@@ -45,14 +46,14 @@ export async function takeSnapshot(
 ): Promise<Snapshot & { entries: NonNullable<Snapshot["entries"]>; contents: Record<string, Uint8Array> }> {
   const named = [...new Set([...(request.read ?? []), ...(request.resolve ?? [])])].filter((p) => p !== "");
   // every stat is waited for, a failed one too, so nothing is left open when this throws
-  const listed = request.list === false ? (await bounded(named, concurrency, (p) => host.stat(p))).filter((e) => e !== null) : request.list === "kinds" && host.listKinds ? await kindsWithNamed(host, named, concurrency) : await host.list();
+  const listed = request.list === false ? (await bounded(named, concurrency, (p) => host.stat(p))).filter((e) => e !== null) : request.list === "kinds" && host.fast?.listKinds ? await kindsWithNamed(host, named, concurrency) : await listEntries(host);
   // no `problem` key where there is none: one field fewer for the core to decode on each entry
   const entries = listed.map((e) => (e.problem ? { path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs, problem: e.problem } : { path: e.path, kind: e.kind, size: e.size, mtimeMs: e.mtimeMs }));
   const files = new Set(listed.filter((e) => e.kind === "file" && !e.problem).map((e) => e.path));
   const contents: Record<string, Uint8Array> = {};
   const whole = new Set((request.read ?? []).filter((p) => files.has(p)));
   // which files are topic files is the core's rule: its scan plan lists them
-  const topics = request.heads || request.allTopics ? scanOrder(listed).map((i) => listed[i]!.path) : [];
+  const topics = request.heads || request.allTopics ? topicOrder(Listing.fromEntries(listed)).map((i) => listed[i]!.path) : [];
   if (request.allTopics) for (const p of topics) whole.add(p);
   const byPath = new Map(listed.map((e) => [e.path, e]));
   const heads: string[] = [];
@@ -82,24 +83,14 @@ export async function takeSnapshot(
       if (!vanished(error)) throw error;
     }
   });
-  if (host.readHeads && heads.length > 1) {
-    const read = await host.readHeads(heads, request.heads!);
-    heads.forEach((p, i) => {
-      const got = read[i]!;
-      if (!(got instanceof Error)) contents[p] = got.bytes;
-      else if (!vanished(got)) throw got; // as above
-    });
-  } else {
-    await bounded(heads, concurrency, async (p) => {
-      try {
-        contents[p] = await host.readHead(p, request.heads!);
-      } catch (error) {
-        if (!vanished(error)) throw error; // as above
-      }
-    });
-  }
+  const read = await readHeads(host, heads, request.heads!, concurrency);
+  heads.forEach((p, i) => {
+    const got = read[i]!;
+    if (!(got instanceof Error)) contents[p] = got.bytes;
+    else if (!vanished(got)) throw got; // as above
+  });
   const resolved: Record<string, string | null> = {};
-  if (host.resolve) for (const p of request.resolve ?? []) if (p !== "") resolved[p] = await host.resolve(p);
+  if (host.links) for (const p of request.resolve ?? []) if (p !== "") resolved[p] = await host.links.resolve(p);
   return { entries, contents, resolved, ...(scanned.length ? { scanned: JSON.stringify(scanned) } : {}) };
 }
 
@@ -113,7 +104,7 @@ export async function takeSnapshot(
  */
 async function kindsWithNamed(host: MemoryHost, named: string[], concurrency: number): Promise<HostEntry[]> {
   // both waited for, a failed one too, so nothing is left open when this throws
-  const [listed, looked] = await Promise.allSettled([host.listKinds!(), bounded(named, concurrency, (p) => host.stat(p).catch((error: unknown) => ({ path: p, error })))]);
+  const [listed, looked] = await Promise.allSettled([host.fast!.listKinds!(), bounded(named, concurrency, (p) => host.stat(p).catch((error: unknown) => ({ path: p, error })))]);
   if (listed.status === "rejected") throw listed.reason;
   if (looked.status === "rejected") throw looked.reason;
   const kinds = listed.value;
@@ -153,7 +144,7 @@ export async function applyEffects(host: MemoryHost, effects: Effect[]): Promise
       if (e.op !== "write") break;
       writes.push({ path: e.path, data: encoder.encode(e.text), exclusive: e.exclusive });
     }
-    if (writes.length > 1 && host.writeFiles) await host.writeFiles(writes);
+    if (writes.length > 1 && host.fast?.writeFiles) await host.fast.writeFiles(writes);
     else for (const w of writes) await host.writeFile(w.path, w.data, { exclusive: w.exclusive });
   }
 }

@@ -13,7 +13,7 @@
  * A live writer's temporary files are young, or name a live owner: never touched.
  */
 import { parseTempFile } from "./core.js";
-import type { MemoryHost } from "./host.js";
+import { listEntries, type MemoryHost } from "./host.js";
 import { MAX_LOCK_BYTES, ownerGone, parseLock } from "./lock-file.js";
 
 /** A temporary file younger than this may be a live writer's. */
@@ -47,7 +47,7 @@ export async function sweepTemporaries(host: MemoryHost, options: SweepOptions):
   lastSweep.set(host, nowMs);
   const removed: string[] = [];
   try {
-    for (const entry of await host.list()) {
+    for (const entry of await listEntries(host)) {
       const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
       const temp = parseTempFile(entry.path); // the core names temporary files
       if (!temp || entry.kind !== "file" || entry.problem) continue;

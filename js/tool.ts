@@ -72,7 +72,7 @@ export async function runMemoryCommand(host: MemoryHost, input: unknown, limits:
   const once = async (): Promise<ToolResult> => {
     for (let attempt = 0; ; attempt++) {
       // a host that resolves links can skip the listing when the command does not need it
-      let list = plan.list === "always" || plan.list === "kinds" || !io.resolve;
+      let list = plan.list === "always" || plan.list === "kinds" || !io.links;
       if (!list && plan.list === "ifDirectory") list = plan.resolve[0] === "" || (await io.stat(plan.resolve[0]!))?.kind === "directory";
       const snapshot = await takeSnapshot(io, { read: plan.read, resolve: plan.resolve, list: list && plan.list === "kinds" ? "kinds" : list, readBytes: fileReadBytes(limits) });
       const result = runToolCommand(command, snapshot, limits);

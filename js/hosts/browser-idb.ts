@@ -7,7 +7,7 @@
  * ```
  *
  * One object store, `files`: the key is the file's relative path, the value
- * `{ data: Blob, size, mtimeMs }`. The content is a `Blob`, so `readHead` and
+ * `{ data: Blob, size, mtimeMs }`. The content is a `Blob`, so a head and
  * `readFile(path, maxBytes)` read only the bytes they need (`Blob.slice`), and `list` reads no
  * content at all. Folders are not stored: a folder exists while a file is below it (an empty
  * folder vanishes), and has no modification time (`mtimeMs: 0`), but an `ino` made of its
@@ -21,7 +21,7 @@
  * IndexedDB works outside secure contexts too; there, without Web Locks, writers take turns
  * through the lock file alone (see browser-locks.ts).
  */
-import { hostError, type HostEntry, type HostError, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type HostError, type HostFastPaths, type HostLinks, type HostLocks, type HostWatcher, type MemoryHost } from "../host.js";
 import { checkMemoryName, domName, toHostError, unsupported } from "./browser-errors.js";
 import { browserLockOwner, browserOwnerAlive, withWebLock } from "./browser-locks.js";
 import { ChangeFeed, folderIno } from "./browser-watch.js";
@@ -103,22 +103,16 @@ export class IndexedDbHost implements MemoryHost {
   }
 
   /** Nothing here is a link: every path is where it says. */
-  async resolve(path: string): Promise<string> {
-    return path;
-  }
+  readonly links: HostLinks = { resolve: async (path) => path };
 
-  lockOwner(): Promise<LockOwner> {
-    return browserLockOwner();
-  }
+  /** The tab as the lock file's owner; `exclusive` holds the Web Lock `memdir-write:indexeddb:<name>` while `fn` runs (where the browser has Web Locks). */
+  readonly locks: HostLocks = {
+    owner: browserLockOwner,
+    ownerAlive: browserOwnerAlive,
+    exclusive: <T>(fn: () => Promise<T>, timeoutMs: number) => withWebLock(this.writeLockName, fn, timeoutMs),
+  };
 
-  ownerAlive(owner: LockOwner): Promise<boolean | null> {
-    return browserOwnerAlive(owner);
-  }
-
-  /** Holds the Web Lock `memdir-write:indexeddb:<name>` while `fn` runs (where the browser has Web Locks). */
-  writeLock<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T> {
-    return withWebLock(this.writeLockName, fn, timeoutMs);
-  }
+  readonly fast: HostFastPaths = { statMany: (paths) => this.statMany(paths) };
 
   /** Closes the database connection (a later call opens it again; watches go on). */
   close(): void {
@@ -184,29 +178,6 @@ export class IndexedDbHost implements MemoryHost {
       const inside = (await request(range === null ? store.getAllKeys() : store.getAllKeys(range))).map((k) => String(k).slice(path === "" ? 0 : path.length + 1));
       return inside.length > 0 ? { path, kind: "directory", mtimeMs: 0, size: 0, ino: folderInos(inside).get("")! } : null;
     });
-  }
-
-  /** Reads the stored `Blob` in 16 KiB slices until `maxLines` newlines (or 1 MiB). */
-  async readHead(path: string, maxLines: number): Promise<Uint8Array> {
-    const blob = await this.blob(path);
-    const end = Math.min(blob.size, 1 << 20);
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    let lines = 0;
-    while (total < end && lines < maxLines) {
-      const chunk = new Uint8Array(await blob.slice(total, Math.min(end, total + 16_384)).arrayBuffer());
-      if (chunk.length === 0) break;
-      chunks.push(chunk);
-      total += chunk.length;
-      for (const b of chunk) if (b === 10) lines++;
-    }
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const c of chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
   }
 
   async readFile(path: string, maxBytes?: number): Promise<Uint8Array> {

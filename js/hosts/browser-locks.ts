@@ -4,14 +4,14 @@
  * IndexedDB), and the browser releases it when the tab or worker holding it closes, crashes or
  * is discarded. Three kinds:
  *
- * - `memdir-write:<store>`: held around a whole write (`MemoryHost.writeLock`, taken by
+ * - `memdir-write:<store>`: held around a whole write (`MemoryHost.locks.exclusive`, taken by
  *   `withLock` before the lock file), so writers in other tabs queue for it, in order, without
  *   polling;
  * - `memdir-io:<store>`: held around one check-and-change of the OPFS host (an exclusive
  *   create, a rename), which OPFS cannot do atomically itself;
  * - `memdir-tab:<id>`: held by this tab (this JavaScript realm) from its first write until it
  *   closes. The lock file names `<id>` as its `pid`, so a lock file whose tab lock nobody holds
- *   was left by a tab that is gone, and is broken at once (`ownerAlive`) instead of after
+ *   was left by a tab that is gone, and is broken at once (`locks.ownerAlive`) instead of after
  *   `staleMs`.
  *
  * Web Locks exist only in secure contexts (https, or http on 127.0.0.1 / localhost). Without

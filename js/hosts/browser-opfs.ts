@@ -31,16 +31,13 @@
  */
 import { tempFileName } from "../core.js";
 import { bounded } from "../bounded.js";
-import { hostError, type HostEntry, type HostError, type HostWatcher, type LockOwner, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type HostError, type HostFastPaths, type HostLinks, type HostLocks, type HostWatcher, type MemoryHost } from "../host.js";
 import { checkMemoryName, domName, randomHex, toHostError, unsupported } from "./browser-errors.js";
 import { browserLockOwner, browserOwnerAlive, IO_LOCK_TIMEOUT_MS, webLocks, withWebLock } from "./browser-locks.js";
 import { ChangeFeed, folderIno } from "./browser-watch.js";
 
 /** The folder of the OPFS root that holds every named memory. */
 export const OPFS_FOLDER = "memdir";
-/** A header longer than this is cut, as `NodeHost` does. */
-const MAX_HEAD_BYTES = 1 << 20;
-const HEAD_CHUNK_BYTES = 16_384;
 /** `getFile()` calls in flight at once while listing. */
 const LIST_CONCURRENCY = 32;
 /** Reads of a file being rewritten by another tab before one holds writers off (see `reading`). */
@@ -114,22 +111,16 @@ export class OpfsHost implements MemoryHost {
   }
 
   /** Nothing here is a link: every path is where it says. */
-  async resolve(path: string): Promise<string> {
-    return path;
-  }
+  readonly links: HostLinks = { resolve: async (path) => path };
 
-  lockOwner(): Promise<LockOwner> {
-    return browserLockOwner();
-  }
+  /** The tab as the lock file's owner; `exclusive` holds the Web Lock `memdir-write:opfs:<name>` while `fn` runs. */
+  readonly locks: HostLocks = {
+    owner: browserLockOwner,
+    ownerAlive: browserOwnerAlive,
+    exclusive: <T>(fn: () => Promise<T>, timeoutMs: number) => withWebLock(this.writeLockName, fn, timeoutMs),
+  };
 
-  ownerAlive(owner: LockOwner): Promise<boolean | null> {
-    return browserOwnerAlive(owner);
-  }
-
-  /** Holds the Web Lock `memdir-write:opfs:<name>` while `fn` runs. */
-  writeLock<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T> {
-    return withWebLock(this.writeLockName, fn, timeoutMs);
-  }
+  readonly fast: HostFastPaths = { statMany: (paths) => this.statMany(paths) };
 
   async list(): Promise<HostEntry[]> {
     const top = await this.folder([], false, "");
@@ -278,24 +269,6 @@ export class OpfsHost implements MemoryHost {
       throw toHostError(error, path);
     }
     return { path, kind: "directory", mtimeMs: 0, size: 0, ino: inoOf(children) };
-  }
-
-  /** Reads chunk by chunk until `maxLines` newlines (or 1 MiB): never the whole of a big file. */
-  async readHead(path: string, maxLines: number): Promise<Uint8Array> {
-    return this.reading(path, async (file) => {
-      const chunks: Uint8Array[] = [];
-      let total = 0;
-      let lines = 0;
-      const end = Math.min(file.size, MAX_HEAD_BYTES);
-      while (total < end && lines < maxLines) {
-        const chunk = new Uint8Array(await file.slice(total, Math.min(end, total + HEAD_CHUNK_BYTES)).arrayBuffer());
-        if (chunk.length === 0) break;
-        chunks.push(chunk);
-        total += chunk.length;
-        for (const b of chunk) if (b === 10) lines++;
-      }
-      return concat(chunks, total);
-    });
   }
 
   /** Reads only the first `maxBytes` (`File.slice`). */
@@ -530,15 +503,4 @@ async function copyTree(from: DirectoryHandle, to: FileSystemDirectoryHandle): P
     if (handle.kind === "directory") await copyTree(handle as DirectoryHandle, await to.getDirectoryHandle(name, { create: true }));
     else if (!isSwap(name)) await writeWhole(await to.getFileHandle(name, { create: true }), await (handle as FileSystemFileHandle).getFile(), name);
   }
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

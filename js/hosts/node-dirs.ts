@@ -18,7 +18,7 @@ import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import * as fsp from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { hostError } from "../host.js";
+import { hostError, type HostEntry } from "../host.js";
 
 /** The subset of `node:fs/promises` the Node host uses; injectable to simulate faults in tests. */
 export type NodeFs = Pick<
@@ -27,6 +27,8 @@ export type NodeFs = Pick<
 >;
 
 const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
+/** Bytes read at a time for a head; most heads fit in one read. */
+export const HEAD_CHUNK_BYTES = 4096;
 /** Links followed in one walk before it gives up (the kernel's own limit is 40). */
 const MAX_LINK_HOPS = 16;
 
@@ -393,3 +395,80 @@ export async function resolveInside(walker: DirWalker, fs: NodeFs, path: string)
     await walker.close(dir);
   }
 }
+
+/**
+ * A read of a file's first bytes into a buffer sized from its `fstat` and grown as needed, to
+ * `cap` bytes, the file's end, or — a head — `maxLines` lines. The same loop runs with
+ * synchronous calls (`node-fast.ts`) and promised ones:
+ * `while (r.room() && r.got(read(r.buffer, r.total, r.buffer.length - r.total, r.total)));`
+ */
+export class Filling {
+  buffer: Uint8Array;
+  total = 0;
+  private seen = 0;
+
+  constructor(
+    private readonly size: number,
+    private readonly cap: number,
+    private readonly maxLines?: number,
+  ) {
+    // a whole file: its size plus one byte, to see one that grew; a head: one chunk, or the file
+    this.buffer = new Uint8Array(Math.min(cap, Math.max(1, maxLines === undefined ? size + 1 : Math.min(HEAD_CHUNK_BYTES, size))));
+  }
+
+  /** Whether there is room for another read (the buffer grown when full and under `cap`). */
+  room(): boolean {
+    if (this.total < this.buffer.length) return true;
+    if (this.buffer.length >= this.cap) return false;
+    const grown = new Uint8Array(Math.min(this.cap, Math.max(this.buffer.length * 2, HEAD_CHUNK_BYTES)));
+    grown.set(this.buffer);
+    this.buffer = grown;
+    return true;
+  }
+
+  /** Counts a read of `n` bytes; `false` when the reading is done (the end, or a head's lines or size reached). */
+  got(n: number): boolean {
+    if (n === 0) return false;
+    const from = this.total;
+    this.total += n;
+    if (this.maxLines === undefined) return true;
+    // a head read to the size its file had when opened is whole: no read to find the end
+    if (this.total >= this.size) return false;
+    for (let i = this.buffer.indexOf(10, from); i >= 0 && i < this.total; i = this.buffer.indexOf(10, i + 1)) if (++this.seen >= this.maxLines) return false;
+    return this.seen < this.maxLines;
+  }
+
+  /** What was read; a head that stops before its file's end stops on a character boundary. */
+  bytes(): Uint8Array {
+    const end = this.maxLines !== undefined && this.total < this.size ? utf8Boundary(this.buffer, this.total) : this.total;
+    return end === this.buffer.length ? this.buffer : this.buffer.slice(0, end);
+  }
+}
+
+/**
+ * `end`, or where the character that `bytes[0..end]` cuts short begins (the core leaves a cut
+ * character out all the same; this keeps it off the crossing).
+ */
+export function utf8Boundary(bytes: Uint8Array, end: number): number {
+  for (let i = end - 1; i >= 0 && i >= end - 4; i--) {
+    const b = bytes[i]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte
+    const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return i + length > end ? i : end;
+  }
+  return end;
+}
+
+/** An entry from `lstat` or `fstat` of what is not a link: a file, or `not_a_file`. */
+export function fileEntry(path: string, st: { isFile(): boolean; mtimeMs: number; size: number; ctimeMs?: number; ino?: number }): HostEntry {
+  const key = st.ctimeMs === undefined ? {} : { ctimeMs: st.ctimeMs, ino: st.ino };
+  return st.isFile()
+    ? { path, kind: "file", mtimeMs: st.mtimeMs, size: st.size, ...key }
+    : { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "not_a_file", ...key };
+}
+
+/** A fast path's folder as the walker's (which only reads its descriptor number and segments). */
+export function asOpenDir(fd: number | null, segments: string[]): OpenDir {
+  return { handle: fd === null ? null : ({ fd } as FileHandle), segments };
+}
+

@@ -3,20 +3,18 @@
  * one component at a time through directory descriptors (`node-dirs.ts`), so nothing can lead
  * it out of the directory, even a folder swapped for a link while it works. Writes are atomic
  * (a temporary file in the same folder, `fsync`, then `rename`), so a crash never leaves half
- * a file. Headers are read without reading whole files.
+ * a file. Everything here is plain `node:fs/promises`; the fast paths for large folders
+ * (synchronous reads in slices of the shared budget) are `node-fast.ts`, its `fast` group.
  */
 import { constants, watch as watchFolder } from "node:fs";
 import type { Stats } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
 import * as fsp from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { join, resolve as resolvePath, sep } from "node:path";
 import { tempFileName } from "../core.js";
-import { hostError, type HostEntry, type HostError, type HostHead, type HostWatcher, type LockOwner, type MemoryHost, type WriteRequest } from "../host.js";
-import { DirWalker, escapeError, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
-import { Listing, ListingBuilder } from "../listing.js";
-import { defaultRawFs, IoDriver, type RawFs, type StatLike } from "./node-io.js";
-import { closeDir, commitTask, DirCache, headTask, utf8Boundary, listTask, openRoot, openRootForListing, readFileTask, removeFileTask, stageTask, statTask, unlinkQuietly, writeTask, type WalkContext, type WalkDir } from "./node-scan.js";
+import { HEAD_READ_BYTES, hostError, type HostEntry, type HostFastPaths, type HostHead, type HostLinks, type HostLocks, type HostWatcher, type LockOwner, type MemoryHost, type WriteRequest } from "../host.js";
+import { DirWalker, escapeError, fileEntry, Filling, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
+import { defaultSyncFs, NodeFast, type SyncFs } from "./node-fast.js";
 
 /**
  * `bytes` random bytes in hex. `node:crypto` is loaded on the first write, not on import: an
@@ -25,16 +23,18 @@ import { closeDir, commitTask, DirCache, headTask, utf8Boundary, listTask, openR
 const randomHex = (bytes: number): string => process.getBuiltinModule("node:crypto").randomBytes(bytes).toString("hex");
 
 export type { NodeFs } from "./node-dirs.js";
-export type { RawFs } from "./node-io.js";
+export type { SyncFs } from "./node-fast.js";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
-const HEAD_CHUNK_BYTES = 4096;
 /** Folders watched at most (one watch a folder); past it, nothing is watched and every scan checks. */
 const MAX_WATCHED_FOLDERS = 256;
 /** Entries of one directory stat'ed at once. */
 const STAT_BATCH = 64;
-/** A header longer than this is cut: the core reads 30 lines, and a line can be huge. */
-const MAX_HEAD_BYTES = 1 << 20;
+/**
+ * Files `writeFiles` stages at once: each holds its folder and its temporary file open until it
+ * is named (hundreds at once ran out of descriptors where one after another did not).
+ */
+const WRITES_AT_ONCE = 16;
 
 export interface NodeHostOptions {
   /** The file-system functions to use (tests inject faults here). Default `node:fs/promises`. */
@@ -46,23 +46,30 @@ export interface NodeHostOptions {
    */
   descriptorWalk?: boolean;
   /**
-   * The synchronous and callback file functions of the fast reads (listing, heads); default
-   * `node:fs`, or none when `fs` is given without them (every call then goes through `fs`).
+   * The synchronous file functions of the fast paths (`fast`: listing, heads, stats); default
+   * `node:fs`, or none when `fs` is given without them. `null`: no fast paths (every call goes
+   * through `fs`, as a host written with the required members alone).
    */
-  rawFs?: RawFs | null;
+  rawFs?: SyncFs | null;
   /**
-   * How the fast reads run: `"auto"` (the default) synchronously in slices of a few
-   * milliseconds while calls are fast, on the thread pool once one is slow; or always one way.
+   * How the fast paths read: `"auto"` (the default) synchronously within the process's one
+   * budget a turn (`js/slice.ts`) while calls are fast, through `fs` once some turn slow; or
+   * always one way.
    */
   io?: "auto" | "sync" | "async";
 }
 
 export class NodeHost implements MemoryHost {
   readonly root: string;
-  private readonly fs: NodeFs;
-  private readonly walkerReady: Promise<DirWalker>;
-  /** Runs the fast reads; `null` when only `fs` was given. */
-  private readonly driver: IoDriver | null;
+  /** @internal The promise API every call that is not a fast path goes through. */
+  readonly fs: NodeFs;
+  /** @internal */
+  readonly walkerReady: Promise<DirWalker>;
+  readonly links: HostLinks = { resolve: (p) => this.resolve(p), lstat: (p) => this.lstat(p), lookOutside: (l) => this.lookOutside(l) };
+  readonly locks: HostLocks = { owner: () => this.lockOwner(), ownerAlive: (o) => this.ownerAlive(o) };
+  /** The fast paths (`node-fast.ts`); absent with `rawFs: null`. */
+  readonly fast?: HostFastPaths;
+  private readonly fastPaths: NodeFast | null;
   private watched = 0;
 
   constructor(root: string, options: NodeHostOptions = {}) {
@@ -70,7 +77,7 @@ export class NodeHost implements MemoryHost {
     const fs = options.fs ?? fsp;
     this.root = absolute;
     this.fs = fs;
-    const raw = options.rawFs === undefined ? (options.fs ? null : defaultRawFs) : options.rawFs;
+    const raw = options.rawFs === undefined ? (options.fs ? null : defaultSyncFs) : options.rawFs;
     // the root of a write is opened synchronously where the fast calls are (a write holds it throughout)
     const openNow = raw
       ? (path: string, flags: number): DirHandle => {
@@ -79,24 +86,18 @@ export class NodeHost implements MemoryHost {
         }
       : undefined;
     this.walkerReady = (async () => new DirWalker(fs, absolute, options.descriptorWalk ?? (await procFdAvailable(fs)), openNow))();
-    this.driver = raw ? new IoDriver(raw, options.io ?? "auto") : null;
+    this.fastPaths = raw ? new NodeFast(this, raw, options.io ?? "auto") : null;
+    if (this.fastPaths) this.fast = this.fastPaths.group();
   }
 
-  /** Times a fast read let the event loop through (tests check a long listing does). */
+  /** Times the fast paths let the event loop through (tests check a long listing does). */
   get yields(): number {
-    return this.driver?.yields ?? 0;
+    return this.fastPaths?.yields ?? 0;
   }
 
-  /** What the fast reads need from this host. */
-  private async walkContext(): Promise<WalkContext> {
-    const walker = await this.walkerReady;
-    return {
-      root: this.root,
-      safe: walker.safe,
-      linkEntry: (dir, name, path, st) => this.linkEntry(walker, asOpenDir(dir), name, path, st),
-      readHeadSlowly: (path, maxLines) => this.readHeadSlowly(path, maxLines),
-      readFileSlowly: (path, cap) => this.readFileSlowly(path, cap),
-    };
+  /** @internal Whether `list()` is this instance's own (a subclass's, or one given it): the fast listing then gives it. */
+  ownList(): boolean {
+    return this.list !== NodeHost.prototype.list;
   }
 
   /** Whether calls walk through directory descriptors (see `NodeHostOptions.descriptorWalk`). */
@@ -109,30 +110,7 @@ export class NodeHost implements MemoryHost {
   }
 
   async resolve(path: string): Promise<string | null> {
-    // no link at the end or on the way (one synchronous lstat shows it): the path is where it is
-    if (path !== "") {
-      const plain = await this.plainEntry(path);
-      if (plain !== undefined) return path;
-    }
     return resolveInside(await this.walkerReady, this.fs, path);
-  }
-
-  /**
-   * The entry at `path` through the fast reads when nothing on its way is a link (what the
-   * walker would find too): a file or folder, or `null` when nothing is there. `undefined`
-   * when the slower path must say (a link, anything else, a failure, or no fast reads).
-   */
-  private async plainEntry(path: string): Promise<HostEntry | null | undefined> {
-    if (!this.driver) return undefined;
-    let got: HostEntry | null | HostError | undefined;
-    try {
-      [got] = await this.statMany([path]);
-    } catch {
-      return undefined;
-    }
-    if (got === null) return null;
-    if (got === undefined || got instanceof Error || got.problem || (got.kind !== "file" && got.kind !== "directory")) return undefined;
-    return got;
   }
 
   /** Stats where a link out of the directory leads (for doctor); nothing is read. */
@@ -147,45 +125,7 @@ export class NodeHost implements MemoryHost {
     }
   }
 
-  /**
-   * Every entry below the root, in columns: what an opened memory keeps between turns (see
-   * `js/listing.ts`). A subclass or an instance that gives its own `list()` (to filter it, say)
-   * gets that list here, in columns.
-   */
-  async listing(): Promise<Listing> {
-    if (!this.driver || this.list !== NodeHost.prototype.list) return Listing.fromEntries(await this.list());
-    return this.columns();
-  }
-
-  /**
-   * `list()` with each entry's kind as the folder gives it, no `lstat` an entry: times and sizes
-   * are 0 (see `MemoryHost.listKinds`). A subclass or an instance with its own `list()` gets it.
-   */
-  async listKinds(): Promise<HostEntry[]> {
-    if (!this.driver || this.list !== NodeHost.prototype.list) return this.list();
-    return (await this.columns(true)).toEntries();
-  }
-
-  /** The listing through the fast reads (which the host must have); `kindsOnly`: see {@link listKinds}. */
-  private async columns(kindsOnly = false): Promise<Listing> {
-    const driver = this.driver!;
-    const ctx = await this.walkContext();
-    let root: WalkDir;
-    try {
-      root = await driver.run(openRootForListing(ctx));
-    } catch (error) {
-      if (isCode(error, "ENOENT", "ENOTDIR")) return new ListingBuilder(0).finish();
-      throw error;
-    }
-    try {
-      return (await driver.run(listTask(ctx, root, undefined, kindsOnly))).finish();
-    } finally {
-      await driver.run(closeDir(root));
-    }
-  }
-
   async list(): Promise<HostEntry[]> {
-    if (this.driver) return (await this.columns()).toEntries();
     const walker = await this.walkerReady;
     let rootDir: OpenDir;
     try {
@@ -220,14 +160,14 @@ export class NodeHost implements MemoryHost {
         if (st === null) continue; // vanished between readdir and lstat
         const path = prefix + name;
         if (st.isSymbolicLink()) {
-          entries.push(await this.linkEntry(walker, dir, name, path, st));
+          entries.push(await this.linkEntry(dir, name, path, st));
         } else if (st.isDirectory()) {
           const child = await this.openChild(walker, dir, name);
           if (child === null) {
             entries.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0, problem: "unreadable" });
             continue;
           }
-          entries.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 });
+          entries.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0, ctimeMs: st.ctimeMs, ino: st.ino });
           try {
             await walk(child);
           } finally {
@@ -258,11 +198,12 @@ export class NodeHost implements MemoryHost {
   }
 
   /**
-   * A link is listed as what it leads to when that is inside: a file as a file; a folder as a
-   * folder whose files are listed under their real path only (never twice). A link out, or
-   * to nothing, is `symlink_escape`.
+   * @internal A link is listed as what it leads to when that is inside: a file as a file; a
+   * folder as a folder whose files are listed under their real path only (never twice). A link
+   * out, or to nothing, is `symlink_escape`.
    */
-  private async linkEntry(walker: DirWalker, dir: OpenDir, name: string, path: string, st: StatLike): Promise<HostEntry> {
+  async linkEntry(dir: OpenDir, name: string, path: string, st: { mtimeMs: number }): Promise<HostEntry> {
+    const walker = await this.walkerReady;
     const escape: HostEntry = { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "symlink_escape" };
     let real: string[];
     try {
@@ -286,10 +227,6 @@ export class NodeHost implements MemoryHost {
   }
 
   async stat(path: string): Promise<HostEntry | null> {
-    // a file or folder with no link on its way: one synchronous lstat, not an open and fstat
-    const plain = await this.plainEntry(path);
-    if (plain === null) return null;
-    if (plain) return plain.kind === "directory" ? { path, kind: "directory", mtimeMs: plain.mtimeMs, size: 0 } : plain;
     const walker = await this.walkerReady;
     try {
       const { handle, dir } = await walker.openFile(path.split("/"), O_RDONLY | O_NONBLOCK);
@@ -315,13 +252,13 @@ export class NodeHost implements MemoryHost {
     const walker = await this.walkerReady;
     const segments = path.split("/");
     const name = segments.pop()!;
+    const notADir = () => hostError("ENOTDIR", `${path}: a folder on the way is a file`);
     let dir: OpenDir;
     try {
       dir = await walker.openDir(segments);
     } catch (error) {
       if (isCode(error, "ENOENT")) return null;
-      if (isCode(error, "ENOTDIR")) throw hostError("ENOTDIR", `${path}: a folder on the way is a file`);
-      throw error;
+      throw isCode(error, "ENOTDIR") ? notADir() : error;
     }
     try {
       const st = await this.fs.lstat(walker.at(dir, name));
@@ -329,8 +266,7 @@ export class NodeHost implements MemoryHost {
       return st.isDirectory() ? { path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 } : fileEntry(path, st);
     } catch (error) {
       if (isCode(error, "ENOENT")) return null;
-      if (isCode(error, "ENOTDIR")) throw hostError("ENOTDIR", `${path}: a folder on the way is a file`);
-      throw error;
+      throw isCode(error, "ENOTDIR") ? notADir() : error;
     } finally {
       await walker.close(dir);
     }
@@ -360,55 +296,24 @@ export class NodeHost implements MemoryHost {
     }
   }
 
-  async readHead(path: string, maxLines: number): Promise<Uint8Array> {
-    if (!this.driver) return (await this.readHeadSlowly(path, maxLines)).bytes;
-    const [head] = await this.readHeads([path], maxLines);
-    if (head instanceof Error) throw head;
-    return head!.bytes;
+  /** @internal A head through the walker (the fast paths' way past a link), and the file as it was opened. */
+  async head(path: string, maxLines: number): Promise<HostHead> {
+    return this.readRegular(path, HEAD_READ_BYTES, maxLines);
   }
 
-  async readHeads(paths: string[], maxLines: number): Promise<(HostHead | HostError)[]> {
-    if (!this.driver) {
-      return Promise.all(paths.map((p) => this.readHeadSlowly(p, maxLines).catch((error: HostError) => error)));
-    }
-    const driver = this.driver;
-    return this.withDirs((ctx, dirs) => driver.runAll(paths.map((path) => () => headTask(ctx, dirs, path, maxLines))) as Promise<(HostHead | HostError)[]>);
+  async readFile(path: string, maxBytes?: number): Promise<Uint8Array> {
+    return (await this.readRegular(path, maxBytes ?? Number.POSITIVE_INFINITY)).bytes;
   }
 
-  async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
-    if (!this.driver) return Promise.all(paths.map((p) => this.lstat(p).catch((error: HostError) => error)));
-    const driver = this.driver;
-    // one batch a folder: most paths are in the root
-    const folders = new Map<string, number[]>();
-    paths.forEach((p, i) => {
-      const folder = p.slice(0, Math.max(0, p.lastIndexOf("/")));
-      const list = folders.get(folder);
-      if (list) list.push(i);
-      else folders.set(folder, [i]);
-    });
-    const out: (HostEntry | null | HostError)[] = new Array(paths.length);
-    await this.withDirs(async (ctx, dirs) => {
-      for (const [folder, at] of folders) {
-        const segments = folder === "" ? [] : folder.split("/");
-        // through the folder's plain path where it leads there: a cache's check reads nothing by it
-        const got = await driver.run(statTask(ctx, dirs, segments, at.map((i) => paths[i]!), true));
-        at.forEach((i, k) => (out[i] = got[k] as HostEntry | null | HostError));
-      }
-    });
-    return out;
-  }
-
-  /** Runs `fn` with the root open and a cache of the folders it opens, all closed after. */
-  private async withDirs<T>(fn: (ctx: WalkContext, dirs: DirCache) => Promise<T>): Promise<T> {
-    const driver = this.driver!;
-    const ctx = await this.walkContext();
-    const root = await driver.run(openRoot(ctx));
-    const dirs = new DirCache(root);
+  /** A regular file through the walker, up to `cap` bytes (or `maxLines` lines). */
+  private async readRegular(path: string, cap: number, maxLines?: number): Promise<HostHead> {
+    const { handle, stats, close } = await (await this.walkerReady).openRegular(path);
     try {
-      return await fn(ctx, dirs);
+      const r = new Filling(stats.size, cap, maxLines);
+      while (r.room() && r.got((await handle.read(r.buffer, r.total, r.buffer.length - r.total, r.total)).bytesRead));
+      return { bytes: r.bytes(), entry: fileEntry(path, stats) };
     } finally {
-      await driver.run(dirs.close());
-      await driver.run(closeDir(root));
+      await close();
     }
   }
 
@@ -436,62 +341,6 @@ export class NodeHost implements MemoryHost {
     }
   }
 
-  /** A head through the promise API and the walker (a link on the way, or no fast reads). */
-  private async readHeadSlowly(path: string, maxLines: number): Promise<HostHead> {
-    const { handle, stats, close } = await (await this.walkerReady).openRegular(path);
-    try {
-      const chunks: Uint8Array[] = [];
-      let total = 0;
-      let lines = 0;
-      while (total < MAX_HEAD_BYTES) {
-        const buffer = new Uint8Array(HEAD_CHUNK_BYTES);
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
-        if (bytesRead === 0) break;
-        const chunk = buffer.subarray(0, bytesRead);
-        chunks.push(chunk);
-        total += bytesRead;
-        for (const b of chunk) if (b === 10) lines++;
-        if (lines >= maxLines) break;
-      }
-      const bytes = concat(chunks, total);
-      return { bytes: total < stats.size ? bytes.subarray(0, utf8Boundary(bytes, total)) : bytes, entry: fileEntry(path, stats) };
-    } finally {
-      await close();
-    }
-  }
-
-  async readFile(path: string, maxBytes?: number): Promise<Uint8Array> {
-    if (this.driver) {
-      const driver = this.driver;
-      return this.withDirs((ctx, dirs) => driver.run(readFileTask(ctx, dirs, path, maxBytes ?? Number.POSITIVE_INFINITY)));
-    }
-    return this.readFileSlowly(path, maxBytes ?? Number.POSITIVE_INFINITY);
-  }
-
-  /** A file through the promise API and the walker (a link on the way, or no fast reads). */
-  private async readFileSlowly(path: string, cap: number): Promise<Uint8Array> {
-    const { handle, stats, close } = await (await this.walkerReady).openRegular(path);
-    try {
-      // sized from fstat (plus one byte, to see a file that grew); never a cap-sized buffer
-      let buffer = new Uint8Array(Math.min(cap, stats.size + 1));
-      let total = 0;
-      for (;;) {
-        if (total === buffer.length) {
-          if (buffer.length >= cap) break;
-          const grown = new Uint8Array(Math.min(cap, Math.max(buffer.length * 2, 4096)));
-          grown.set(buffer);
-          buffer = grown;
-        }
-        const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
-        if (bytesRead === 0) break;
-        total += bytesRead;
-      }
-      return total === buffer.length ? buffer : buffer.slice(0, total);
-    } finally {
-      await close();
-    }
-  }
-
   /** Runs `fn` with the root kept open: the calls of one write share its descriptor. */
   async hold<T>(fn: () => Promise<T>): Promise<T> {
     return (await this.walkerReady).hold(fn);
@@ -503,84 +352,45 @@ export class NodeHost implements MemoryHost {
     const name = segments.pop()!;
     const dir = await walker.openDir(segments, { create: true });
     const tmp = tempFileName(name, randomHex(6));
-    if (!walker.safe) {
-      try {
-        const staged = await this.stageByPath(walker, dir, tmp, data, options);
-        await this.nameByPath(walker, dir, path, tmp, name, staged, options);
-      } finally {
-        await walker.close(dir);
-      }
-      return;
-    }
-    if (this.driver) {
-      try {
-        await this.driver.run(writeTask((n) => walker.at(dir, n), tmp, name, data, options));
-        if (!(await this.stillInside(walker, dir, name))) {
-          await this.driver.run(unlinkQuietly(walker.at(dir, name)));
-          throw escapeError(path);
-        }
-      } finally {
-        await walker.close(dir);
-      }
-      return;
-    }
     try {
-      // the bytes reach the disk before the name points at them, so a power cut leaves the
-      // old file or the new one, never an empty one
-      const handle = await this.fs.open(walker.at(dir, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
-      try {
-        await handle.writeFile(data);
-        if (options.durable !== false) await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      if (options.exclusive) {
-        // link() fails with EEXIST if the target exists: an atomic create-if-absent
-        await this.fs.link(walker.at(dir, tmp), walker.at(dir, name));
-        await this.fs.unlink(walker.at(dir, tmp));
-      } else {
-        await this.fs.rename(walker.at(dir, tmp), walker.at(dir, name));
-      }
-      if (!(await walker.stillInside(dir, name))) {
-        // the folder was moved out while we wrote: take the file back out of it
-        await this.fs.unlink(walker.at(dir, name)).catch(() => {});
-        throw escapeError(path);
-      }
-    } catch (error) {
-      await this.fs.rm(walker.at(dir, tmp), { force: true }).catch(() => {});
-      throw error;
+      const staged = await this.stage(walker, dir, tmp, data, { durable: options.durable, identify: !walker.safe });
+      await this.name(walker, dir, path, tmp, name, staged, options);
     } finally {
       await walker.close(dir);
     }
   }
 
   /**
-   * Plain paths (`descriptorWalk: false`): `data` in the new temporary file `tmp` in `dir`, on
-   * the disk unless `durable: false`; its own `fstat`, by which {@link nameByPath} finds it
-   * again. The temporary file is removed if this fails.
+   * `data` in the new temporary file `tmp` in `dir` (created, never followed), on the disk
+   * unless `durable: false` — so a power cut leaves the old file or the new one, never an empty
+   * one. `identify`: returns the file's own `fstat`, by which {@link name} finds it again by
+   * plain paths. The temporary file is removed if this fails.
    */
-  private async stageByPath(walker: DirWalker, dir: OpenDir, tmp: string, data: Uint8Array, options: { durable?: boolean }): Promise<Stats> {
-    const at = (n: string) => walker.at(dir, n);
-    if (this.driver) return (await this.driver.run(stageTask(at, tmp, data, { durable: options.durable, identify: true })))!;
+  private async stage(walker: DirWalker, dir: OpenDir, tmp: string, data: Uint8Array, options: { durable?: boolean; identify?: boolean }): Promise<Stats | undefined> {
     try {
-      const handle = await this.fs.open(at(tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
+      const handle = await this.fs.open(walker.at(dir, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
       try {
         await handle.writeFile(data);
         if (options.durable !== false) await handle.sync();
-        return await handle.stat();
+        return options.identify ? await handle.stat() : undefined;
       } finally {
         await handle.close();
       }
     } catch (error) {
-      await this.fs.rm(at(tmp), { force: true }).catch(() => {});
+      await this.fs.rm(walker.at(dir, tmp), { force: true }).catch(() => {});
       throw error;
     }
   }
 
   /**
-   * Plain paths (`descriptorWalk: false`, where no descriptor can hold a folder while its file
-   * is named): names the staged `tmp` as `name` in `dir` (renamed over it, or linked when
-   * `exclusive`), and never replaces or removes anything outside the memory directory:
+   * Names the staged `tmp` as `name` in `dir`: renamed over it, or linked when `exclusive`
+   * (`link` fails with `EEXIST` if the target exists: an atomic create-if-absent); the
+   * temporary file is removed if this fails.
+   *
+   * Descriptor walk: the folder is the very one checked; if it was moved out meanwhile, the
+   * file is taken back out of it (`UNSAFE_PATH`). Plain paths (`descriptorWalk: false`, where no
+   * descriptor can hold a folder while its file is named), nothing outside is ever replaced or
+   * removed:
    *
    * - right before the name is given, the folder's real path must still be inside the root: a
    *   folder swapped for a link out since the walk checked it (the moment the write staged its
@@ -596,42 +406,30 @@ export class NodeHost implements MemoryHost {
    * nothing). The descriptor walk (Linux) has no such window. Files in the root itself are not
    * checked: only a folder below it can be swapped from within the memory directory.
    */
-  private async nameByPath(walker: DirWalker, dir: OpenDir, path: string, tmp: string, name: string, staged: Stats, options: { exclusive?: boolean }): Promise<void> {
+  private async name(walker: DirWalker, dir: OpenDir, path: string, tmp: string, name: string, staged: Stats | undefined, options: { exclusive?: boolean }): Promise<void> {
     const at = (n: string) => walker.at(dir, n);
-    const dropTemp = async () => {
-      if (this.driver) await this.driver.run(unlinkQuietly(at(tmp)));
-      else await this.fs.rm(at(tmp), { force: true }).catch(() => {});
-    };
-    const below = dir.segments.length > 0;
-    let inside = true;
+    const dropTemp = () => this.fs.rm(at(tmp), { force: true }).catch(() => {});
+    const byPath = !walker.safe && dir.segments.length > 0;
     try {
-      if (below) inside = await walker.stillInside(dir);
+      if (byPath && !(await walker.stillInside(dir))) throw escapeError(path);
+      if (options.exclusive) {
+        await this.fs.link(at(tmp), at(name));
+        await this.fs.unlink(at(tmp));
+      } else {
+        await this.fs.rename(at(tmp), at(name));
+      }
     } catch (error) {
       await dropTemp();
       throw error;
     }
-    if (!inside) {
-      await dropTemp();
+    if (walker.safe) {
+      if (await walker.stillInside(dir, name)) return;
+      // the folder was moved out while we wrote: take the file back out of it
+      await this.fs.unlink(at(name)).catch(() => {});
       throw escapeError(path);
     }
-    if (this.driver) await this.driver.run(commitTask(at, tmp, name, options));
-    else {
-      try {
-        if (options.exclusive) {
-          // link() fails with EEXIST if the target exists: an atomic create-if-absent
-          await this.fs.link(at(tmp), at(name));
-          await this.fs.unlink(at(tmp));
-        } else {
-          await this.fs.rename(at(tmp), at(name));
-        }
-      } catch (error) {
-        await dropTemp();
-        throw error;
-      }
-    }
-    if (!below) return;
     // "could not tell" (a failed realpath or lstat) is thrown as it is: the file was named
-    if (!(await walker.stillInside(dir)) || !(await this.isStaged(at(name), staged))) throw escapeError(path);
+    if (byPath && (!(await walker.stillInside(dir)) || !(await this.isStaged(at(name), staged!)))) throw escapeError(path);
   }
 
   /** Whether the file at `path` (by plain path, not followed) is the one staged as `staged`. */
@@ -653,45 +451,31 @@ export class NodeHost implements MemoryHost {
    * Several files, their bytes staged in temporary files and flushed at once (two `fsync`s in
    * flight overlap on the thread pool: `remember`'s memory and index cost one flush's wait),
    * then named in order; a long list (doctor's fixes) in groups of {@link WRITES_AT_ONCE}.
-   * Without the fast reads, one `writeFile` after another.
+   * The `fast` group's `writeFiles`.
    */
   async writeFiles(files: WriteRequest[]): Promise<void> {
-    const driver = this.driver;
-    if (!driver || files.length < 2) {
-      for (const f of files) {
-        try {
-          await this.writeFile(f.path, f.data, { exclusive: f.exclusive });
-        } catch (error) {
-          throw withWritePath(error, f.path);
-        }
-      }
+    if (files.length < 2) {
+      for (const f of files) await this.writeFile(f.path, f.data, { exclusive: f.exclusive }).catch((error) => Promise.reject(withWritePath(error, f.path)));
       return;
     }
-    for (let i = 0; i < files.length; i += WRITES_AT_ONCE) await this.writeGroup(driver, files.slice(i, i + WRITES_AT_ONCE));
+    for (let i = 0; i < files.length; i += WRITES_AT_ONCE) await this.writeGroup(files.slice(i, i + WRITES_AT_ONCE));
   }
 
   /** One group of {@link writeFiles}: every file staged and flushed, then each named. */
-  private async writeGroup(driver: IoDriver, files: WriteRequest[]): Promise<void> {
+  private async writeGroup(files: WriteRequest[]): Promise<void> {
     const walker = await this.walkerReady;
-    const staged: { file: WriteRequest; dir: OpenDir; name: string; tmp: string; at: (name: string) => string }[] = [];
+    const staged: { file: WriteRequest; dir: OpenDir; name: string; tmp: string }[] = [];
     const discard = async (from: number) => {
-      for (const s of staged.slice(from)) await driver.run(unlinkQuietly(s.at(s.tmp)));
+      for (const s of staged.slice(from)) await this.fs.rm(walker.at(s.dir, s.tmp), { force: true }).catch(() => {});
     };
     try {
       for (const file of files) {
         const segments = file.path.split("/");
         const name = segments.pop()!;
-        let dir: OpenDir;
-        try {
-          dir = await walker.openDir(segments, { create: true });
-        } catch (error) {
-          throw withWritePath(error, file.path);
-        }
-        staged.push({ file, dir, name, tmp: tempFileName(name, randomHex(6)), at: (n) => walker.at(dir, n) });
+        const dir = await walker.openDir(segments, { create: true }).catch((error) => Promise.reject(withWritePath(error, file.path)));
+        staged.push({ file, dir, name, tmp: tempFileName(name, randomHex(6)) });
       }
-      // by plain paths, each with its own fstat: named, it is found again by it (see nameByPath)
-      const byPath = !walker.safe;
-      const flushed = await Promise.allSettled(staged.map((s) => driver.run(stageTask(s.at, s.tmp, s.file.data, { identify: byPath }))));
+      const flushed = await Promise.allSettled(staged.map((s) => this.stage(walker, s.dir, s.tmp, s.file.data, { identify: !walker.safe })));
       const failed = flushed.findIndex((r) => r.status === "rejected");
       if (failed >= 0) {
         // nothing is named yet: the staged files go (a failed one removed its own), and nothing was written
@@ -702,17 +486,7 @@ export class NodeHost implements MemoryHost {
       try {
         for (; at < staged.length; at++) {
           const s = staged[at]!;
-          if (byPath) {
-            const identity = (flushed[at] as PromiseFulfilledResult<Stats | undefined>).value!;
-            await this.nameByPath(walker, s.dir, s.file.path, s.tmp, s.name, identity, { exclusive: s.file.exclusive });
-            continue;
-          }
-          await driver.run(commitTask(s.at, s.tmp, s.name, { exclusive: s.file.exclusive }));
-          if (!(await this.stillInside(walker, s.dir, s.name))) {
-            // the folder was moved out while we wrote: take the file back out of it
-            await driver.run(unlinkQuietly(s.at(s.name)));
-            throw escapeError(s.file.path);
-          }
+          await this.name(walker, s.dir, s.file.path, s.tmp, s.name, (flushed[at] as PromiseFulfilledResult<Stats | undefined>).value, { exclusive: s.file.exclusive });
         }
       } catch (error) {
         // the files after the one that failed are not named: their staged bytes go
@@ -724,40 +498,14 @@ export class NodeHost implements MemoryHost {
     }
   }
 
-  /** `walker.stillInside`, with the two `readlink`s of the descriptor walk made synchronously. */
-  private async stillInside(walker: DirWalker, dir: OpenDir, name: string): Promise<boolean> {
-    if (!dir.handle || !this.driver) return walker.stillInside(dir, name);
-    // written through the root's own descriptor: the file is in the root wherever it now is
-    // (the check below would compare that descriptor's path with itself)
-    if (dir.shared && dir.segments.length === 0) return true;
-    const root = await walker.openRoot();
-    try {
-      const [realRoot, here] = await this.driver.run(
-        (function* () {
-          const a = (yield { op: "readlink", path: `/proc/self/fd/${root.handle!.fd}` }) as string;
-          const b = (yield { op: "readlink", path: `/proc/self/fd/${dir.handle!.fd}` }) as string;
-          return [a, b] as const;
-        })(),
-      );
-      return here === realRoot || here.startsWith(realRoot + sep);
-    } finally {
-      await walker.close(root);
-    }
-  }
-
   async remove(path: string): Promise<void> {
     const walker = await this.walkerReady;
     const segments = path.split("/");
     const name = segments.pop()!;
     const dir = await walker.openDir(segments);
     try {
-      // by plain paths, the folder must still be inside right before the removal (see nameByPath)
+      // by plain paths, the folder must still be inside right before the removal (see `name`)
       if (!walker.safe && dir.segments.length > 0 && !(await walker.stillInside(dir))) throw escapeError(path);
-      if (this.driver) {
-        // a file (most removals: the lock, a memory) with two calls; a folder by the walker
-        const removed = await this.driver.run(removeFileTask(walker.at(dir, name)));
-        if (removed) return;
-      }
       await walker.removeIn(dir, name);
     } finally {
       await walker.close(dir);
@@ -779,7 +527,7 @@ export class NodeHost implements MemoryHost {
         // keeps other memdir writers out between the two
         if ((await this.fs.lstat(walker.at(target, toName)).catch(() => null)) !== null) throw hostError("EEXIST", `${to} already exists`);
         if (!walker.safe) {
-          // by plain paths, both folders must still be inside right before the rename (see nameByPath)
+          // by plain paths, both folders must still be inside right before the rename (see `name`)
           if (source.segments.length > 0 && !(await walker.stillInside(source))) throw escapeError(from);
           if (target.segments.length > 0 && !(await walker.stillInside(target))) throw escapeError(to);
         }
@@ -810,28 +558,6 @@ function machine(): Promise<{ boot: string | null; pidns: string | null }> {
   return machineInfo;
 }
 
-function fileEntry(path: string, st: { isFile(): boolean; mtimeMs: number; size: number; ctimeMs?: number; ino?: number }): HostEntry {
-  const key = st.ctimeMs === undefined ? {} : { ctimeMs: st.ctimeMs, ino: st.ino };
-  return st.isFile()
-    ? { path, kind: "file", mtimeMs: st.mtimeMs, size: st.size, ...key }
-    : { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "not_a_file", ...key };
-}
-
-/** A fast read's folder as the walker's (which only reads its descriptor number and segments). */
-function asOpenDir(dir: WalkDir): OpenDir {
-  return { handle: dir.fd === null ? null : ({ fd: dir.fd } as FileHandle), segments: dir.segments };
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
-
 /**
  * Where a link out of the memory directory leads, seen from `root`: `~/…` is in the home folder
  * (Claude Code writes `~/.claude/plans/…`), anything else is resolved from `root`. `null` when
@@ -843,12 +569,6 @@ function outsideTarget(root: string, link: string): string | null {
   if (sep === "/" && /^([A-Za-z]:[\\/]|\\\\)/.test(link)) return null;
   return resolvePath(root, link);
 }
-
-/**
- * Files `writeFiles` stages at once: each holds its folder and its temporary file open until it
- * is named (hundreds at once ran out of descriptors where one after another did not).
- */
-const WRITES_AT_ONCE = 16;
 
 /** `error` (an `Error`, or one made of it) with `writePath`: the file of a batch it met. */
 function withWritePath(error: unknown, path: string): Error {

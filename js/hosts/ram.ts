@@ -2,7 +2,7 @@
  * A memory directory held in a `Map` — for tests, the browser fallback, and anything that
  * wants memdir without a file system. Modification times come from `now()` (injectable).
  */
-import { hostError, type HostEntry, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type HostLinks, type MemoryHost } from "../host.js";
 
 export interface InMemoryFile {
   data: Uint8Array;
@@ -50,13 +50,6 @@ export class InMemoryHost implements MemoryHost {
     throw this.directories().has(path) ? hostError("EISDIR", `${path} is a directory`) : hostError("ENOENT", `${path} does not exist`);
   }
 
-  async readHead(path: string, maxLines: number): Promise<Uint8Array> {
-    const data = this.get(path).data;
-    let lines = 0;
-    for (let i = 0; i < data.length; i++) if (data[i] === 10 && ++lines === maxLines) return data.slice(0, i);
-    return data.slice();
-  }
-
   async readFile(path: string, maxBytes?: number): Promise<Uint8Array> {
     const data = this.get(path).data;
     return maxBytes === undefined ? data.slice() : data.slice(0, maxBytes);
@@ -94,9 +87,7 @@ export class InMemoryHost implements MemoryHost {
   }
 
   /** Nothing here is a link: every path is where it says. */
-  async resolve(path: string): Promise<string> {
-    return path;
-  }
+  readonly links: HostLinks = { resolve: async (path) => path };
 
   absolutePath(path: string): string {
     return this.root.endsWith("/") ? this.root + path : `${this.root}/${path}`;

@@ -7,14 +7,14 @@
  * ```
  *
  * What `workspace.fs` cannot do, and how the host copes:
- * - no partial reads: `readHead` and `readFile(path, maxBytes)` read the whole file and cut it;
+ * - no partial reads: `readFile(path, maxBytes)` (a head too) reads the whole file and cuts it;
  * - no `realpath`: a symbolic link's target is unknown, so every link is reported as
  *   `symlink_escape` and never followed by `list()`;
  * - `rename(…, { overwrite: true })` deletes the target and then moves the temporary file
  *   onto it, so a reader can find the file missing for a moment, but never half written.
  */
 import { tempFileName } from "../core.js";
-import { hostError, type HostEntry, type HostError, type HostWatcher, type MemoryHost } from "../host.js";
+import { hostError, type HostEntry, type HostError, type HostFastPaths, type HostWatcher, type MemoryHost } from "../host.js";
 import { bounded } from "../bounded.js";
 
 /**
@@ -87,8 +87,6 @@ interface FolderWatch {
 const FILE = 1;
 const DIRECTORY = 2;
 const SYMBOLIC_LINK = 64;
-/** A header longer than this is cut, as `NodeHost` does: the core reads 30 lines, and a line can be huge. */
-const MAX_HEAD_BYTES = 1 << 20;
 /** Stats in flight at once while listing. */
 const LIST_CONCURRENCY = 32;
 
@@ -123,6 +121,8 @@ export class VsCodeHost<U extends UriLike = UriLike> implements MemoryHost {
     this.dir = dir;
     this.root = dir.toString();
   }
+
+  readonly fast: HostFastPaths = { statMany: (paths) => this.statMany(paths) };
 
   /** `stat` of many paths (a few in flight at once): each the entry, `null` when absent, or the error met. */
   async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
@@ -239,16 +239,6 @@ export class VsCodeHost<U extends UriLike = UriLike> implements MemoryHost {
   async stat(path: string): Promise<HostEntry | null> {
     const st = await this.statOrNull(path.split("/"), path);
     return st === null ? null : toEntry(path, st);
-  }
-
-  /** `workspace.fs` reads whole files: this reads it and keeps the first `maxLines` lines (at most 1 MiB). */
-  async readHead(path: string, maxLines: number): Promise<Uint8Array> {
-    const data = await this.readRegular(path);
-    if (maxLines <= 0) return new Uint8Array(0);
-    const limit = Math.min(data.length, MAX_HEAD_BYTES);
-    let lines = 0;
-    for (let i = 0; i < limit; i++) if (data[i] === 10 && ++lines === maxLines) return data.slice(0, i + 1);
-    return limit === data.length ? data : data.slice(0, limit);
   }
 
   /** Reads the whole file, then cuts it to `maxBytes` when given. */

@@ -15,6 +15,22 @@ const byPath = (entries) => [...entries].sort((a, b) => (a.path < b.path ? -1 : 
 const paths = (entries) => byPath(entries).map((e) => e.path);
 const kinds = (entries) => byPath(entries).map((e) => [e.path, e.kind]);
 
+/**
+ * A file's head as memdir reads it (js/host.ts `readHead`): `fast.readHeads` where the host has
+ * it, else `readFile(path, 1 MiB)` cut after the `maxLines`-th newline. Errors thrown.
+ */
+export async function headOf(host, path, maxLines) {
+  if (host.fast?.readHeads) {
+    const [got] = await host.fast.readHeads([path], maxLines);
+    if (got instanceof Error) throw got;
+    return got.bytes;
+  }
+  const data = await host.readFile(path, 1 << 20);
+  let seen = 0;
+  for (let i = 0; i < data.length; i++) if (data[i] === 10 && ++seen === maxLines) return data.subarray(0, i + 1);
+  return maxLines <= 0 ? data.subarray(0, 0) : data;
+}
+
 /** Every conformance case; `assert` is node:assert/strict or tests/js/mini-assert.mjs, `openMemory` memdir's. */
 export function hostCases({ assert, openMemory }) {
   const case_ = (name, run) => ({ name, run });
@@ -38,10 +54,10 @@ export function hostCases({ assert, openMemory }) {
         if (e.kind === "file") assert.ok(e.mtimeMs > 0, e.path);
       }
     }),
-    case_("listing (where a host has it): list's entries in columns, in the same order", async (make) => {
+    case_("fast.listing (where a host has it): list's entries in columns, in the same order", async (make) => {
       const { host } = await make({ "a.md": "alpha", "notes/b.md": "bravo!", "notes/deep/c.md": "c", "z.txt": "" });
-      if (typeof host.listing !== "function") return;
-      const listing = await host.listing();
+      if (typeof host.fast?.listing !== "function") return;
+      const listing = await host.fast.listing();
       assert.deepEqual(listing.toEntries(), await host.list());
       assert.deepEqual(listing.paths, ["a.md", "notes", "notes/b.md", "notes/deep", "notes/deep/c.md", "z.txt"]);
       assert.deepEqual([...listing.sizesBytes].filter((_, i) => listing.kinds[i] === 0), [5, 6, 1, 0]);
@@ -70,12 +86,12 @@ export function hostCases({ assert, openMemory }) {
       assert.equal(await host.stat("nope/x.md"), null);
       assert.equal(await host.stat("notes/b.md/x.md"), null, "below a file");
     }),
-    case_("statMany (where a host has it): in order, what list gives, files and folders; null when missing", async (make) => {
+    case_("fast.statMany (where a host has it): in order, what list gives, files and folders; null when missing", async (make) => {
       const { host } = await make({ "a.md": "alpha", "notes/b.md": "bravo!", "notes/deep/c.md": "c" });
-      if (typeof host.statMany !== "function") return;
+      if (typeof host.fast?.statMany !== "function") return;
       const listed = byPath(await host.list());
       const asked = [...listed].reverse();
-      const got = await host.statMany([...asked.map((e) => e.path), "nope.md", "nope/x.md", "notes/nope"]);
+      const got = await host.fast.statMany([...asked.map((e) => e.path), "nope.md", "nope/x.md", "notes/nope"]);
       assert.equal(got.length, asked.length + 3);
       asked.forEach((e, i) => {
         const s = got[i];
@@ -87,27 +103,31 @@ export function hostCases({ assert, openMemory }) {
         if (e.kind === "file") assert.equal(s.size, e.size, e.path);
       });
       assert.deepEqual(got.slice(asked.length), [null, null, null]);
-      const [root] = await host.statMany([""]);
+      const [root] = await host.fast.statMany([""]);
       assert.equal(root.kind, "directory", "the root is a folder");
     }),
-    case_("readHead: at least the first N lines", async (make) => {
+    case_("a head (fast.readHeads, else readFile to 1 MiB): at least the first N lines", async (make) => {
       const lines = Array.from({ length: 10 }, (_, i) => `line ${i}`);
       const { host } = await make({ "h.md": `${lines.join("\n")}\n`, "short.md": "one\ntwo" });
-      assert.deepEqual(text(await host.readHead("h.md", 3)).split("\n").slice(0, 3), lines.slice(0, 3));
-      assert.equal(text(await host.readHead("short.md", 30)), "one\ntwo", "fewer lines than asked: all of it");
+      assert.deepEqual(text(await headOf(host, "h.md", 3)).split("\n").slice(0, 3), lines.slice(0, 3));
+      assert.equal(text(await headOf(host, "short.md", 30)), "one\ntwo", "fewer lines than asked: all of it");
     }),
-    case_("readHead: not the whole of a 1 MB file", async (make) => {
+    case_("a head of a file over 1 MiB: its first lines", async (make) => {
       const body = `---\ndescription: big\n---\n${`${"x".repeat(99)}\n`.repeat(10_500)}`;
       assert.ok(body.length > 1_000_000);
       const { host } = await make({ "big.md": body });
-      const head = await host.readHead("big.md", 30);
+      const head = await headOf(host, "big.md", 30);
       assert.ok(head.length < body.length / 10, `${head.length} bytes of ${body.length}`);
       assert.deepEqual(text(head).split("\n").slice(0, 30), body.split("\n").slice(0, 30));
     }),
-    case_("readHead: ENOENT when missing, EISDIR for a folder", async (make) => {
-      const { host } = await make({ "notes/b.md": "b" });
-      await assert.rejects(host.readHead("nope.md", 3), { code: "ENOENT" });
-      await assert.rejects(host.readHead("notes", 3), { code: "EISDIR" });
+    case_("fast.readHeads (where a host has it): each head or its error in place, ENOENT when missing, EISDIR for a folder", async (make) => {
+      const { host } = await make({ "a.md": "a1\na2\na3\n", "notes/b.md": "b" });
+      if (typeof host.fast?.readHeads !== "function") return;
+      const got = await host.fast.readHeads(["a.md", "nope.md", "notes", "notes/b.md"], 2);
+      assert.equal(text(got[0].bytes).split("\n").slice(0, 2).join("\n"), "a1\na2");
+      assert.equal(got[1].code, "ENOENT");
+      assert.equal(got[2].code, "EISDIR");
+      assert.equal(text(got[3].bytes), "b");
     }),
     case_("readFile: all bytes, or the first maxBytes", async (make) => {
       const data = Uint8Array.from([0, 1, 2, 0xff, 0xfe, 10, 13, 200]);

@@ -1,5 +1,5 @@
-// MemoryHost.writeLock: a host's own lock (a Web Lock in the browser hosts), which withLock takes
-// around the lock file. Here over InMemoryHost with a scripted writeLock; the browser hosts' real
+// MemoryHost.locks.exclusive: a host's own lock (a Web Lock in the browser hosts), which withLock takes
+// around the lock file. Here over InMemoryHost with a scripted locks.exclusive; the browser hosts' real
 // Web Locks are tested in Chromium (tests/browser/hosts.test.mjs).
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -12,7 +12,8 @@ const timedOut = () => Object.assign(new Error("not granted"), { code: "ETIMEDOU
 test("withLock takes the host's write lock first, then the lock file inside it, with the lock's timeout", async () => {
   const host = new InMemoryHost();
   const seen = [];
-  host.writeLock = async (fn, timeoutMs) => {
+  host.locks = {};
+  host.locks.exclusive = async (fn, timeoutMs) => {
     seen.push(["enter", timeoutMs, host.files.has(".memdir.lock")]);
     const result = await fn();
     seen.push(["leave", host.files.has(".memdir.lock")]);
@@ -35,7 +36,8 @@ test("withLock takes the host's write lock first, then the lock file inside it, 
 
 test("a host lock not granted in time is LOCKED, and nothing is written", async () => {
   const host = new InMemoryHost();
-  host.writeLock = async () => {
+  host.locks = {};
+  host.locks.exclusive = async () => {
     throw timedOut();
   };
   const memory = await openMemory({ host, selector: { provider: "lexical" }, lock: { timeoutMs: 50 } });
@@ -48,7 +50,7 @@ test("a host lock not granted in time is LOCKED, and nothing is written", async 
 
 test("once the host lock is granted, a failure inside it passes through unchanged, ETIMEDOUT included", async () => {
   const host = new InMemoryHost();
-  host.writeLock = (fn) => fn();
+  host.locks = { exclusive: (fn) => fn() };
   const inner = timedOut();
   await assert.rejects(
     withLock(host, async () => {
@@ -59,7 +61,8 @@ test("once the host lock is granted, a failure inside it passes through unchange
   assert.deepEqual([...host.files.keys()], [], "the lock file is released");
   // a host lock that fails for another reason before it is granted: its own error
   const denied = Object.assign(new Error("no locks here"), { code: "EACCES" });
-  host.writeLock = async () => {
+  host.locks = {};
+  host.locks.exclusive = async () => {
     throw denied;
   };
   await assert.rejects(withLock(host, async () => "never"), (e) => e === denied);

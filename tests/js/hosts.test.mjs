@@ -14,7 +14,7 @@ import { InMemoryHost } from "../../pkg/hosts/ram.js";
 import { VsCodeHost } from "../../pkg/hosts/vscode.js";
 import { createFakeVsCode, FileSystemError, FileType, Uri } from "./vscode-fake.mjs";
 import { openMemory } from "memdir";
-import { hostCases } from "./host-conformance.mjs";
+import { headOf, hostCases } from "./host-conformance.mjs";
 
 // NodeHost is loaded dynamically: while pkg/hosts/node.js does not exist its cases are skipped
 // (and say so); once it exists, a module that fails to load or lacks NodeHost fails this file.
@@ -69,6 +69,26 @@ const backends = [
       void missing; // no files is the same as no directory
       const host = new InMemoryHost(Object.fromEntries(Object.entries(files).map(([p, c]) => [p, bytes(c)])), { root: "memory:/", now: ticking() });
       return { host, root: "memory:/", absolute: (path) => `memory:/${path}` };
+    },
+  },
+  {
+    // a host as its author writes it: the eight required members of MemoryHost and nothing else
+    // (no links, locks, watch or fast paths), as a plain object over a Map
+    name: "a host of the required members alone",
+    async make(files, { missing }) {
+      void missing;
+      const ram = new InMemoryHost(Object.fromEntries(Object.entries(files).map(([p, c]) => [p, bytes(c)])), { root: "plain:/", now: ticking() });
+      const host = {
+        root: "plain:/",
+        absolutePath: (path) => `plain:/${path}`,
+        list: () => ram.list(),
+        stat: (path) => ram.stat(path),
+        readFile: (path, maxBytes) => ram.readFile(path, maxBytes),
+        writeFile: (path, data, options) => ram.writeFile(path, data, options),
+        remove: (path) => ram.remove(path),
+        rename: (from, to) => ram.rename(from, to),
+      };
+      return { host, root: "plain:/", absolute: (path) => `plain:/${path}` };
     },
   },
   { name: "VsCodeHost over workspace.fs", make: vscodeBackend(false) },
@@ -250,12 +270,12 @@ describe("VsCodeHost", () => {
     await assert.rejects(rootless.list(), { code: "EACCES" });
   });
 
-  test("readHead keeps the Nth newline and caps a huge line at 1 MiB", async () => {
+  test("a head (readFile to 1 MiB, cut) keeps the Nth newline and caps a huge line at 1 MiB", async () => {
     const { host } = await vscodeHost({ "a.md": "a\nb\nc\n", "long.md": `${"y".repeat(3 << 20)}\nz\n` });
-    assert.equal(text(await host.readHead("a.md", 2)), "a\nb\n");
-    assert.equal(text(await host.readHead("a.md", 3)), "a\nb\nc\n");
-    assert.equal((await host.readHead("a.md", 0)).length, 0);
-    assert.equal((await host.readHead("long.md", 30)).length, 1 << 20);
+    assert.equal(text(await headOf(host, "a.md", 2)), "a\nb\n");
+    assert.equal(text(await headOf(host, "a.md", 3)), "a\nb\nc\n");
+    assert.equal((await headOf(host, "a.md", 0)).length, 0);
+    assert.equal((await headOf(host, "long.md", 30)).length, 1 << 20);
   });
 });
 

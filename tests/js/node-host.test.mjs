@@ -57,13 +57,13 @@ test("the listing in columns is the walker's listing: links in and out, a FIFO, 
   symlinkSync(join(dir, "missing.md"), join(dir, "dangling.md"));
   mkdirSync(join(dir, "folder.md"));
   execFileSync("mkfifo", [join(dir, "pipe.md")]);
-  const fast = new NodeHost(dir);
-  const listing = await fast.listing();
+  const host = new NodeHost(dir);
+  const listing = await host.fast.listing();
   assert.ok(listing.mtimesMs instanceof Float64Array && listing.kinds instanceof Uint8Array, "columns");
   assert.equal(listing.length, listing.paths.length);
-  assert.deepEqual(listing.toEntries(), await fast.list(), "list() is the same listing as objects");
-  // the slower walker (no fast I/O) lists in objects: the same paths, kinds, sizes, times and problems
-  const slow = await new NodeHost(dir, { fs: fsp }).list();
+  assert.deepEqual(listing.toEntries(), await host.list(), "list() (through the promises) is the same listing as objects");
+  // the host without its fast paths lists in objects: the same paths, kinds, sizes, times and problems
+  const slow = await new NodeHost(dir, { rawFs: null }).list();
   const shape = (entries) => entries.map((e) => [e.path, e.kind, e.kind === "file" ? e.size : 0, Math.round(e.mtimeMs), e.problem ?? null]);
   assert.deepEqual(shape(listing.toEntries()), shape(slow));
   const problems = Object.fromEntries([...listing.problems].map(([i, p]) => [listing.paths[i], p]));
@@ -101,28 +101,28 @@ test("listKinds() is list() without times and sizes, read with the names (no lst
     }
     return { raw, counts };
   };
+  // "sync": the raw fs's calls; "async": the same through the promises (`fs`), as once calls turn slow
+  const promised = (counts, namesOnly) => ({
+    ...fsp,
+    lstat: (...a) => (counts.lstat++, fsp.lstat(...a)),
+    readdir: (path, ...rest) => (namesOnly ? fsp.readdir(path) : fsp.readdir(path, ...rest)),
+  });
   for (const io of ["sync", "async"]) {
     const typed = counting(false);
-    const kinds = await new NodeHost(dir, { rawFs: typed.raw, io }).listKinds();
+    const kinds = await new NodeHost(dir, { rawFs: typed.raw, fs: promised(typed.counts, false), io }).fast.listKinds();
     assert.deepEqual(shape(kinds), shape(full), `${io}: the same paths, kinds and problems`);
     // links are followed (what they lead to is looked up); every other entry comes from the names
     const plain = kinds.filter((e) => !e.problem && !["link-in.md", "team-link"].includes(e.path));
     assert.ok(plain.length > 40 && plain.every((e) => e.mtimeMs === 0 && e.size === 0), `${io}: no times or sizes`);
     assert.ok(typed.counts.lstat < 10, `${io}: ${typed.counts.lstat} lstats for ${full.length} entries`);
     const named = counting(true);
-    assert.deepEqual(shape(await new NodeHost(dir, { rawFs: named.raw, io }).listKinds()), shape(full), `${io}: names alone, each lstat'ed`);
+    assert.deepEqual(shape(await new NodeHost(dir, { rawFs: named.raw, fs: promised(named.counts, true), io }).fast.listKinds()), shape(full), `${io}: names alone, each lstat'ed`);
     assert.ok(named.counts.lstat >= 45, `${io}: names alone are lstat'ed (${named.counts.lstat})`);
-    // a raw fs written against the two-argument readdir (before listKinds): given no options
-    const older = counting(false);
-    older.raw.readdir = function (path, callback) {
-      fs.readdir(path, callback);
-    };
-    assert.deepEqual(shape(await new NodeHost(dir, { rawFs: older.raw, io }).listKinds()), shape(full), `${io}: a two-argument readdir`);
   }
   // a host whose list() is its own gives it here too
   const own = new NodeHost(dir);
   own.list = async () => full.filter((e) => e.path !== "m0.md");
-  assert.equal((await own.listKinds()).length, full.length - 1);
+  assert.equal((await own.fast.listKinds()).length, full.length - 1);
 });
 
 test("listKinds() reads a large sub-folder on the thread pool as list() does (the kinds give no folder's size: it is looked up)", async () => {
@@ -133,10 +133,9 @@ test("listKinds() reads a large sub-folder on the thread pool as list() does (th
   for (const kinds of [false, true]) {
     // every other call synchronous: only a folder known to be large goes to the thread pool
     const pooled = [];
-    const raw = Object.create(fs);
-    raw.readdir = (path, ...rest) => (pooled.push(path), fs.readdir(path, ...rest));
-    const host = new NodeHost(dir, { rawFs: raw, io: "sync" });
-    const entries = kinds ? await host.listKinds() : await host.list();
+    const promised = { ...fsp, readdir: (path, ...rest) => (pooled.push(path), fsp.readdir(path, ...rest)) };
+    const host = new NodeHost(dir, { rawFs: fs, fs: promised, io: "sync" });
+    const entries = kinds ? await host.fast.listKinds() : (await host.fast.listing()).toEntries();
     assert.equal(entries.length, 2001);
     assert.equal(pooled.length, 1, `${kinds ? "listKinds" : "list"}: the large folder alone, on the thread pool (${pooled.join(", ")})`);
   }
@@ -155,9 +154,9 @@ test("listKinds() where Node's read with kinds fails because one entry of unknow
     if (options?.withFileTypes) throw gone(path);
     return fs.readdirSync(path, options);
   };
-  raw.readdir = (path, ...rest) => (rest.length > 1 && rest[0]?.withFileTypes ? process.nextTick(rest.at(-1), gone(path)) : fs.readdir(path, ...rest));
+  const promised = { ...fsp, readdir: (path, options) => (options?.withFileTypes ? Promise.reject(gone(path)) : fsp.readdir(path, options)) };
   const shape = (entries) => entries.map((e) => [e.path, e.kind, e.problem ?? null]);
-  for (const io of ["sync", "async"]) assert.deepEqual(shape(await new NodeHost(dir, { rawFs: raw, io }).listKinds()), shape(await new NodeHost(dir).list()), io);
+  for (const io of ["sync", "async"]) assert.deepEqual(shape(await new NodeHost(dir, { rawFs: raw, fs: promised, io }).fast.listKinds()), shape(await new NodeHost(dir).list()), io);
   const memory = await openMemory({ host: new NodeHost(dir, { rawFs: raw }), selector: { provider: "lexical" } });
   assert.match(await memory.tool().create({ command: "create", path: "/memories/project_c.md", file_text: fm("c") }), /File created successfully/);
   memory.close();
@@ -222,17 +221,17 @@ test("a NodeHost whose list() is its own (a subclass filtering it) is listed by 
     }
   }
   const host = new Filtered(dir);
-  assert.deepEqual((await host.listing()).paths, ["a.md"]);
+  assert.deepEqual((await host.fast.listing()).paths, ["a.md"]);
   const memory = await openMemory({ host, selector: { provider: "lexical" } });
   assert.deepEqual((await memory.scan()).memories.map((m) => m.path), ["a.md"]);
   memory.close();
   // an instance's own list() as well
   const patched = new NodeHost(dir);
   patched.list = async () => [];
-  assert.equal((await patched.listing()).length, 0);
+  assert.equal((await patched.fast.listing()).length, 0);
   // a scan cache given a look-alike of a Listing takes list() instead
   const lookAlike = new NodeHost(dir);
-  lookAlike.listing = async () => ({ paths: ["nope.md"], length: 1 });
+  lookAlike.fast.listing = async () => ({ paths: ["nope.md"], length: 1 });
   const other = await openMemory({ host: lookAlike, selector: { provider: "lexical" } });
   assert.deepEqual((await other.scan()).memories.map((m) => m.path).sort(), ["a.md", "private_b.md"]);
   other.close();
@@ -266,8 +265,8 @@ test("a file that vanishes between listing and reading is a diagnostic, and the 
   }
   const host = new NodeHost(dir);
   // the scan reads heads in batches (readHeads): f3.md goes just before its batch is read
-  const readHeads = host.readHeads.bind(host);
-  host.readHeads = async (paths, lines) => {
+  const readHeads = host.fast.readHeads;
+  host.fast.readHeads = async (paths, lines) => {
     if (paths.includes("f3.md")) rmSync(join(dir, "f3.md"), { force: true });
     return readHeads(paths, lines);
   };
@@ -295,8 +294,8 @@ test("5,000 files: only the newest 200 heads are read, and only their first line
   }
   const host = new NodeHost(dir);
   const read = [];
-  const readHeads = host.readHeads.bind(host);
-  host.readHeads = async (paths, lines) => {
+  const readHeads = host.fast.readHeads;
+  host.fast.readHeads = async (paths, lines) => {
     const heads = await readHeads(paths, lines);
     paths.forEach((path, i) => read.push([path, heads[i].bytes.length]));
     return heads;
@@ -405,7 +404,7 @@ test("the listing's stats go through the folder's plain path, and through its de
   const quiet = join(temp(), "memory");
   fill(quiet, "quiet", realTime);
   const calm = listingWhile(quiet, () => {});
-  assert.deepEqual((await calm.host.list()).map((e) => e.path), names);
+  assert.deepEqual(((await calm.host.fast.listing()).toEntries()).map((e) => e.path), names);
   assert.equal(calm.counts.plain >= names.length, true);
   assert.equal(calm.counts.descriptor, 0);
 
@@ -413,7 +412,7 @@ test("the listing's stats go through the folder's plain path, and through its de
   const moving = join(temp(), "memory");
   fill(moving, "moving", realTime);
   const moved = listingWhile(moving, () => fs.renameSync(moving, `${moving}-moved`));
-  const listed = await moved.host.list();
+  const listed = (await moved.host.fast.listing()).toEntries();
   assert.deepEqual(listed.map((e) => e.path), names, "no entry lost to the move");
   assert.ok(moved.counts.descriptor >= names.length);
 
@@ -431,15 +430,15 @@ test("the listing's stats go through the folder's plain path, and through its de
   };
 
   // a link to another folder swapped in: its files' times never reach the listing
-  const entries = await swappedWhile().host.list();
+  const entries = (await swappedWhile().host.fast.listing()).toEntries();
   assert.deepEqual(entries.map((e) => e.path), names);
   for (const e of entries) assert.equal(e.mtimeMs, realTime.getTime(), `${e.path}: the held folder's file, not the other's`);
 
   // the cache's checks (statMany) the same way
   const checked = listingWhile(quiet, () => {});
-  assert.deepEqual((await checked.host.statMany(names)).map((e) => e.path), names);
+  assert.deepEqual((await checked.host.fast.statMany(names)).map((e) => e.path), names);
   assert.equal(checked.counts.descriptor, 0, "the plain path only");
-  for (const e of await swappedWhile().host.statMany(names)) assert.equal(e.mtimeMs, realTime.getTime(), `statMany ${e.path}: the held folder's file`);
+  for (const e of await swappedWhile().host.fast.statMany(names)) assert.equal(e.mtimeMs, realTime.getTime(), `statMany ${e.path}: the held folder's file`);
 });
 
 test("a folder whose path with an entry's name is past PATH_MAX lists all the same (found in review)", async (t) => {

@@ -116,9 +116,9 @@ test("the same through the Node host's slower reads (no fast reads)", async () =
   await checkFolder(await openMemory({ host, selector: { provider: "lexical" } }));
 });
 
-test("a host that hands the chunk as it was read (as the browser hosts do): the core cuts it at the lines it reads", async () => {
+test("a host whose heads (fast.readHeads) are the chunks as they were read: the core cuts them at the lines it reads", async () => {
   class ChunkedHost extends InMemoryHost {
-    async readHead(path, maxLines) {
+    async chunked(path, maxLines) {
       const data = await this.readFile(path);
       let end = 0;
       let lines = 0;
@@ -127,11 +127,12 @@ test("a host that hands the chunk as it was read (as the browser hosts do): the 
         for (let i = end; i < next; i++) if (data[i] === 10) lines++;
         end = next;
       }
-      return data.slice(0, end);
+      return { bytes: data.slice(0, end) };
     }
+    fast = { readHeads: (paths, maxLines) => Promise.all(paths.map((p) => this.chunked(p, maxLines).catch((error) => error))) };
   }
   const host = new ChunkedHost({ "MEMORY.md": index, "project_deploy.md": korean, "reference_billing.md": russian });
-  const ko = await host.readHead("project_deploy.md", 30);
+  const [{ bytes: ko }] = await host.fast.readHeads(["project_deploy.md"], 30);
   assert.ok(!validUtf8(ko), "the host's head ends inside a character");
   await checkFolder(await openMemory({ host, selector: { provider: "lexical" } }));
 });
@@ -150,9 +151,10 @@ test("a file that is not UTF-8 within the lines read is still reported", async (
 
 test("the Node host's own cut lands on a character boundary, with every line the core reads", async () => {
   const dir = folder();
+  // the fast paths, and the base host's own head (what they fall back to past a link or once calls turn slow)
   for (const host of [new NodeHost(dir), new NodeHost(dir, { rawFs: null })]) {
-    const heads = await host.readHeads(["project_deploy.md", "reference_billing.md"], 30);
-    const one = await host.readHead("reference_billing.md", 30);
+    const heads = host.fast ? await host.fast.readHeads(["project_deploy.md", "reference_billing.md"], 30) : [await host.head("project_deploy.md", 30), await host.head("reference_billing.md", 30)];
+    const one = (await host.head("reference_billing.md", 30)).bytes;
     for (const [bytes, text] of [[heads[0].bytes, korean], [heads[1].bytes, russian], [one, russian]]) {
       assert.ok(validUtf8(bytes), "the head ends on a character boundary");
       assert.ok(bytes.length >= afterLine(bytesOf(text), 30) && bytes.length < bytesOf(text).length);
@@ -161,5 +163,6 @@ test("the Node host's own cut lands on a character boundary, with every line the
   // a file read whole is given whole, even when it ends inside a character
   const broken = bytesOf("---\ndescription: 배포\n---\n배").slice(0, -1);
   writeFileSync(join(dir, "project_broken.md"), broken);
-  assert.equal((await new NodeHost(dir).readHead("project_broken.md", 30)).length, broken.length);
+  assert.equal((await new NodeHost(dir).fast.readHeads(["project_broken.md"], 30))[0].bytes.length, broken.length);
+  assert.equal((await new NodeHost(dir).head("project_broken.md", 30)).bytes.length, broken.length);
 });

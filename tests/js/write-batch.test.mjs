@@ -3,6 +3,7 @@
 // leaving neither file (nor a temporary one) behind.
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as fsp from "node:fs/promises";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,43 +24,43 @@ const bytes = (s) => new TextEncoder().encode(s);
 const base = (p) => p.slice(p.lastIndexOf("/") + 1);
 
 /**
- * `node:fs` recording the calls that make a write durable and named. `failWrite(name)`: the
- * write of a temporary file for `name` fails with ENOSPC.
+ * `node:fs/promises` (the host's writes go through it) recording the calls that make a write
+ * durable and named. `failWrite(name)`: the write of a temporary file for `name` fails with ENOSPC.
+ * Given as `fs` with `rawFs: node:fs`, so the host keeps its fast paths.
  */
 function recordingFs(failWrite = () => false) {
   const calls = [];
-  const raw = Object.create(fs);
-  const names = new Map(); // fd → the temporary file's name
-  raw.openSync = (path, flags, mode) => {
-    const fd = fs.openSync(path, flags, mode);
-    names.set(fd, base(path));
-    return fd;
+  const promised = {
+    ...fsp,
+    open: async (path, ...rest) => {
+      const handle = await fsp.open(path, ...rest);
+      const name = base(String(path));
+      return new Proxy(handle, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target);
+          if (prop === "writeFile" || prop === "write") {
+            return async (...args) => {
+              if (failWrite(name)) throw Object.assign(new Error("no space left"), { code: "ENOSPC" });
+              return value.apply(target, args);
+            };
+          }
+          if (prop === "sync") return async () => (calls.push(`fsync ${name}`), value.apply(target));
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    },
+    link: async (from, to) => (calls.push(`name ${base(to)}`), fsp.link(from, to)),
+    rename: async (from, to) => (calls.push(`name ${base(to)}`), fsp.rename(from, to)),
   };
-  raw.writeSync = (fd, ...rest) => {
-    if (failWrite(names.get(fd) ?? "")) throw Object.assign(new Error("no space left"), { code: "ENOSPC" });
-    return fs.writeSync(fd, ...rest);
-  };
-  raw.fsync = (fd, done) => {
-    calls.push(`fsync ${names.get(fd)}`);
-    fs.fsync(fd, done);
-  };
-  raw.linkSync = (from, to) => {
-    calls.push(`name ${base(to)}`);
-    return fs.linkSync(from, to);
-  };
-  raw.renameSync = (from, to) => {
-    calls.push(`name ${base(to)}`);
-    return fs.renameSync(from, to);
-  };
-  return { raw, calls };
+  return { raw: { fs: promised, rawFs: fs }, calls };
 }
 
 test("writeFiles: every file flushed before the first is named, then named in the order given", async () => {
   const dir = temp();
   writeFileSync(join(dir, "MEMORY.md"), "old index\n");
   const { raw, calls } = recordingFs();
-  const host = new NodeHost(dir, { rawFs: raw, io: "sync" });
-  await host.writeFiles([
+  const host = new NodeHost(dir, { ...raw, io: "sync" });
+  await host.fast.writeFiles([
     { path: "project_a.md", data: bytes("memory a\n"), exclusive: true },
     { path: "MEMORY.md", data: bytes("- [A](project_a.md) — a\n") },
   ]);
@@ -75,9 +76,9 @@ test("writeFiles: a failure before the names leaves neither file, nor a temporar
   const dir = temp();
   writeFileSync(join(dir, "MEMORY.md"), "old index\n");
   const { raw, calls } = recordingFs((name) => name.startsWith(".MEMORY.md."));
-  const host = new NodeHost(dir, { rawFs: raw, io: "sync" });
+  const host = new NodeHost(dir, { ...raw, io: "sync" });
   await assert.rejects(
-    host.writeFiles([
+    host.fast.writeFiles([
       { path: "project_a.md", data: bytes("memory a\n"), exclusive: true },
       { path: "MEMORY.md", data: bytes("new index\n") },
     ]),
@@ -94,7 +95,7 @@ test("writeFiles: an exclusive name that exists fails at its name, and the files
   writeFileSync(join(dir, "project_a.md"), "already here\n");
   const host = new NodeHost(dir, { io: "sync" });
   await assert.rejects(
-    host.writeFiles([
+    host.fast.writeFiles([
       { path: "project_a.md", data: bytes("memory a\n"), exclusive: true },
       { path: "MEMORY.md", data: bytes("new index\n") },
     ]),
@@ -109,7 +110,7 @@ test("remember: the memory and its index line are flushed together, and a failed
   const dir = temp();
   writeFileSync(join(dir, "MEMORY.md"), "");
   const ok = recordingFs();
-  const memory = await openMemory({ host: new NodeHost(dir, { rawFs: ok.raw, io: "sync" }), selector: { provider: "lexical" } });
+  const memory = await openMemory({ host: new NodeHost(dir, { ...ok.raw, io: "sync" }), selector: { provider: "lexical" } });
   try {
     const written = await memory.remember({ type: "project", name: "Deploys", description: "deploys go out on Tuesdays", body: "Why: the freeze." });
     const names = ok.calls.filter((c) => c.startsWith("name ") && !c.includes(".memdir.lock"));
@@ -122,7 +123,7 @@ test("remember: the memory and its index line are flushed together, and a failed
   }
 
   const failing = recordingFs((name) => name.startsWith(".MEMORY.md."));
-  const again = await openMemory({ host: new NodeHost(dir, { rawFs: failing.raw, io: "sync" }), selector: { provider: "lexical" } });
+  const again = await openMemory({ host: new NodeHost(dir, { ...failing.raw, io: "sync" }), selector: { provider: "lexical" } });
   try {
     await assert.rejects(again.remember({ type: "project", name: "On-call", description: "on-call rotates weekly", body: "b" }), (error) => error.code === "IO_ERROR" && error.path === "MEMORY.md");
     assert.deepEqual(
@@ -144,7 +145,7 @@ test("writeFiles: a batch of hundreds of files (doctor's fixes) holds a few desc
     const host = new NodeHost(${JSON.stringify(dir)});
     const files = Array.from({ length: 300 }, (_, i) => ({ path: "t" + i + "/m.md", data: new TextEncoder().encode("memory " + i + "\\n") }));
     try {
-      await host.writeFiles(files);
+      await host.fast.writeFiles(files);
       console.log("written");
     } catch (error) {
       console.log(error.code + " at " + error.writePath);

@@ -1,0 +1,538 @@
+/**
+ * The Node host's fast paths, its `fast` group: the listing, many heads and many stats near the
+ * cost of the system calls. Node's synchronous file calls are its cheapest (a synchronous `open`
+ * costs a microsecond, one through `fs/promises` tens), so these make them synchronously, spending
+ * the process's one budget a turn of the event loop (`js/slice.ts`, shared by every reader in
+ * flight, in one memory or many) and letting the loop through when it is spent. Once calls turn
+ * slow (a network file system, a disk under load), they go through the base host's promises for
+ * a while, so no call holds the loop long; a folder of thousands of names is always read so.
+ *
+ * The walk is the base host's: through directory descriptors (`/proc/self/fd/<fd>/<name>`) with
+ * `O_NOFOLLOW` where Linux has them, plain paths checked otherwise; a link met is handed to the
+ * base host, which follows it inside only.
+ */
+import * as nodeFs from "node:fs";
+import { constants, type Dirent, type Stats } from "node:fs";
+import { join } from "node:path";
+import { HEAD_READ_BYTES, hostError, type HostEntry, type HostError, type HostFastPaths, type HostHead } from "../host.js";
+import { KIND_DIRECTORY, KIND_FILE, KIND_OTHER, Listing, ListingBuilder } from "../listing.js";
+import { due, immediate } from "../slice.js";
+import { asOpenDir, fileEntry, Filling, isCode } from "./node-dirs.js";
+import type { NodeHost } from "./node.js";
+
+/** The synchronous calls the fast paths make (`node:fs`); injectable for tests. */
+export interface SyncFs {
+  openSync(path: string, flags: number, mode?: number): number;
+  closeSync(fd: number): void;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  fstatSync(fd: number): Stats;
+  lstatSync(path: string): Stats | undefined;
+  readdirSync(path: string): string[];
+  /** The names with their kinds (`withFileTypes`): a raw fs that gives names alone has each `lstat`ed instead. */
+  readdirSync(path: string, options: { withFileTypes: true }): (Dirent | string)[];
+  readlinkSync(path: string): string;
+}
+
+export const defaultSyncFs: SyncFs = nodeFs as unknown as SyncFs;
+
+const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
+/**
+ * A synchronous call that took this long is slow; `SLOW_STREAK` slow ones in a row send the
+ * following calls through the promises for `COOL_DOWN_MS`. (One alone is more often the process
+ * losing its core to another for a moment than a slow disk.)
+ */
+const SLOW_CALL_MS = 2;
+const SLOW_STREAK = 3;
+const COOL_DOWN_MS = 5_000;
+/** A folder this large (its own size: ext4 ~30 B an entry, tmpfs 20) is read through the promises: one synchronous call would hold the loop. */
+const BIG_FOLDER_BYTES = 32 * 1024;
+/** Calls in flight at once through the promises (the thread pool's 4 threads stay busy). */
+const AT_ONCE = 64;
+
+const FILE = 1;
+const DIRECTORY = 2;
+const LINK = 3;
+
+/** A folder open for the walk: its descriptor (descriptor walk) or `null` (plain paths). */
+interface WalkDir {
+  fd: number | null;
+  segments: string[];
+  /** The folder's own size in bytes, where known: a large one has thousands of entries. */
+  bytes?: number;
+}
+
+/**
+ * The `lstat`s of a folder, in columns. Node 20's `Stats` carries four `Date`s and fourteen
+ * boxed numbers: thousands alive across the listing's slices made each young-generation
+ * collection copy them (10–18 ms pauses at 20,000 files). Each is copied here at once and dies young.
+ */
+class StatColumns {
+  readonly kinds: Uint8Array;
+  readonly mtimesMs: Float64Array;
+  readonly ctimesMs: Float64Array;
+  readonly sizesBytes: Float64Array;
+  readonly inos: Float64Array;
+  /** The `lstat`s that failed, by position. */
+  readonly errors = new Map<number, Error>();
+
+  constructor(length: number) {
+    this.kinds = new Uint8Array(length);
+    this.mtimesMs = new Float64Array(length);
+    this.ctimesMs = new Float64Array(length);
+    this.sizesBytes = new Float64Array(length);
+    this.inos = new Float64Array(length);
+  }
+
+  set(i: number, st: Stats): void {
+    this.kinds[i] = st.isFile() ? FILE : st.isDirectory() ? DIRECTORY : st.isSymbolicLink() ? LINK : 0;
+    this.mtimesMs[i] = st.mtimeMs;
+    this.ctimesMs[i] = st.ctimeMs;
+    this.sizesBytes[i] = st.size;
+    this.inos[i] = st.ino;
+  }
+
+  /** The entry at `i` as `statMany` gives it (a link as itself). */
+  entry(i: number, path: string): HostEntry {
+    const kind = this.kinds[i];
+    const key = { mtimeMs: this.mtimesMs[i]!, ctimeMs: this.ctimesMs[i]!, ino: this.inos[i]! };
+    if (kind === FILE) return { path, kind: "file", size: this.sizesBytes[i]!, ...key };
+    if (kind === DIRECTORY) return { path, kind: "directory", size: 0, ...key };
+    return { path, kind: "other", size: 0, ...key, problem: kind === LINK ? "symlink" : "not_a_file" };
+  }
+}
+
+const noEntry = (path: string): Error => Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" });
+
+export class NodeFast {
+  /** Times the event loop was let through (tests check that a long read yields). */
+  yields = 0;
+  private slowUntil = 0;
+  private streak = 0;
+
+  constructor(
+    private readonly host: NodeHost,
+    private readonly raw: SyncFs,
+    /** `"auto"`, or always one way (tests, and the benchmark's comparisons). */
+    private readonly mode: "auto" | "sync" | "async",
+  ) {}
+
+  group(): HostFastPaths {
+    return {
+      listing: () => this.listing(false),
+      listKinds: async () => (await this.listing(true)).toEntries(),
+      readHeads: (paths, maxLines) => this.readHeads(paths, maxLines),
+      statMany: (paths) => this.statMany(paths),
+      writeFiles: (files) => this.host.writeFiles(files),
+      hold: (fn) => this.host.hold(fn),
+    };
+  }
+
+  /** Whether calls go through the promises now. */
+  private get slow(): boolean {
+    return this.mode === "async" || (this.mode === "auto" && performance.now() < this.slowUntil);
+  }
+
+  /** Notes how long a synchronous call that started at `started` took. */
+  private took(started: number): void {
+    const ended = performance.now();
+    if (ended - started <= SLOW_CALL_MS) this.streak = 0;
+    else if (++this.streak >= SLOW_STREAK && this.mode === "auto") {
+      this.slowUntil = ended + COOL_DOWN_MS;
+      this.streak = 0;
+    }
+  }
+
+  /** One synchronous call, timed. */
+  private call<T>(fn: () => T): T {
+    const started = performance.now();
+    try {
+      return fn();
+    } finally {
+      this.took(started);
+    }
+  }
+
+  /** Lets the event loop through (called when the turn's shared budget is spent: `due()`). */
+  private async pass(): Promise<void> {
+    this.yields++;
+    await immediate();
+  }
+
+  private at(dir: WalkDir, name: string): string {
+    return dir.fd !== null ? `/proc/self/fd/${dir.fd}/${name}` : join(this.host.root, ...dir.segments, name);
+  }
+
+  private self(dir: WalkDir): string {
+    return dir.fd !== null ? `/proc/self/fd/${dir.fd}` : join(this.host.root, ...dir.segments);
+  }
+
+  private closeFd(fd: number | null): void {
+    if (fd === null) return;
+    try {
+      this.raw.closeSync(fd);
+    } catch {
+      // read only: nothing to lose
+    }
+  }
+
+  /** Opens the root (its descriptor on the descriptor walk), with its size; throws ENOENT / ENOTDIR when it is missing or not a folder. */
+  private async openRoot(): Promise<WalkDir> {
+    const root = this.host.root;
+    if (!(await this.host.walkerReady).safe) {
+      let st = this.call(() => this.raw.lstatSync(root));
+      if (!st) throw noEntry(root);
+      // the root may itself be a link (a home folder on another disk): followed, as the walker does
+      if (st.isSymbolicLink()) st = await this.host.fs.stat(root);
+      if (!st.isDirectory()) throw hostError("ENOTDIR", "the memory directory is not a directory");
+      return { fd: null, segments: [], bytes: st.size };
+    }
+    const fd = this.call(() => this.raw.openSync(root, O_RDONLY | O_DIRECTORY));
+    try {
+      return { fd, segments: [], bytes: this.call(() => this.raw.fstatSync(fd)).size };
+    } catch {
+      return { fd, segments: [] }; // unknown: read synchronously
+    }
+  }
+
+  /**
+   * Every entry below the root, in columns (`list`'s entries; see `js/listing.ts`). `kindsOnly`:
+   * each entry's kind as the folder gives it, no `lstat` an entry, times and sizes 0 (`listKinds`).
+   * A host whose `list()` is its own (a subclass, or an instance given one) gives that list.
+   */
+  private async listing(kindsOnly: boolean): Promise<Listing> {
+    if (this.host.ownList()) return Listing.fromEntries(await this.host.list());
+    let root: WalkDir;
+    try {
+      root = await this.openRoot();
+    } catch (error) {
+      if (isCode(error, "ENOENT", "ENOTDIR")) return new ListingBuilder(0).finish();
+      throw error;
+    }
+    try {
+      const out = new ListingBuilder();
+      await this.list(root, out, kindsOnly);
+      return out.finish();
+    } finally {
+      this.closeFd(root.fd);
+    }
+  }
+
+  /**
+   * The entries below `dir`, depth first in name order, into `out`. A folder that cannot be
+   * read is flagged; the root throws (a write must never decide on a listing that left out
+   * files that are there).
+   */
+  private async list(dir: WalkDir, out: ListingBuilder, kindsOnly: boolean): Promise<void> {
+    const prefix = dir.segments.length ? `${dir.segments.join("/")}/` : "";
+    let names: string[];
+    let stats: StatColumns;
+    try {
+      const big = (dir.bytes ?? 0) >= BIG_FOLDER_BYTES || this.slow;
+      if (kindsOnly) ({ names, stats } = await this.namesWithKinds(dir, big));
+      else {
+        names = (big ? await this.host.fs.readdir(this.self(dir)) : this.call(() => this.raw.readdirSync(this.self(dir)))).sort();
+        stats = await this.lstatNames(dir, names); // a stat only orders and keys the listing
+      }
+      for (const error of stats.errors.values()) if (!isCode(error, "ENOENT")) throw error;
+    } catch (error) {
+      if (isCode(error, "ENOENT")) return; // vanished while listing
+      if (dir.segments.length === 0) throw error;
+      out.push(dir.segments.join("/"), KIND_DIRECTORY, 0, 0, Number.NaN, Number.NaN, "unreadable");
+      return;
+    }
+    out.reserve(names.length);
+    const { kinds, mtimesMs, ctimesMs, sizesBytes, inos } = stats;
+    for (let i = 0; i < names.length; i++) {
+      // thousands of entries are a long loop: the event loop goes through when the budget is spent
+      if ((i & 255) === 255 && due()) await this.pass();
+      if (stats.errors.has(i)) continue; // vanished between readdir and lstat
+      const name = names[i]!;
+      const path = prefix + name;
+      const kind = kinds[i]!;
+      if (kind === LINK) {
+        out.pushEntry(await this.host.linkEntry(asOpenDir(dir.fd, dir.segments), name, path, { mtimeMs: mtimesMs[i]! }));
+      } else if (kind === DIRECTORY) {
+        let child: WalkDir;
+        try {
+          // opened without following a link (one swapped in after the lstat fails)
+          const fd = dir.fd === null ? null : this.call(() => this.raw.openSync(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
+          child = { fd, segments: [...dir.segments, name], bytes: sizesBytes[i]! };
+        } catch {
+          out.push(path, KIND_DIRECTORY, mtimesMs[i]!, 0, Number.NaN, Number.NaN, "unreadable");
+          continue;
+        }
+        try {
+          // the kinds give no folder's size: looked up, so a large one is read through the promises too
+          if (kindsOnly) child.bytes = this.call(() => (child.fd !== null ? this.raw.fstatSync(child.fd) : this.raw.lstatSync(this.at(dir, name))))?.size;
+        } catch {
+          // unknown: read synchronously
+        }
+        out.push(path, KIND_DIRECTORY, mtimesMs[i]!, 0, ctimesMs[i]!, inos[i]!);
+        try {
+          await this.list(child, out, kindsOnly);
+        } finally {
+          this.closeFd(child.fd);
+        }
+      } else if (kind === FILE) {
+        out.push(path, KIND_FILE, mtimesMs[i]!, sizesBytes[i]!, ctimesMs[i]!, inos[i]!);
+      } else {
+        out.push(path, KIND_OTHER, mtimesMs[i]!, 0, ctimesMs[i]!, inos[i]!, "not_a_file");
+      }
+    }
+  }
+
+  /**
+   * A folder's names, sorted, with their kinds as the folder itself gives them (`d_type`). A
+   * kind the file system does not give, or a raw fs that gives names alone: that entry is
+   * `lstat`ed here.
+   */
+  private async namesWithKinds(dir: WalkDir, big: boolean): Promise<{ names: string[]; stats: StatColumns }> {
+    const path = this.self(dir);
+    let read: (Dirent | string)[];
+    try {
+      read = big ? await this.host.fs.readdir(path, { withFileTypes: true }) : this.call(() => this.raw.readdirSync(path, { withFileTypes: true }));
+    } catch (error) {
+      // Node `lstat`s an entry whose kind the file system does not give, and fails the whole read
+      // with that `lstat`'s error (ENOENT: one entry gone, not the folder): the names alone, each
+      // `lstat`ed below (an entry gone is left out); a folder gone fails here again
+      if (!isCode(error, "ENOENT")) throw error;
+      read = big ? await this.host.fs.readdir(path) : this.call(() => this.raw.readdirSync(path));
+    }
+    const named = read.map((e) => (typeof e === "string" ? { name: e, kind: -1 } : { name: e.name, kind: e.isFile() ? FILE : e.isDirectory() ? DIRECTORY : e.isSymbolicLink() ? LINK : 0 }));
+    named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const stats = new StatColumns(named.length);
+    for (let i = 0; i < named.length; i++) {
+      const { name, kind } = named[i]!;
+      if (kind >= 0) stats.kinds[i] = kind;
+      else await this.lstatInto(stats, i, this.at(dir, name));
+    }
+    return { names: named.map((e) => e.name), stats };
+  }
+
+  /** One `lstat` into `out` at `i` (its error in its place): synchronous, or through the promises while calls are slow. */
+  private async lstatInto(out: StatColumns, i: number, path: string): Promise<void> {
+    try {
+      let st: Stats | undefined;
+      if (this.slow) st = await this.host.fs.lstat(path);
+      else {
+        const started = performance.now();
+        try {
+          st = this.raw.lstatSync(path);
+        } finally {
+          this.took(started);
+        }
+      }
+      if (st) out.set(i, st);
+      else out.errors.set(i, noEntry(path));
+    } catch (error) {
+      out.errors.set(i, error instanceof Error ? error : new Error(String(error)));
+    }
+    if (due()) await this.pass();
+  }
+
+  /** `lstat` of each of `names` in the folder at `dir`: synchronously while calls are fast, else {@link AT_ONCE} at a time through the promises. */
+  private async lstatMany(dir: string, names: string[]): Promise<StatColumns> {
+    const out = new StatColumns(names.length);
+    let i = 0;
+    for (; i < names.length && !this.slow; i++) await this.lstatInto(out, i, `${dir}/${names[i]!}`);
+    for (; i < names.length; i += AT_ONCE) {
+      const batch: Promise<void>[] = [];
+      for (let k = i; k < Math.min(names.length, i + AT_ONCE); k++) batch.push(this.lstatInto(out, k, `${dir}/${names[k]!}`));
+      await Promise.all(batch);
+    }
+    return out;
+  }
+
+  /**
+   * `lstat` of `names` in the folder `dir` holds open: through the folder's plain path when it
+   * leads to that folder (an `lstat` through /proc/self/fd costs twice as much). The path is
+   * checked before and after; a swap and a swap back between the two could show the stats (never
+   * the contents: heads are read through the descriptor) of same-named files elsewhere. Any
+   * failure through the plain path (a name too long with it, one that vanished, a link on the
+   * way) takes the descriptor for the whole folder.
+   */
+  private async lstatNames(dir: WalkDir, names: string[]): Promise<StatColumns> {
+    const plain = this.plainPath(dir);
+    if (plain !== null && this.leadsTo(plain, dir)) {
+      const stats = await this.lstatMany(plain, names);
+      if (stats.errors.size === 0 && this.leadsTo(plain, dir)) return stats;
+    }
+    return this.lstatMany(this.self(dir), names);
+  }
+
+  /** The absolute path the kernel has for a folder held open (`readlink` of its descriptor), or `null`. */
+  private plainPath(dir: WalkDir): string | null {
+    if (dir.fd === null) return null;
+    try {
+      const path = this.call(() => this.raw.readlinkSync(this.self(dir)));
+      return path.startsWith("/") && !path.endsWith(" (deleted)") && !path.includes("\0") ? path.replace(/\/$/, "") : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Whether `path` leads to the folder `dir` holds open: no link on its way swapped in, nothing moved. */
+  private leadsTo(path: string, dir: WalkDir): boolean {
+    try {
+      const held = this.call(() => this.raw.fstatSync(dir.fd!));
+      const now = this.call(() => this.raw.lstatSync(path || "/"));
+      return !!now && now.isDirectory() && now.ino === held.ino && now.dev === held.dev;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The first `maxLines` lines of each file (at least; at most `HEAD_READ_BYTES`), and the file
+   * as `fstat` saw it when it was opened; a directory is `EISDIR`, a FIFO or device `EINVAL`
+   * (opened without blocking, never read). Each error in its place. Once calls turn slow, the
+   * rest through the base host.
+   */
+  private async readHeads(paths: string[], maxLines: number): Promise<(HostHead | HostError)[]> {
+    const out: (HostHead | HostError)[] = new Array(paths.length);
+    let k = 0;
+    if (!this.slow) {
+      const dirs = new Dirs(this.raw, this, await this.openRoot());
+      try {
+        for (; k < paths.length && !this.slow; k++) {
+          try {
+            out[k] = await this.head(dirs, paths[k]!, maxLines);
+          } catch (error) {
+            out[k] = error as HostError;
+          }
+          if (due()) await this.pass();
+        }
+      } finally {
+        dirs.close();
+      }
+    }
+    const rest = async () => {
+      for (let i = k++; i < paths.length; i = k++) out[i] = await this.host.head(paths[i]!, maxLines).catch((error: HostError) => error);
+    };
+    await Promise.all(Array.from({ length: Math.min(16, paths.length - k) }, rest));
+    return out;
+  }
+
+  /** One head by synchronous calls; through the base host where a link is on the way. */
+  private async head(dirs: Dirs, path: string, maxLines: number): Promise<HostHead> {
+    const segments = path.split("/");
+    const name = segments.pop()!;
+    const dir = dirs.get(segments);
+    if (dir === null || (dir.fd === null && this.call(() => this.raw.lstatSync(this.at(dir, name)))?.isSymbolicLink())) return this.host.head(path, maxLines);
+    let fd: number;
+    try {
+      fd = this.call(() => this.raw.openSync(this.at(dir, name), O_RDONLY | O_NONBLOCK | O_NOFOLLOW));
+    } catch (error) {
+      if (isCode(error, "ELOOP")) return this.host.head(path, maxLines);
+      throw error;
+    }
+    try {
+      const st = this.call(() => this.raw.fstatSync(fd));
+      if (st.isDirectory()) throw hostError("EISDIR", `${path} is a directory`);
+      if (!st.isFile()) throw hostError("EINVAL", `${path} is not a regular file`);
+      const r = new Filling(st.size, HEAD_READ_BYTES, maxLines);
+      while (r.room() && r.got(this.call(() => this.raw.readSync(fd, r.buffer, r.total, r.buffer.length - r.total, r.total))));
+      return { bytes: r.bytes(), entry: fileEntry(path, st) };
+    } finally {
+      this.closeFd(fd);
+    }
+  }
+
+  /** `lstat` of many paths, one batch a folder (most are in the root); `null` for what is not there. */
+  private async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
+    if (this.slow) return Promise.all(paths.map((p) => this.host.lstat(p).catch((error: HostError) => error)));
+    const folders = new Map<string, number[]>();
+    paths.forEach((p, i) => {
+      const folder = p.slice(0, Math.max(0, p.lastIndexOf("/")));
+      const list = folders.get(folder);
+      if (list) list.push(i);
+      else folders.set(folder, [i]);
+    });
+    const out: (HostEntry | null | HostError)[] = new Array(paths.length);
+    const dirs = new Dirs(this.raw, this, await this.openRoot());
+    try {
+      for (const [folder, at] of folders) {
+        let dir: WalkDir | null;
+        try {
+          dir = dirs.get(folder === "" ? [] : folder.split("/"));
+        } catch (error) {
+          if (!isCode(error, "ENOENT", "ENOTDIR")) throw error;
+          for (const i of at) out[i] = null;
+          continue;
+        }
+        // a link on the way: changed, as far as a cache can tell
+        if (dir === null) {
+          for (const i of at) out[i] = { path: paths[i]!, kind: "other", mtimeMs: 0, size: 0, problem: "symlink" };
+          continue;
+        }
+        const stats = await this.lstatNames(dir, at.map((i) => paths[i]!.slice(paths[i]!.lastIndexOf("/") + 1)));
+        at.forEach((i, k) => {
+          const error = stats.errors.get(k);
+          out[i] = error === undefined ? stats.entry(k, paths[i]!) : isCode(error, "ENOENT", "ENOTDIR") ? null : (error as HostError);
+        });
+      }
+    } finally {
+      dirs.close();
+    }
+    return out;
+  }
+
+  /** @internal For {@link Dirs}. */
+  dirAt(dir: WalkDir, name: string): string {
+    return this.at(dir, name);
+  }
+}
+
+/**
+ * Folders opened during a batch of reads, by relative path, so that 200 heads in one folder
+ * open it once. `null`: the way there has a link (the base host follows it).
+ */
+class Dirs {
+  private readonly open = new Map<string, WalkDir | null>();
+  constructor(
+    private readonly raw: SyncFs,
+    private readonly fast: NodeFast,
+    private readonly root: WalkDir,
+  ) {}
+
+  get(segments: string[]): WalkDir | null {
+    if (segments.length === 0) return this.root;
+    const key = segments.join("/");
+    const known = this.open.get(key);
+    if (known !== undefined) return known;
+    const parent = this.get(segments.slice(0, -1));
+    let dir: WalkDir | null = null;
+    if (parent !== null) {
+      const path = this.fast.dirAt(parent, segments.at(-1)!);
+      if (parent.fd === null) {
+        // plain paths: a link on the way is left to the base host, which checks where it leads
+        const st = this.raw.lstatSync(path);
+        if (!st) throw noEntry(path);
+        if (!st.isSymbolicLink()) {
+          if (!st.isDirectory()) throw hostError("ENOTDIR", `${key} is not a directory`);
+          dir = { fd: null, segments };
+        }
+      } else {
+        try {
+          dir = { fd: this.raw.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), segments };
+        } catch (error) {
+          if (!isCode(error, "ELOOP", "ENOTDIR")) throw error; // a link, or a file on the way: the base host says which
+        }
+      }
+    }
+    this.open.set(key, dir);
+    return dir;
+  }
+
+  close(): void {
+    for (const dir of [...this.open.values(), this.root]) {
+      if (dir?.fd == null) continue;
+      try {
+        this.raw.closeSync(dir.fd);
+      } catch {
+        // read only
+      }
+    }
+    this.open.clear();
+  }
+}
