@@ -1,5 +1,5 @@
 // The benchmark's report: the targets of issue 13 with what this run measured, and the tables
-// of bench/results/latest.md (which the README's "Measured" section shows).
+// of bench/results/latest.md (which docs/measured.md shows).
 import { ms } from "./fixture.mjs";
 
 const row = (cells) => `| ${cells.join(" | ")} |`;

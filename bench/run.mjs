@@ -1,6 +1,6 @@
 // `npm run bench`: speed and size, side by side with what a user would otherwise use, in one
-// run. Prints as it goes and writes bench/results/latest.json and latest.md (the README's table
-// is that file's). Figures are from this one run on this machine, whatever else it was doing
+// run. Prints as it goes and writes bench/results/latest.json and latest.md (the table in
+// docs/measured.md is that file's). Figures are from this one run on this machine, whatever else it was doing
 // (the load average is recorded): compare the ratios, not the absolutes.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -103,14 +103,14 @@ if (only.length === 0) {
   mkdirSync(`${root}bench/results`, { recursive: true });
   writeFileSync(`${root}bench/results/latest.json`, `${JSON.stringify(results, null, 1)}\n`);
   writeFileSync(`${root}bench/results/latest.md`, markdown(results));
-  // the README's "Measured" table is this run's
-  const readme = readFileSync(`${root}README.md`, "utf8");
+  // docs/measured.md's table is this run's
+  const page = readFileSync(`${root}docs/measured.md`, "utf8");
   const begin = "<!-- bench:begin -->";
   const end = "<!-- bench:end -->";
-  if (readme.includes(begin) && readme.includes(end)) {
-    const updated = readme.slice(0, readme.indexOf(begin) + begin.length) + "\n" + markdown(results) + readme.slice(readme.indexOf(end));
-    writeFileSync(`${root}README.md`, updated);
+  if (page.includes(begin) && page.includes(end)) {
+    const updated = page.slice(0, page.indexOf(begin) + begin.length) + "\n" + markdown(results) + page.slice(page.indexOf(end));
+    writeFileSync(`${root}docs/measured.md`, updated);
   }
-  log(`\nwrote bench/results/latest.{json,md} and the README's table (${results.benchSeconds} s)`);
+  log(`\nwrote bench/results/latest.{json,md} and docs/measured.md's table (${results.benchSeconds} s)`);
   for (const t of results.targets) log(`${t.met ? "met    " : "NOT MET"}  ${t.target}: ${t.measured}`);
 }

@@ -10,7 +10,7 @@
  * under it, so two writers that find one stale lock never both take it; a breaker whose owner is
  * provably gone is cleared at once, any other after a bound shorter than the timeout. Under the
  * lock, the temporary files of interrupted writes are cleared (sweep.ts). The protocol, and what
- * it does not guarantee across machines, is written down in the README ("Locking").
+ * it does not guarantee across machines, is written down in docs/writing.md ("Locking").
  */
 import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";

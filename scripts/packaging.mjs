@@ -1,5 +1,5 @@
 // The steps of the build that make pkg/ work in every bundler and type-check in every
-// consumer (README "Bundlers"). Each checks what it changed, so a new wasm-bindgen or
+// consumer (docs/bundlers.md). Each checks what it changed, so a new wasm-bindgen or
 // TypeScript that emits something else fails the build instead of shipping it.
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -11,7 +11,7 @@
  *
  * Where `/proc/self/fd` is missing (macOS, Windows), the walker falls back to plain paths,
  * with the links checked before each operation and the result checked after it (and undone
- * when it landed outside); the README states the difference.
+ * when it landed outside); docs/writing.md states the difference.
  */
 import { constants } from "node:fs";
 import type { Stats } from "node:fs";

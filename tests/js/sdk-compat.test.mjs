@@ -5,7 +5,7 @@
 // messages). The SDK's tool runner drives `betaMemoryTool(memory.tool())` against the mock
 // Messages API, and the same commands run through memdir and through the SDK's
 // `BetaLocalFilesystemMemoryTool` give the same texts, except where memdir differs on purpose
-// (README "Differences").
+// (docs/writing.md, "As Anthropic's memory tool").
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
