@@ -67,24 +67,21 @@ export class Listing {
     return this.kinds[i] === KIND_DIRECTORY && !this.problems.has(i);
   }
 
-  /** Whether entry `i` here and entry `j` of `other` are the same file, unchanged (see `sameFile`). */
-  sameAt(i: number, other: Listing, j: number): boolean {
-    return (
-      this.paths[i] === other.paths[j] &&
-      this.mtimesMs[i] === other.mtimesMs[j] &&
-      this.sizesBytes[i] === other.sizesBytes[j] &&
-      Object.is(this.ctimesMs[i], other.ctimesMs[j]) &&
-      Object.is(this.inos[i], other.inos[j]) &&
-      this.kinds[i] === other.kinds[j] &&
-      this.problems.get(i) === other.problems.get(j)
-    );
-  }
-
-  /** Whether `other` lists the same entries, unchanged, in the same order. */
+  /** Whether `other` lists the same entries, unchanged (see `sameFile`), in the same order. */
   sameAs(other: Listing): boolean {
     if (other === this) return true;
     if (other.length !== this.length) return false;
-    for (let i = 0; i < this.length; i++) if (!this.sameAt(i, other, i)) return false;
+    for (let i = 0; i < this.length; i++) {
+      const same =
+        this.paths[i] === other.paths[i] &&
+        this.mtimesMs[i] === other.mtimesMs[i] &&
+        this.sizesBytes[i] === other.sizesBytes[i] &&
+        Object.is(this.ctimesMs[i], other.ctimesMs[i]) &&
+        Object.is(this.inos[i], other.inos[i]) &&
+        this.kinds[i] === other.kinds[i] &&
+        this.problems.get(i) === other.problems.get(i);
+      if (!same) return false;
+    }
     return true;
   }
 
@@ -106,12 +103,6 @@ export class Listing {
       else problems.delete(i);
     }
     return new Listing(this.paths, kinds, mtimes, sizes, ctimes, inos, problems);
-  }
-
-  /** The same listing with more problems (reads that failed), the columns shared. */
-  withProblems(more: ReadonlyMap<number, string>): Listing {
-    if (more.size === 0) return this;
-    return new Listing(this.paths, this.kinds, this.mtimesMs, this.sizesBytes, this.ctimesMs, this.inos, new Map([...this.problems, ...more]));
   }
 }
 

@@ -119,33 +119,11 @@ function errorCode(error: unknown): string {
   return (error as { code?: string })?.code ?? "";
 }
 
-/**
- * Positions by path in several maps, by a hash of the path's end: a map grows by copying all it
- * holds into a new table at once, which for one map of 200,000 paths held the event loop ~20 ms;
- * each of these copies a 32nd of that.
- */
-class PathPositions {
-  private readonly shards: Map<string, number>[] = Array.from({ length: 32 }, () => new Map());
-
-  private shard(path: string): Map<string, number> {
-    const n = path.length;
-    return this.shards[(n + path.charCodeAt(n - 4) * 7 + path.charCodeAt(n - 5) * 3) & 31]!;
-  }
-
-  get(path: string): number | undefined {
-    return this.shard(path).get(path);
-  }
-
-  set(path: string, at: number): void {
-    this.shard(path).set(path, at);
-  }
-}
-
 export class ScanCache {
   /** The last listing (a check makes a new one with what it found changed: never changed in place). */
   private listing: Listing | null = null;
   /** Positions in the listing by path, built on first need (see {@link positions}). */
-  private position: PathPositions | null = null;
+  private position: Map<string, number> | null = null;
   private readonly held = new Map<string, Held>();
   /** The plan for the listing (positions, newest first), or `null` once it changed. */
   private order: number[] | Uint32Array | null = null;
@@ -437,12 +415,12 @@ export class ScanCache {
    * scan never does), in slices with the event loop let through between them: at 20,000 entries
    * one pass held it for ~10 ms. A check's new listing has the same paths, and the same positions.
    */
-  private async positions(): Promise<PathPositions> {
+  private async positions(): Promise<Map<string, number>> {
     for (;;) {
       const paths = this.listing?.paths;
-      if (paths === undefined) return new PathPositions(); // no listing yet: nothing has a position
+      if (paths === undefined) return new Map(); // no listing yet: nothing has a position
       if (this.position !== null) return this.position;
-      const map = new PathPositions();
+      const map = new Map<string, number>();
       for (let i = 0; i < paths.length; i++) {
         map.set(paths[i]!, i);
         if ((i & 1023) === 1023 && due()) await pause();
