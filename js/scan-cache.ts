@@ -269,7 +269,7 @@ export class ScanCache {
   private async scanNow(concurrency: number): Promise<Scanned> {
     const io = ioHost(this.host);
     if (this.watching && this.listing) await immediate(); // let events already queued arrive
-    // a new listing, or one a check updated (`order` dropped unless the plan stands)
+    // a new listing, or one a check updated with new times (either is planned again)
     let listingChanged = false;
     let listed = false;
     if (!(await this.check())) {
