@@ -1,4 +1,4 @@
-// Proves tests/mock/providers.mjs behaves as wire.md §6 asks: validation, thinking and
+// Proves tests/mock/providers.mjs behaves as docs/providers.md §6 says: validation, thinking and
 // max_tokens simulation, caching counters, flavour quirks, scripted outcomes, CORS, control plane.
 import { after, before, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -218,7 +218,7 @@ describe("anthropic: validation", () => {
     }
   });
 
-  it("applies the per-model rules of wire.md §6.2", async () => {
+  it("applies the per-model rules of docs/providers.md §6.2", async () => {
     const bad = [
       ["claude-sonnet-5-5", { thinking: { type: "disabled" } }, /between_tools/],
       ["claude-sonnet-5-5", { thinking: { type: "enabled", budget_tokens: 1024 } }, /enabled/],
