@@ -262,8 +262,9 @@ export class NodeHost implements MemoryHost {
     }
     try {
       const st = await this.fs.lstat(walker.at(dir, name));
-      if (st.isSymbolicLink()) return { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "symlink" };
-      return st.isDirectory() ? { path, kind: "directory", mtimeMs: st.mtimeMs, size: 0 } : fileEntry(path, st);
+      const key = { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+      if (st.isSymbolicLink()) return { path, kind: "other", size: 0, ...key, problem: "symlink" };
+      return st.isDirectory() ? { path, kind: "directory", size: 0, ...key } : fileEntry(path, st);
     } catch (error) {
       if (isCode(error, "ENOENT")) return null;
       throw isCode(error, "ENOTDIR") ? notADir() : error;

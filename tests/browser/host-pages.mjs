@@ -148,7 +148,8 @@ export async function writeBehind(backend, name, path, content) {
 }
 
 /**
- * A host of `backend` for memory `name`, its `list` and `statMany` calls counted in `counts`;
+ * A host of `backend` for memory `name`, its `list` and `statMany` calls counted in `counts`
+ * (`fast.statMany` calls the host's own `statMany`, so the count sees the cache's checks);
  * `observer: false` takes FileSystemObserver away from this page first.
  */
 export async function countedHost(backend, name, { observer = true } = {}) {

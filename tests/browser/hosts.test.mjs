@@ -231,7 +231,7 @@ describe("two tabs at once", () => {
             },
             { backend, name, timeoutMs },
           );
-        const alive = () => inPage(b, async ({ backends }, { backend, name, owner }) => (await backends[backend].open(name)).ownerAlive(owner), { backend, name, owner: lockBody });
+        const alive = () => inPage(b, async ({ backends }, { backend, name, owner }) => (await backends[backend].open(name)).locks.ownerAlive(owner), { backend, name, owner: lockBody });
         const refused = await remember(b, 300);
         assert.equal(refused.code, "LOCKED", "held by the open tab");
         assert.equal(await alive(), true, "another tab sees the holder's tab lock");
@@ -362,7 +362,9 @@ for (const backend of ["OpfsHost", "IndexedDbHost"]) {
           while ((await host.stat("done.md")) === null) {
             try {
               seen[whole(new TextDecoder().decode(await host.readFile("big.md")))]++;
-              const head = new TextDecoder().decode(await host.readHead("big.md", 1));
+              // a head as memdir reads it from a host without fast.readHeads: readFile to 1 MiB, cut after its first line
+              const bytes = await host.readFile("big.md", 1 << 20);
+              const head = new TextDecoder().decode(bytes.subarray(0, bytes.indexOf(10) + 1 || bytes.length));
               if (!/^(a+|b+\n)$/.test(head)) seen.mixed++;
             } catch (e) {
               seen.errors.push(`${e.name} ${e.code}: ${e.message}`);

@@ -27,8 +27,9 @@ function recordingHost(files = {}, fail = {}) {
   const inner = new InMemoryHost(files, { root: "/home/alice/secret-project/memory" });
   const calls = [];
   const host = { root: inner.root, absolutePath: (p) => inner.absolutePath(p) };
-  for (const method of ["list", "stat", "readHead", "readFile", "writeFile", "remove", "rename", "resolve"]) {
-    host[method] = async (...args) => {
+  for (const method of ["list", "stat", "readFile", "writeFile", "remove", "rename", "resolve"]) {
+    const on = method === "resolve" ? (host.links = {}) : host;
+    on[method] = async (...args) => {
       calls.push([method, args[0]]);
       const path = String(args[0] ?? "");
       const errno = fail[`${method}:${path}`] ?? (path.startsWith(".memdir.lock") ? undefined : fail[method]);
@@ -37,7 +38,7 @@ function recordingHost(files = {}, fail = {}) {
         error.code = errno;
         throw error;
       }
-      return inner[method](...args);
+      return method === "resolve" ? inner.links.resolve(...args) : inner[method](...args);
     };
   }
   return { host, calls, inner };
