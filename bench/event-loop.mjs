@@ -1,16 +1,22 @@
 // How long memdir's scans hold the event loop, in more detail than `npm run bench` gives (which
 // keeps the worst hold of every run): max, 99th and 90th percentile of `monitorEventLoopDelay`
 // over `runs` cold scans (a new `openMemory` after a file changed) and as many turns with one
-// file changed, next to the same process idle (this VM's own noise).
+// file changed, next to the same process idle (this VM's own noise). Then issue 22's case:
+// `left` earlier memories on the folder left open (each scanned, each watching), every file's
+// mtime changed (`utimes`), then a fresh `openMemory` + `scan` while their watchers hear of it:
+// the longest hold over `runs` such rounds.
 //
-//   node bench/event-loop.mjs [files=200] [runs=30]
+//   node bench/event-loop.mjs [files=200] [runs=30] [left=4]
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { memoryFolder, touchOne } from "./fixture.mjs";
+import { utimesSync } from "node:fs";
+import { join } from "node:path";
+import { memoryFolder, topicPath, touchOne } from "./fixture.mjs";
 import { settleHeap } from "./scan-fs.mjs";
 
 const memdir = await import("memdir");
 const n = Number(process.argv[2] ?? 200);
 const runs = Number(process.argv[3] ?? 30);
+const left = Number(process.argv[4] ?? 4);
 const folder = memoryFolder(n);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const open = () => memdir.openMemory({ dir: folder.dir, selector: { provider: "lexical" } });
@@ -53,6 +59,31 @@ try {
   changed.disable();
   memory.close();
   console.log(`${n} files, ${runs} runs each — idle: ${show(idle)} | cold scans: ${show(cold)} | one file changed: ${show(changed)}`);
+
+  // issue 22: earlier memories left open, every mtime changed, a fresh openMemory + scan
+  const earlier = [];
+  for (let i = 0; i < left; i++) {
+    const m = await open();
+    await m.scan();
+    earlier.push(m);
+  }
+  await sleep(150);
+  const paths = Array.from({ length: n }, (_, i) => join(folder.dir, topicPath(i)));
+  const rounds = Math.min(runs, 5);
+  const many = monitorEventLoopDelay({ resolution: 1 });
+  for (let k = 0; k < rounds; k++) {
+    const t = new Date(Date.now() - 3_600_000 + k * 1000);
+    for (const p of paths) utimesSync(p, t, t); // the bench's own work: before the window opens
+    settleHeap();
+    many.enable();
+    const fresh = await open();
+    await fresh.scan();
+    await sleep(300); // the watchers of the memories left open hear of it, and read again
+    many.disable();
+    fresh.close();
+  }
+  for (const m of earlier) m.close();
+  console.log(`${n} files, ${left} earlier memories left open, every mtime changed, then a fresh openMemory + scan (${rounds} rounds): ${show(many)}`);
 } finally {
   folder.remove();
 }

@@ -54,9 +54,10 @@ export function markdown(r) {
     }
     lines.push("");
   }
-  if (r.recall || r.writes || r.process) {
+  if (r.hostFast || r.recall || r.writes || r.process) {
     lines.push(row(["measure", "memdir", "alongside"]));
     lines.push(row(["---", "---", "---"]));
+    for (const s of r.hostFast ?? []) lines.push(row([`cold scan, ${s.files.toLocaleString("en")} files: the Node host with its fast paths`, `${ms(s.withFastMs)} ms`, `without them (the required members alone) ${ms(s.withoutFastMs)} ms (${x(s.speedup)})`]));
     for (const s of r.recall ?? []) lines.push(row([`recall without the model, ${s.files.toLocaleString("en")} files`, `${ms(s.coldMs)} ms cold, ${ms(s.perTurnMs)} ms a turn`, ""]));
     for (const s of (r.recall ?? []).filter((x) => x.lexical)) lines.push(row([`recall with the offline (lexical) selector, ${s.files.toLocaleString("en")} files`, `${ms(s.lexical.coldMs)} ms cold, ${ms(s.lexical.perTurnMs)} ms a turn`, `without a cache ${ms(s.lexical.noCachePerTurnMs)} ms a turn (${(s.lexical.noCachePerTurnMs / s.lexical.perTurnMs).toFixed(1)}×)`]));
     for (const t of r.writes?.tool ?? []) lines.push(row([`memory tool: ${t.command}`, `${ms(t.memdirMs)} ms`, t.sdkMs === null ? "" : `SDK local tool ${ms(t.sdkMs)} ms (${x(t.ratio)})`]));

@@ -52,6 +52,13 @@ if (want("scan")) {
   }
 }
 
+// ---- the Node host with and without its fast paths ------------------------------------------
+if (want("scan") || want("host")) {
+  const { benchHostFast } = await import("./host-fast.mjs");
+  results.hostFast = await benchHostFast(memdir);
+  for (const r of results.hostFast) log(`cold scan ${r.files} files, the Node host with its fast paths ${ms(r.withFastMs)} ms, with the required members alone ${ms(r.withoutFastMs)} ms (${r.speedup.toFixed(1)}x)`);
+}
+
 // ---- recall without the model ----------------------------------------------------------------
 if (want("recall")) {
   const { benchRecall } = await import("./recall.mjs");

@@ -330,11 +330,29 @@ export class NodeFast {
     if (due()) await this.pass();
   }
 
-  /** `lstat` of each of `names` in the folder at `dir`: synchronously while calls are fast, else {@link AT_ONCE} at a time through the promises. */
+  /**
+   * `lstat` of each of `names` in the folder at `dir`: synchronously while calls are fast (each
+   * path made as it is stat-ed, nothing awaited between them until the turn's budget is spent:
+   * thousands of young objects alive across the slices make each collection copy them), else
+   * {@link AT_ONCE} at a time through the promises.
+   */
   private async lstatMany(dir: string, names: string[]): Promise<StatColumns> {
     const out = new StatColumns(names.length);
     let i = 0;
-    for (; i < names.length && !this.slow; i++) await this.lstatInto(out, i, `${dir}/${names[i]!}`);
+    while (i < names.length && !this.slow) {
+      const path = `${dir}/${names[i]!}`;
+      const started = performance.now();
+      try {
+        const st = this.raw.lstatSync(path);
+        if (st) out.set(i, st);
+        else out.errors.set(i, noEntry(path));
+      } catch (error) {
+        out.errors.set(i, error instanceof Error ? error : new Error(String(error)));
+      }
+      this.took(started);
+      i++;
+      if (due()) await this.pass();
+    }
     for (; i < names.length; i += AT_ONCE) {
       const batch: Promise<void>[] = [];
       for (let k = i; k < Math.min(names.length, i + AT_ONCE); k++) batch.push(this.lstatInto(out, k, `${dir}/${names[k]!}`));
@@ -441,6 +459,7 @@ export class NodeFast {
   /** `lstat` of many paths, one batch a folder (most are in the root); `null` for what is not there. */
   private async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
     if (this.slow) return Promise.all(paths.map((p) => this.host.lstat(p).catch((error: HostError) => error)));
+    if (due()) await this.pass(); // the turn's budget counts from here, if no reader started it earlier
     const folders = new Map<string, number[]>();
     paths.forEach((p, i) => {
       const folder = p.slice(0, Math.max(0, p.lastIndexOf("/")));
@@ -466,10 +485,13 @@ export class NodeFast {
           continue;
         }
         const stats = await this.lstatNames(dir, at.map((i) => paths[i]!.slice(paths[i]!.lastIndexOf("/") + 1)));
-        at.forEach((i, k) => {
+        for (let k = 0; k < at.length; k++) {
+          // thousands of entries made in a row: the event loop goes through when the budget is spent
+          if ((k & 255) === 255 && due()) await this.pass();
+          const i = at[k]!;
           const error = stats.errors.get(k);
           out[i] = error === undefined ? stats.entry(k, paths[i]!) : isCode(error, "ENOENT", "ENOTDIR") ? null : (error as HostError);
-        });
+        }
       }
     } finally {
       dirs.close();
