@@ -201,6 +201,7 @@ export class NodeFast {
    */
   private async listing(kindsOnly: boolean): Promise<Listing> {
     if (this.host.ownList()) return Listing.fromEntries(await this.host.list());
+    if (due()) await this.pass(); // a turn whose budget another reader spent: this one starts on the next
     let root: WalkDir;
     try {
       root = await this.openRoot();
@@ -409,6 +410,7 @@ export class NodeFast {
   private async readHeads(paths: string[], maxLines: number): Promise<(HostHead | HostError)[]> {
     const out: (HostHead | HostError)[] = new Array(paths.length);
     let k = 0;
+    if (due()) await this.pass(); // a turn whose budget another reader spent: this one starts on the next
     if (!this.slow) {
       const dirs = new Dirs(this.raw, this, await this.openRoot());
       try {
@@ -459,7 +461,7 @@ export class NodeFast {
   /** `lstat` of many paths, one batch a folder (most are in the root); `null` for what is not there. */
   private async statMany(paths: string[]): Promise<(HostEntry | null | HostError)[]> {
     if (this.slow) return Promise.all(paths.map((p) => this.host.lstat(p).catch((error: HostError) => error)));
-    if (due()) await this.pass(); // the turn's budget counts from here, if no reader started it earlier
+    if (due()) await this.pass(); // as readHeads; the turn's budget counts from here if no reader started it
     const folders = new Map<string, number[]>();
     paths.forEach((p, i) => {
       const folder = p.slice(0, Math.max(0, p.lastIndexOf("/")));

@@ -40,7 +40,8 @@ export const callKey = (path, base = null) => {
  * reports an error), and `handle.write` / `handle.writeFile` write half the bytes first (a disk
  * that filled up mid-write). `before(fn, path)` runs before every call (tests make files vanish).
  * `base`: the memory directory, shown as `<root>` in keys (so two directories replay alike).
- * `rawFs` is the same for the host's fast calls (`NodeHost`'s `rawFs` option).
+ * `rawFs` is the same for the host's fast paths (`NodeHost`'s `rawFs` option: the synchronous
+ * calls of js/hosts/node-fast.ts; once calls turn slow, and for every write, `fs` is called).
  */
 export function faultyFs({ fault = null, before = null, base = null } = {}) {
   const calls = [];
@@ -95,7 +96,7 @@ export function faultyFs({ fault = null, before = null, base = null } = {}) {
         };
       },
     });
-  // the host's fast reads and writes (`rawFs`): the same calls under the same names, so a fault
+  // the host's fast reads (`rawFs`): the same calls under the same names, so a fault
   // is injected at every step whichever way the host makes it. A descriptor is named by the path
   // it was opened with; `open` holds it until it is closed.
   const fdPath = new Map();
