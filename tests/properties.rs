@@ -1665,11 +1665,19 @@ impl Driver {
             }
         };
         self.held = Some(entries);
-        // only the heads that are not the ones given last time for their path
+        // only the heads that are not the ones given last time for their path (the JS side
+        // gives the heads of the files it keeps, no other)
+        let kept: Vec<String> = memdir::scan::scan_memories(files, &limits)
+            .memories
+            .into_iter()
+            .map(|m| m.path)
+            .collect();
         let fresh: Vec<memdir::scan::FileHead> = files
             .iter()
             .map(|f| match &f.head {
-                Some(Head::Bytes(b)) if self.last_heads.get(&f.path) == Some(b) => {
+                Some(Head::Bytes(b))
+                    if self.last_heads.get(&f.path) == Some(b) && kept.contains(&f.path) =>
+                {
                     memdir::scan::FileHead {
                         head: None,
                         ..f.clone()
@@ -1693,11 +1701,19 @@ impl Driver {
         };
         let result = out.unpacked(files, &self.last).unwrap();
         self.last = result.memories.clone();
-        self.last_heads = files
+        // the session holds the heads of the memories it kept (each the first entry of its path)
+        self.last_heads = result
+            .memories
             .iter()
-            .filter_map(|f| match &f.head {
-                Some(Head::Bytes(b)) => Some((f.path.clone(), b.clone())),
-                _ => None,
+            .filter_map(|m| {
+                match files
+                    .iter()
+                    .find(|f| f.path == m.path)
+                    .and_then(|f| f.head.as_ref())
+                {
+                    Some(Head::Bytes(b)) => Some((m.path.clone(), b.clone())),
+                    _ => None,
+                }
             })
             .collect();
         Some((order, result))
@@ -2047,6 +2063,9 @@ proptest! {
             let Some((_, scan)) = driver.turn(&files, limits) else {
                 continue; // a kept file without a head: the JS side never gives one
             };
+            if kept_without_head(&memdir::scan::scan_memories(&files, &limits)) {
+                continue; // read from a head the session holds: not what these files say
+            }
             let mut candidates: Vec<String> = scan
                 .memories
                 .iter()
