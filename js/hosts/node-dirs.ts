@@ -32,7 +32,6 @@ export const HEAD_CHUNK_BYTES = 4096;
 /** Links followed in one walk before it gives up (the kernel's own limit is 40). */
 const MAX_LINK_HOPS = 16;
 
-/** A directory open inside the root: its descriptor and its real path from the root. */
 /** What a walk needs of an open folder: its descriptor, and closing it. */
 export type DirHandle = Pick<FileHandle, "fd" | "close">;
 
@@ -73,15 +72,6 @@ export function procFdAvailable(fs: NodeFs): Promise<boolean> {
   return procFdWorks;
 }
 
-/** `open()`'s outcome as a promise (a failure rejects it, as the promise API's would). */
-function openedNow(open: () => DirHandle): Promise<DirHandle> {
-  try {
-    return Promise.resolve(open());
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
 export class DirWalker {
   /** The root's descriptor, shared by the calls in flight (a scan opens it once, not 200 times). */
   private rootHandle: Promise<DirHandle> | null = null;
@@ -93,7 +83,7 @@ export class DirWalker {
     /** `true`: the `/proc/self/fd` walk; `false`: plain paths with checks before and after. */
     readonly safe: boolean,
     /** Opens the root at once (a synchronous `open`, where the host has one): no trip to the thread pool. */
-    private readonly openRootNow?: (path: string, flags: number) => DirHandle,
+    private readonly openRootNow?: (path: string, flags: number) => Promise<DirHandle>,
   ) {}
 
   /** A path for `name` inside `dir` that the kernel resolves inside that very directory. */
@@ -152,7 +142,7 @@ export class DirWalker {
       return { handle: null, segments: [] };
     }
     this.rootUsers++;
-    this.rootHandle ??= this.openRootNow ? openedNow(() => this.openRootNow!(this.root, O_RDONLY | O_DIRECTORY)) : this.fs.open(this.root, O_RDONLY | O_DIRECTORY);
+    this.rootHandle ??= this.openRootNow ? this.openRootNow(this.root, O_RDONLY | O_DIRECTORY) : this.fs.open(this.root, O_RDONLY | O_DIRECTORY);
     const opening = this.rootHandle;
     try {
       return { handle: await opening, segments: [], shared: true };

@@ -31,11 +31,26 @@ export interface SyncFs {
   /** The names with their kinds (`withFileTypes`): a raw fs that gives names alone has each `lstat`ed instead. */
   readdirSync(path: string, options: { withFileTypes: true }): (Dirent | string)[];
   readlinkSync(path: string): string;
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  linkSync(existing: string, target: string): void;
+  renameSync(from: string, to: string): void;
+  unlinkSync(path: string): void;
+  /** The one call on the thread pool: it waits for the disk. */
+  fsync(fd: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
+}
+
+/** The calls that put a file's bytes in a new file and name it (`NodeHost`'s writes). */
+export interface FileWrites {
+  /** A new file at `path` (`O_EXCL`, never followed) holding `data`, flushed when `durable`; its own `fstat` when `identify`. */
+  create(path: string, data: Uint8Array, durable: boolean, identify: boolean): Promise<Stats | undefined>;
+  link(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
 }
 
 export const defaultSyncFs: SyncFs = nodeFs as unknown as SyncFs;
 
-const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 /**
  * A synchronous call that took this long is slow; `SLOW_STREAK` slow ones in a row send the
  * following calls through the promises for `COOL_DOWN_MS`. (One alone is more often the process
@@ -46,6 +61,8 @@ const SLOW_STREAK = 3;
 const COOL_DOWN_MS = 5_000;
 /** A folder this large (its own size: ext4 ~30 B an entry, tmpfs 20) is read through the promises: one synchronous call would hold the loop. */
 const BIG_FOLDER_BYTES = 32 * 1024;
+/** More names than this in one folder are stat'ed through its plain path (see `lstatNames`). */
+const PLAIN_PATH_FROM = 2;
 /** Calls in flight at once through the promises (the thread pool's 4 threads stay busy). */
 const AT_ONCE = 64;
 
@@ -61,11 +78,7 @@ interface WalkDir {
   bytes?: number;
 }
 
-/**
- * The `lstat`s of a folder, in columns. Node 20's `Stats` carries four `Date`s and fourteen
- * boxed numbers: thousands alive across the listing's slices made each young-generation
- * collection copy them (10–18 ms pauses at 20,000 files). Each is copied here at once and dies young.
- */
+/** A folder's `lstat`s in columns: each `Stats` (four `Date`s, fourteen boxed numbers) dies young, not across slices (10–18 ms collections at 20,000 files). */
 class StatColumns {
   readonly kinds: Uint8Array;
   readonly mtimesMs: Float64Array;
@@ -112,8 +125,7 @@ export class NodeFast {
   constructor(
     private readonly host: NodeHost,
     private readonly raw: SyncFs,
-    /** `"auto"`, or always one way (tests, and the benchmark's comparisons). */
-    private readonly mode: "auto" | "sync" | "async",
+      private readonly mode: "auto" | "sync" | "async",
   ) {}
 
   group(): HostFastPaths {
@@ -152,13 +164,36 @@ export class NodeFast {
     }
   }
 
+  /** @internal A write's own calls, synchronous while calls are fast (the flush alone on the thread pool); `undefined` when slow. */
+  writes(): FileWrites | undefined {
+    return this.slow ? undefined : this.syncWrites;
+  }
+
+  private readonly syncWrites: FileWrites = {
+    create: async (path, data, durable, identify) => {
+      const raw = this.raw;
+      const fd = this.call(() => raw.openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666));
+      try {
+        for (let at = 0; at < data.length; ) at += this.call(() => raw.writeSync(fd, data, at, data.length - at, at));
+        if (durable) await new Promise<void>((resolve, reject) => raw.fsync(fd, (error) => (error ? reject(error) : resolve())));
+        return identify ? this.call(() => raw.fstatSync(fd)) : undefined;
+      } finally {
+        raw.closeSync(fd);
+      }
+    },
+    link: async (from, to) => this.call(() => this.raw.linkSync(from, to)),
+    unlink: async (path) => this.call(() => this.raw.unlinkSync(path)),
+    rename: async (from, to) => this.call(() => this.raw.renameSync(from, to)),
+  };
+
   /** Lets the event loop through (called when the turn's shared budget is spent: `due()`). */
   private async pass(): Promise<void> {
     this.yields++;
     await immediate();
   }
 
-  private at(dir: WalkDir, name: string): string {
+  /** @internal A path for `name` in `dir` (`Dirs` too). */
+  at(dir: WalkDir, name: string): string {
     return dir.fd !== null ? `/proc/self/fd/${dir.fd}/${name}` : join(this.host.root, ...dir.segments, name);
   }
 
@@ -175,8 +210,8 @@ export class NodeFast {
     }
   }
 
-  /** Opens the root (its descriptor on the descriptor walk), with its size; throws ENOENT / ENOTDIR when it is missing or not a folder. */
-  private async openRoot(): Promise<WalkDir> {
+  /** Opens the root (its descriptor on the descriptor walk), with its size for a listing; throws ENOENT / ENOTDIR when it is missing or not a folder. */
+  private async openRoot(sized = false): Promise<WalkDir> {
     const root = this.host.root;
     if (!(await this.host.walkerReady).safe) {
       let st = this.call(() => this.raw.lstatSync(root));
@@ -187,6 +222,7 @@ export class NodeFast {
       return { fd: null, segments: [], bytes: st.size };
     }
     const fd = this.call(() => this.raw.openSync(root, O_RDONLY | O_DIRECTORY));
+    if (!sized) return { fd, segments: [] };
     try {
       return { fd, segments: [], bytes: this.call(() => this.raw.fstatSync(fd)).size };
     } catch {
@@ -204,7 +240,7 @@ export class NodeFast {
     if (due()) await this.pass(); // a turn whose budget another reader spent: this one starts on the next
     let root: WalkDir;
     try {
-      root = await this.openRoot();
+      root = await this.openRoot(true);
     } catch (error) {
       if (isCode(error, "ENOENT", "ENOTDIR")) return new ListingBuilder(0).finish();
       throw error;
@@ -371,7 +407,8 @@ export class NodeFast {
    * way) takes the descriptor for the whole folder.
    */
   private async lstatNames(dir: WalkDir, names: string[]): Promise<StatColumns> {
-    const plain = this.plainPath(dir);
+    // a few names: through the descriptor (the plain path's checks cost more than they save)
+    const plain = names.length > PLAIN_PATH_FROM ? this.plainPath(dir) : null;
     if (plain !== null && this.leadsTo(plain, dir)) {
       const stats = await this.lstatMany(plain, names);
       if (stats.errors.size === 0 && this.leadsTo(plain, dir)) return stats;
@@ -435,27 +472,69 @@ export class NodeFast {
 
   /** One head by synchronous calls; through the base host where a link is on the way. */
   private async head(dirs: Dirs, path: string, maxLines: number): Promise<HostHead> {
+    return this.regular(dirs, path, HEAD_READ_BYTES, maxLines) ?? this.host.head(path, maxLines);
+  }
+
+  /**
+   * A regular file's first `cap` bytes (or `maxLines` lines) by synchronous calls, and the file
+   * as `fstat` saw it; `undefined` where a link is on the way (the base host follows it inside).
+   */
+  private regular(dirs: Dirs, path: string, cap: number, maxLines?: number): HostHead | undefined {
     const segments = path.split("/");
     const name = segments.pop()!;
+    if (name === "") throw hostError("EISDIR", "the memory directory itself is not a file");
     const dir = dirs.get(segments);
-    if (dir === null || (dir.fd === null && this.call(() => this.raw.lstatSync(this.at(dir, name)))?.isSymbolicLink())) return this.host.head(path, maxLines);
+    if (dir === null || (dir.fd === null && this.call(() => this.raw.lstatSync(this.at(dir, name)))?.isSymbolicLink())) return undefined;
     let fd: number;
     try {
       fd = this.call(() => this.raw.openSync(this.at(dir, name), O_RDONLY | O_NONBLOCK | O_NOFOLLOW));
     } catch (error) {
-      if (isCode(error, "ELOOP")) return this.host.head(path, maxLines);
+      if (isCode(error, "ELOOP")) return undefined;
       throw error;
     }
     try {
       const st = this.call(() => this.raw.fstatSync(fd));
       if (st.isDirectory()) throw hostError("EISDIR", `${path} is a directory`);
       if (!st.isFile()) throw hostError("EINVAL", `${path} is not a regular file`);
-      const r = new Filling(st.size, HEAD_READ_BYTES, maxLines);
+      const r = new Filling(st.size, cap, maxLines);
       while (r.room() && r.got(this.call(() => this.raw.readSync(fd, r.buffer, r.total, r.buffer.length - r.total, r.total))));
       return { bytes: r.bytes(), entry: fileEntry(path, st) };
     } finally {
       this.closeFd(fd);
     }
+  }
+
+  /**
+   * @internal `NodeHost.readFile` by synchronous calls while they are fast: the file's bytes, or
+   * `undefined` where the base host must read it (a link on the way, calls slow).
+   */
+  async readFile(path: string, cap: number): Promise<Uint8Array | undefined> {
+    if (this.slow) return undefined;
+    if (due()) await this.pass();
+    const dirs = new Dirs(this.raw, this, await this.openRoot());
+    try {
+      return this.regular(dirs, path, cap)?.bytes;
+    } finally {
+      dirs.close();
+    }
+  }
+
+  /**
+   * @internal `NodeHost.stat` (and `resolve`) by one synchronous `lstat` while calls are fast: a
+   * file or folder with no link on its way, `null` when nothing is there, or `undefined` where the
+   * base host must say (a link, anything else, a failure, calls slow).
+   */
+  async plainEntry(path: string): Promise<HostEntry | null | undefined> {
+    if (this.slow) return undefined;
+    let got: HostEntry | null | HostError | undefined;
+    try {
+      [got] = await this.statMany([path]);
+    } catch {
+      return undefined;
+    }
+    if (got === null) return null;
+    if (got === undefined || got instanceof Error || got.problem || (got.kind !== "file" && got.kind !== "directory")) return undefined;
+    return got.kind === "directory" ? { path, kind: "directory", mtimeMs: got.mtimeMs, size: 0 } : got;
   }
 
   /** `lstat` of many paths, one batch a folder (most are in the root); `null` for what is not there. */
@@ -500,11 +579,6 @@ export class NodeFast {
     }
     return out;
   }
-
-  /** @internal For {@link Dirs}. */
-  dirAt(dir: WalkDir, name: string): string {
-    return this.at(dir, name);
-  }
 }
 
 /**
@@ -527,7 +601,7 @@ class Dirs {
     const parent = this.get(segments.slice(0, -1));
     let dir: WalkDir | null = null;
     if (parent !== null) {
-      const path = this.fast.dirAt(parent, segments.at(-1)!);
+      const path = this.fast.at(parent, segments.at(-1)!);
       if (parent.fd === null) {
         // plain paths: a link on the way is left to the base host, which checks where it leads
         const st = this.raw.lstatSync(path);

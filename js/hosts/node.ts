@@ -14,7 +14,7 @@ import { join, resolve as resolvePath, sep } from "node:path";
 import { tempFileName } from "../core.js";
 import { HEAD_READ_BYTES, hostError, type HostEntry, type HostFastPaths, type HostHead, type HostLinks, type HostLocks, type HostWatcher, type LockOwner, type MemoryHost, type WriteRequest } from "../host.js";
 import { DirWalker, escapeError, fileEntry, Filling, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
-import { defaultSyncFs, NodeFast, type SyncFs } from "./node-fast.js";
+import { defaultSyncFs, NodeFast, type FileWrites, type SyncFs } from "./node-fast.js";
 
 /**
  * `bytes` random bytes in hex. `node:crypto` is loaded on the first write, not on import: an
@@ -71,6 +71,22 @@ export class NodeHost implements MemoryHost {
   readonly fast?: HostFastPaths;
   private readonly fastPaths: NodeFast | null;
   private watched = 0;
+  /** A write's own calls through the promises (the fast paths make them synchronously while they can). */
+  private readonly promised: FileWrites = {
+    create: async (path, data, durable, identify) => {
+      const handle = await this.fs.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
+      try {
+        await handle.writeFile(data);
+        if (durable) await handle.sync();
+        return identify ? await handle.stat() : undefined;
+      } finally {
+        await handle.close();
+      }
+    },
+    link: (from, to) => this.fs.link(from, to),
+    unlink: (path) => this.fs.unlink(path),
+    rename: (from, to) => this.fs.rename(from, to),
+  };
 
   constructor(root: string, options: NodeHostOptions = {}) {
     const absolute = resolvePath(root.replace(/[\\/]+$/, "") || root);
@@ -80,7 +96,7 @@ export class NodeHost implements MemoryHost {
     const raw = options.rawFs === undefined ? (options.fs ? null : defaultSyncFs) : options.rawFs;
     // the root of a write is opened synchronously where the fast calls are (a write holds it throughout)
     const openNow = raw
-      ? (path: string, flags: number): DirHandle => {
+      ? async (path: string, flags: number): Promise<DirHandle> => {
           const fd = raw.openSync(path, flags);
           return { fd, close: async () => raw.closeSync(fd) };
         }
@@ -110,6 +126,8 @@ export class NodeHost implements MemoryHost {
   }
 
   async resolve(path: string): Promise<string | null> {
+    // no link at the end or on the way (one synchronous lstat shows it): the path is where it is
+    if (path !== "" && (await this.fastPaths?.plainEntry(path)) !== undefined) return path;
     return resolveInside(await this.walkerReady, this.fs, path);
   }
 
@@ -162,7 +180,9 @@ export class NodeHost implements MemoryHost {
         if (st.isSymbolicLink()) {
           entries.push(await this.linkEntry(dir, name, path, st));
         } else if (st.isDirectory()) {
-          const child = await this.openChild(walker, dir, name);
+          // opened without following a link (one swapped in after the lstat fails)
+          const segments = [...dir.segments, name];
+          const child = walker.safe ? await this.fs.open(walker.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).then((handle) => ({ handle, segments }), () => null) : { handle: null, segments };
           if (child === null) {
             entries.push({ path, kind: "directory", mtimeMs: st.mtimeMs, size: 0, problem: "unreadable" });
             continue;
@@ -184,17 +204,6 @@ export class NodeHost implements MemoryHost {
       await walker.close(rootDir);
     }
     return entries;
-  }
-
-  /** A sub-folder opened without following a link (one swapped in after the `lstat` fails). */
-  private async openChild(walker: DirWalker, dir: OpenDir, name: string): Promise<OpenDir | null> {
-    const segments = [...dir.segments, name];
-    if (!walker.safe) return { handle: null, segments };
-    try {
-      return { handle: await this.fs.open(walker.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), segments };
-    } catch {
-      return null;
-    }
   }
 
   /**
@@ -227,6 +236,9 @@ export class NodeHost implements MemoryHost {
   }
 
   async stat(path: string): Promise<HostEntry | null> {
+    // a file or folder with no link on its way: one synchronous lstat, not an open and fstat
+    const plain = await this.fastPaths?.plainEntry(path);
+    if (plain !== undefined) return plain;
     const walker = await this.walkerReady;
     try {
       const { handle, dir } = await walker.openFile(path.split("/"), O_RDONLY | O_NONBLOCK);
@@ -303,7 +315,8 @@ export class NodeHost implements MemoryHost {
   }
 
   async readFile(path: string, maxBytes?: number): Promise<Uint8Array> {
-    return (await this.readRegular(path, maxBytes ?? Number.POSITIVE_INFINITY)).bytes;
+    const cap = maxBytes ?? Number.POSITIVE_INFINITY;
+    return (await this.fastPaths?.readFile(path, cap)) ?? (await this.readRegular(path, cap)).bytes;
   }
 
   /** A regular file through the walker, up to `cap` bytes (or `maxLines` lines). */
@@ -369,14 +382,7 @@ export class NodeHost implements MemoryHost {
    */
   private async stage(walker: DirWalker, dir: OpenDir, tmp: string, data: Uint8Array, options: { durable?: boolean; identify?: boolean }): Promise<Stats | undefined> {
     try {
-      const handle = await this.fs.open(walker.at(dir, tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
-      try {
-        await handle.writeFile(data);
-        if (options.durable !== false) await handle.sync();
-        return options.identify ? await handle.stat() : undefined;
-      } finally {
-        await handle.close();
-      }
+      return await (this.fastPaths?.writes() ?? this.promised).create(walker.at(dir, tmp), data, options.durable !== false, options.identify === true);
     } catch (error) {
       await this.fs.rm(walker.at(dir, tmp), { force: true }).catch(() => {});
       throw error;
@@ -410,14 +416,15 @@ export class NodeHost implements MemoryHost {
   private async name(walker: DirWalker, dir: OpenDir, path: string, tmp: string, name: string, staged: Stats | undefined, options: { exclusive?: boolean }): Promise<void> {
     const at = (n: string) => walker.at(dir, n);
     const dropTemp = () => this.fs.rm(at(tmp), { force: true }).catch(() => {});
+    const calls = this.fastPaths?.writes() ?? this.promised;
     const byPath = !walker.safe && dir.segments.length > 0;
     try {
       if (byPath && !(await walker.stillInside(dir))) throw escapeError(path);
       if (options.exclusive) {
-        await this.fs.link(at(tmp), at(name));
-        await this.fs.unlink(at(tmp));
+        await calls.link(at(tmp), at(name));
+        await calls.unlink(at(tmp));
       } else {
-        await this.fs.rename(at(tmp), at(name));
+        await calls.rename(at(tmp), at(name));
       }
     } catch (error) {
       await dropTemp();
@@ -426,7 +433,7 @@ export class NodeHost implements MemoryHost {
     if (walker.safe) {
       if (await walker.stillInside(dir, name)) return;
       // the folder was moved out while we wrote: take the file back out of it
-      await this.fs.unlink(at(name)).catch(() => {});
+      await calls.unlink(at(name)).catch(() => {});
       throw escapeError(path);
     }
     // "could not tell" (a failed realpath or lstat) is thrown as it is: the file was named

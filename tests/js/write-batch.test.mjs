@@ -24,12 +24,31 @@ const bytes = (s) => new TextEncoder().encode(s);
 const base = (p) => p.slice(p.lastIndexOf("/") + 1);
 
 /**
- * `node:fs/promises` (the host's writes go through it) recording the calls that make a write
- * durable and named. `failWrite(name)`: the write of a temporary file for `name` fails with ENOSPC.
- * Given as `fs` with `rawFs: node:fs`, so the host keeps its fast paths.
+ * `rawFs` and `fs` for NodeHost recording the calls that make a write durable and named: its
+ * synchronous calls (the fast paths, while calls are fast) and the promises (once they are
+ * slow), so either way is seen. `failWrite(name)`: the write of a temporary file for `name`
+ * fails with ENOSPC.
  */
 function recordingFs(failWrite = () => false) {
   const calls = [];
+  const noSpace = () => Object.assign(new Error("no space left"), { code: "ENOSPC" });
+  const rawFs = Object.create(fs);
+  const names = new Map(); // fd → the temporary file's name
+  rawFs.openSync = (path, flags, mode) => {
+    const fd = fs.openSync(path, flags, mode);
+    names.set(fd, base(path));
+    return fd;
+  };
+  rawFs.writeSync = (fd, ...rest) => {
+    if (failWrite(names.get(fd) ?? "")) throw noSpace();
+    return fs.writeSync(fd, ...rest);
+  };
+  rawFs.fsync = (fd, done) => {
+    calls.push(`fsync ${names.get(fd)}`);
+    fs.fsync(fd, done);
+  };
+  rawFs.linkSync = (from, to) => (calls.push(`name ${base(to)}`), fs.linkSync(from, to));
+  rawFs.renameSync = (from, to) => (calls.push(`name ${base(to)}`), fs.renameSync(from, to));
   const promised = {
     ...fsp,
     open: async (path, ...rest) => {
@@ -40,7 +59,7 @@ function recordingFs(failWrite = () => false) {
           const value = Reflect.get(target, prop, target);
           if (prop === "writeFile" || prop === "write") {
             return async (...args) => {
-              if (failWrite(name)) throw Object.assign(new Error("no space left"), { code: "ENOSPC" });
+              if (failWrite(name)) throw noSpace();
               return value.apply(target, args);
             };
           }
@@ -52,42 +71,45 @@ function recordingFs(failWrite = () => false) {
     link: async (from, to) => (calls.push(`name ${base(to)}`), fsp.link(from, to)),
     rename: async (from, to) => (calls.push(`name ${base(to)}`), fsp.rename(from, to)),
   };
-  return { raw: { fs: promised, rawFs: fs }, calls };
+  return { raw: { fs: promised, rawFs }, calls };
 }
 
-test("writeFiles: every file flushed before the first is named, then named in the order given", async () => {
-  const dir = temp();
-  writeFileSync(join(dir, "MEMORY.md"), "old index\n");
-  const { raw, calls } = recordingFs();
-  const host = new NodeHost(dir, { ...raw, io: "sync" });
-  await host.fast.writeFiles([
-    { path: "project_a.md", data: bytes("memory a\n"), exclusive: true },
-    { path: "MEMORY.md", data: bytes("- [A](project_a.md) — a\n") },
-  ]);
-  assert.equal(readFileSync(join(dir, "project_a.md"), "utf8"), "memory a\n");
-  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "- [A](project_a.md) — a\n");
-  const firstName = calls.findIndex((c) => c.startsWith("name "));
-  assert.equal(calls.slice(0, firstName).filter((c) => c.startsWith("fsync ")).length, 2, `both flushed before a name: ${calls}`);
-  assert.deepEqual(calls.filter((c) => c.startsWith("name ")), ["name project_a.md", "name MEMORY.md"]);
-  assert.deepEqual(readdirSync(dir).sort(), ["MEMORY.md", "project_a.md"], "no temporary file left");
-});
-
-test("writeFiles: a failure before the names leaves neither file, nor a temporary one, and names the file it met", async () => {
-  const dir = temp();
-  writeFileSync(join(dir, "MEMORY.md"), "old index\n");
-  const { raw, calls } = recordingFs((name) => name.startsWith(".MEMORY.md."));
-  const host = new NodeHost(dir, { ...raw, io: "sync" });
-  await assert.rejects(
-    host.fast.writeFiles([
+// "sync": the fast paths' synchronous calls; "async": the promises, as once calls turn slow
+for (const io of ["sync", "async"]) {
+  test(`writeFiles (${io}): every file flushed before the first is named, then named in the order given`, async () => {
+    const dir = temp();
+    writeFileSync(join(dir, "MEMORY.md"), "old index\n");
+    const { raw, calls } = recordingFs();
+    const host = new NodeHost(dir, { ...raw, io });
+    await host.fast.writeFiles([
       { path: "project_a.md", data: bytes("memory a\n"), exclusive: true },
-      { path: "MEMORY.md", data: bytes("new index\n") },
-    ]),
-    (error) => error.code === "ENOSPC" && error.writePath === "MEMORY.md",
-  );
-  assert.deepEqual(calls.filter((c) => c.startsWith("name ")), [], "nothing named");
-  assert.deepEqual(readdirSync(dir), ["MEMORY.md"], "the memory was not left without its index line, and no temporary file stays");
-  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "old index\n");
-});
+      { path: "MEMORY.md", data: bytes("- [A](project_a.md) — a\n") },
+    ]);
+    assert.equal(readFileSync(join(dir, "project_a.md"), "utf8"), "memory a\n");
+    assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "- [A](project_a.md) — a\n");
+    const firstName = calls.findIndex((c) => c.startsWith("name "));
+    assert.equal(calls.slice(0, firstName).filter((c) => c.startsWith("fsync ")).length, 2, `both flushed before a name: ${calls}`);
+    assert.deepEqual(calls.filter((c) => c.startsWith("name ")), ["name project_a.md", "name MEMORY.md"]);
+    assert.deepEqual(readdirSync(dir).sort(), ["MEMORY.md", "project_a.md"], "no temporary file left");
+  });
+
+  test(`writeFiles (${io}): a failure before the names leaves neither file, nor a temporary one, and names the file it met`, async () => {
+    const dir = temp();
+    writeFileSync(join(dir, "MEMORY.md"), "old index\n");
+    const { raw, calls } = recordingFs((name) => name.startsWith(".MEMORY.md."));
+    const host = new NodeHost(dir, { ...raw, io });
+    await assert.rejects(
+      host.fast.writeFiles([
+        { path: "project_a.md", data: bytes("memory a\n"), exclusive: true },
+        { path: "MEMORY.md", data: bytes("new index\n") },
+      ]),
+      (error) => error.code === "ENOSPC" && error.writePath === "MEMORY.md",
+    );
+    assert.deepEqual(calls.filter((c) => c.startsWith("name ")), [], "nothing named");
+    assert.deepEqual(readdirSync(dir), ["MEMORY.md"], "the memory was not left without its index line, and no temporary file stays");
+    assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), "old index\n");
+  });
+}
 
 test("writeFiles: an exclusive name that exists fails at its name, and the files after it are not written", async () => {
   const dir = temp();
