@@ -115,6 +115,7 @@ class StatColumns {
 }
 
 const noEntry = (path: string): Error => Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" });
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 export class NodeFast {
   /** Times the event loop was let through (tests check that a long read yields). */
@@ -341,30 +342,31 @@ export class NodeFast {
     for (let i = 0; i < named.length; i++) {
       const { name, kind } = named[i]!;
       if (kind >= 0) stats.kinds[i] = kind;
-      else await this.lstatInto(stats, i, this.at(dir, name));
+      else if (this.slow) await this.lstatLater(stats, i, this.at(dir, name));
+      else {
+        this.lstatNow(stats, i, this.at(dir, name));
+        if (due()) await this.pass();
+      }
     }
     return { names: named.map((e) => e.name), stats };
   }
 
-  /** One `lstat` into `out` at `i` (its error in its place): synchronous, or through the promises while calls are slow. */
-  private async lstatInto(out: StatColumns, i: number, path: string): Promise<void> {
+  /** One synchronous `lstat` into `out` at `i` (its error in its place), timed. */
+  private lstatNow(out: StatColumns, i: number, path: string): void {
+    const started = performance.now();
     try {
-      let st: Stats | undefined;
-      if (this.slow) st = await this.host.fs.lstat(path);
-      else {
-        const started = performance.now();
-        try {
-          st = this.raw.lstatSync(path);
-        } finally {
-          this.took(started);
-        }
-      }
+      const st = this.raw.lstatSync(path);
       if (st) out.set(i, st);
       else out.errors.set(i, noEntry(path));
     } catch (error) {
-      out.errors.set(i, error instanceof Error ? error : new Error(String(error)));
+      out.errors.set(i, asError(error));
     }
-    if (due()) await this.pass();
+    this.took(started);
+  }
+
+  /** One `lstat` into `out` at `i` through the promises (calls turned slow). */
+  private async lstatLater(out: StatColumns, i: number, path: string): Promise<void> {
+    await this.host.fs.lstat(path).then((st) => out.set(i, st), (error: unknown) => void out.errors.set(i, asError(error)));
   }
 
   /**
@@ -376,23 +378,13 @@ export class NodeFast {
   private async lstatMany(dir: string, names: string[]): Promise<StatColumns> {
     const out = new StatColumns(names.length);
     let i = 0;
-    while (i < names.length && !this.slow) {
-      const path = `${dir}/${names[i]!}`;
-      const started = performance.now();
-      try {
-        const st = this.raw.lstatSync(path);
-        if (st) out.set(i, st);
-        else out.errors.set(i, noEntry(path));
-      } catch (error) {
-        out.errors.set(i, error instanceof Error ? error : new Error(String(error)));
-      }
-      this.took(started);
-      i++;
+    for (; i < names.length && !this.slow; i++) {
+      this.lstatNow(out, i, `${dir}/${names[i]!}`);
       if (due()) await this.pass();
     }
     for (; i < names.length; i += AT_ONCE) {
       const batch: Promise<void>[] = [];
-      for (let k = i; k < Math.min(names.length, i + AT_ONCE); k++) batch.push(this.lstatInto(out, k, `${dir}/${names[k]!}`));
+      for (let k = i; k < Math.min(names.length, i + AT_ONCE); k++) batch.push(this.lstatLater(out, k, `${dir}/${names[k]!}`));
       await Promise.all(batch);
     }
     return out;

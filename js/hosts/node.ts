@@ -46,9 +46,9 @@ export interface NodeHostOptions {
    */
   descriptorWalk?: boolean;
   /**
-   * The synchronous file functions of the fast paths (`fast`: listing, heads, stats); default
-   * `node:fs`, or none when `fs` is given without them. `null`: no fast paths (every call goes
-   * through `fs`, as a host written with the required members alone).
+   * The synchronous file functions of the fast paths (`node-fast.ts`: the listing, heads, stats,
+   * a file read, a write's own calls); default `node:fs`, or none when `fs` is given without
+   * them. `null`: no fast paths (every call through `fs`, as a host of the required members alone).
    */
   rawFs?: SyncFs | null;
   /**
