@@ -6,7 +6,7 @@
  * a file. Everything here is plain `node:fs/promises`; the fast paths for large folders
  * (synchronous reads in slices of the shared budget) are `node-fast.ts`, its `fast` group.
  */
-import { constants, watch as watchFolder } from "node:fs";
+import { constants, watch as watchFolder, type FSWatcher } from "node:fs";
 import type { Stats } from "node:fs";
 import * as fsp from "node:fs/promises";
 import { homedir, hostname } from "node:os";
@@ -28,6 +28,8 @@ export type { SyncFs } from "./node-fast.js";
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 /** Folders watched at most (one watch a folder); past it, nothing is watched and every scan checks. */
 const MAX_WATCHED_FOLDERS = 256;
+/** Names one watch hears in a turn of the event loop before it takes the rest as a flood (see `watch`). */
+const FLOOD_EVENTS = 256;
 /** Entries of one directory stat'ed at once. */
 const STAT_BATCH = 64;
 /**
@@ -333,26 +335,47 @@ export class NodeHost implements MemoryHost {
 
   /**
    * Watches one folder (`fs.watch`, which does not keep the process alive). `null` past
-   * {@link MAX_WATCHED_FOLDERS} or where the platform cannot watch.
+   * {@link MAX_WATCHED_FOLDERS} or where the platform cannot watch. A flood — more than
+   * {@link FLOOD_EVENTS} names in one turn of the event loop (every file touched at once: the
+   * kernel queues 16,384, each a call into JavaScript, ~10 ms held) — is not heard name by name:
+   * the watch is closed, opened again on the next turn, and says `null` (it cannot say what changed).
    */
   watch(dir: string, onChange: (name: string | null) => void): HostWatcher | null {
     if (this.watched >= MAX_WATCHED_FOLDERS) return null;
-    try {
-      const watcher = watchFolder(this.absolutePath(dir), { persistent: false }, (_event, name) => onChange(typeof name === "string" ? name : null));
-      watcher.on("error", () => onChange(null));
-      this.watched++;
-      let open = true;
-      return {
-        close: () => {
-          if (!open) return;
-          open = false;
-          this.watched--;
-          watcher.close();
-        },
-      };
-    } catch {
-      return null;
-    }
+    const path = this.absolutePath(dir);
+    let watcher: FSWatcher | null = null;
+    let open = true;
+    let heard = 0;
+    const start = (): boolean => {
+      try {
+        const w = watchFolder(path, { persistent: false }, (_event, name) => {
+          if (++heard === 1) setImmediate(() => (heard = 0));
+          if (heard <= FLOOD_EVENTS) return onChange(typeof name === "string" ? name : null);
+          if (watcher !== w) return;
+          w.close();
+          watcher = null;
+          setImmediate(() => {
+            if (open) start();
+            onChange(null);
+          });
+        });
+        w.on("error", () => onChange(null));
+        watcher = w;
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (!start()) return null;
+    this.watched++;
+    return {
+      close: () => {
+        if (!open) return;
+        open = false;
+        this.watched--;
+        watcher?.close();
+      },
+    };
   }
 
   /** Runs `fn` with the root kept open: the calls of one write share its descriptor. */

@@ -471,3 +471,27 @@ test("a folder whose path with an entry's name is past PATH_MAX lists all the sa
   }
   assert.deepEqual(listed, ["short.md", `${"x".repeat(240)}.md`]);
 });
+
+test("a flood of changes (every file touched at once) is heard as 'cannot say', not name by name, and the watch goes on", async (t) => {
+  const dir = temp();
+  const n = 3000;
+  for (let i = 0; i < n; i++) writeFileSync(join(dir, `m${i}.md`), "x\n");
+  const host = new NodeHost(dir);
+  const heard = [];
+  const watch = host.watch("", (name) => heard.push(name));
+  if (watch === null) return t.skip("this platform cannot watch");
+  t.after(() => watch.close());
+  const until = async (check) => {
+    for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  const time = new Date(Date.now() - 3_600_000);
+  for (let i = 0; i < n; i++) utimesSync(join(dir, `m${i}.md`), time, time);
+  await until(() => heard.includes(null));
+  assert.ok(heard.includes(null), "the flood is reported as a change it cannot name");
+  assert.ok(heard.length < 1000, `${heard.length} calls for ${n} changed names, not one a name`);
+  // watched again after the flood: a single change is heard by its name
+  heard.length = 0;
+  writeFileSync(join(dir, "after.md"), "y\n");
+  await until(() => heard.includes("after.md"));
+  assert.ok(heard.includes("after.md"), `heard ${JSON.stringify(heard.slice(0, 5))}`);
+});
