@@ -108,6 +108,9 @@ function racy(e: HostEntry, nowMs: number): boolean {
   return nowMs - changed < window;
 }
 
+/** Names a watcher may report between turns before the next turn lists everything instead. */
+const MAX_DIRTY = 1024;
+
 /** A listing this long has each core call start a turn of the event loop of its own (a plan or scan of it takes milliseconds). */
 const LARGE_LISTING = 2_000;
 
@@ -486,10 +489,25 @@ export class ScanCache {
     this.watching = all;
   }
 
-  /** A watcher's report: `name` in `dir` changed, or (`null`) something did. */
+  /**
+   * A watcher's report: `name` in `dir` changed, or (`null`) something did. Past
+   * {@link MAX_DIRTY} names, the next turn lists everything anyway: the watchers are closed (a
+   * folder whose every file was touched sends an event a file, 20,000 callbacks in one turn of
+   * the event loop), and the listing that turn takes opens them again.
+   */
   private noticed(dir: string, name: string | null): void {
-    if (name === null) this.unknown = true;
-    else this.dirty.add(dir ? `${dir}/${name}` : name);
+    if (this.unknown) return;
+    if (name !== null && this.dirty.size < MAX_DIRTY) {
+      this.dirty.add(dir ? `${dir}/${name}` : name);
+      return;
+    }
+    this.unknown = true;
+    this.dirty.clear();
+    if (name !== null) {
+      for (const w of this.watchers.values()) w.close();
+      this.watchers.clear();
+      this.watching = false;
+    }
   }
 
   /** Schedules the background full listing when the last one is older than `fullCheckMs`. */

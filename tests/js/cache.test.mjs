@@ -536,3 +536,42 @@ test("memories open on one folder share one cache: the second reads nothing the 
   d.close();
   e.close();
 });
+
+test("a burst of watcher reports (every file touched) closes the watchers: the next turn lists everything, sees every change, and watches again", async () => {
+  const { ScanCache } = await import("../../pkg/scan-cache.js");
+  const { defaultLimits } = await import("memdir");
+  const encoder = new TextEncoder();
+  const files = new Map(Array.from({ length: 3000 }, (_, i) => [`m${i}.md`, { mtimeMs: 1000 + i, text: fm(`M${i}`, `memory ${i}`) }]));
+  const root = { path: "", kind: "directory", mtimeMs: 5, size: 0 };
+  const entry = (p) => ({ path: p, kind: "file", mtimeMs: files.get(p).mtimeMs, size: files.get(p).text.length });
+  let listings = 0;
+  let opened = 0;
+  let closed = 0;
+  let report = null;
+  const host = {
+    root: "/fake",
+    absolutePath: (p) => `/fake/${p}`,
+    list: async () => (listings++, [...files.keys()].map(entry)),
+    stat: async (p) => (p === "" ? root : files.has(p) ? entry(p) : null),
+    fast: { statMany: async (paths) => paths.map((p) => (p === "" ? root : files.has(p) ? entry(p) : null)) },
+    readFile: async (p) => encoder.encode(files.get(p).text),
+    watch: (_dir, onChange) => {
+      opened++;
+      report = onChange;
+      return { close: () => closed++ };
+    },
+  };
+  const cache = new ScanCache(host, defaultLimits(), {});
+  assert.equal((await cache.scan(4)).result.memories[0].path, "m2999.md");
+  assert.equal(opened, 1);
+  // every file touched: a report each, older files now the newest
+  for (const [p, f] of files) f.mtimeMs += 10_000 - Number(p.slice(1, -3)) * 2;
+  const before = listings;
+  for (const p of files.keys()) report(p);
+  assert.equal(closed, 1, "the watcher closed past the limit of names");
+  const after = (await cache.scan(4)).result;
+  assert.equal(after.memories[0].path, "m0.md", "the new order seen");
+  assert.equal(listings, before + 1, "by a full listing");
+  assert.equal(opened, 2, "watched again");
+  cache.close();
+});
