@@ -115,12 +115,7 @@ export class DirWalker {
    * write that creates it) is not held.
    */
   async hold<T>(fn: () => Promise<T>): Promise<T> {
-    let root: OpenDir | null = null;
-    try {
-      root = await this.openRoot();
-    } catch {
-      root = null;
-    }
+    const root = await this.openRoot().catch(() => null);
     try {
       return await fn();
     } finally {
@@ -455,10 +450,5 @@ export function fileEntry(path: string, st: { isFile(): boolean; mtimeMs: number
   return st.isFile()
     ? { path, kind: "file", mtimeMs: st.mtimeMs, size: st.size, ...key }
     : { path, kind: "other", mtimeMs: st.mtimeMs, size: 0, problem: "not_a_file", ...key };
-}
-
-/** A fast path's folder as the walker's (which only reads its descriptor number and segments). */
-export function asOpenDir(fd: number | null, segments: string[]): OpenDir {
-  return { handle: fd === null ? null : ({ fd } as FileHandle), segments };
 }
 

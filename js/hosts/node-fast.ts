@@ -1,23 +1,21 @@
 /**
- * The Node host's fast paths, its `fast` group: the listing, many heads and many stats near the
- * cost of the system calls. Node's synchronous file calls are its cheapest (a synchronous `open`
- * costs a microsecond, one through `fs/promises` tens), so these make them synchronously, spending
- * the process's one budget a turn of the event loop (`js/slice.ts`, shared by every reader in
- * flight, in one memory or many) and letting the loop through when it is spent. Once calls turn
- * slow (a network file system, a disk under load), they go through the base host's promises for
- * a while, so no call holds the loop long; a folder of thousands of names is always read so.
- *
- * The walk is the base host's: through directory descriptors (`/proc/self/fd/<fd>/<name>`) with
- * `O_NOFOLLOW` where Linux has them, plain paths checked otherwise; a link met is handed to the
- * base host, which follows it inside only.
+ * The Node host's fast paths (its `fast` group, and its reads and writes while calls are fast):
+ * Node's synchronous file calls are its cheapest (a synchronous `open` costs a microsecond, one
+ * through `fs/promises` tens), so these make them synchronously, spending the process's one
+ * budget a turn of the event loop (`js/slice.ts`, shared by every reader in flight, in one memory
+ * or many). Once calls turn slow (a network file system, a disk under load) they go through the
+ * base host's promises for a while; a folder of thousands of names is always read so. The walk is
+ * the base host's (directory descriptors with `O_NOFOLLOW`, or plain paths checked); a link met
+ * is handed to the base host, which follows it inside only.
  */
 import * as nodeFs from "node:fs";
 import { constants, type Dirent, type Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { HEAD_READ_BYTES, hostError, type HostEntry, type HostError, type HostFastPaths, type HostHead } from "../host.js";
 import { KIND_DIRECTORY, KIND_FILE, KIND_OTHER, Listing, ListingBuilder } from "../listing.js";
 import { due, immediate } from "../slice.js";
-import { asOpenDir, fileEntry, Filling, isCode } from "./node-dirs.js";
+import { fileEntry, Filling, isCode } from "./node-dirs.js";
 import type { NodeHost } from "./node.js";
 
 /** The synchronous calls the fast paths make (`node:fs`); injectable for tests. */
@@ -169,7 +167,6 @@ export class NodeFast {
   writes(): FileWrites | undefined {
     return this.slow ? undefined : this.syncWrites;
   }
-
   private readonly syncWrites: FileWrites = {
     create: async (path, data, durable, identify) => {
       const raw = this.raw;
@@ -202,12 +199,13 @@ export class NodeFast {
     return dir.fd !== null ? `/proc/self/fd/${dir.fd}` : join(this.host.root, ...dir.segments);
   }
 
-  private closeFd(fd: number | null): void {
+  /** @internal Closes a folder or file read (`Dirs` too): nothing to lose. */
+  closeFd(fd: number | null): void {
     if (fd === null) return;
     try {
       this.raw.closeSync(fd);
     } catch {
-      // read only: nothing to lose
+      // read only
     }
   }
 
@@ -288,7 +286,8 @@ export class NodeFast {
       const path = prefix + name;
       const kind = kinds[i]!;
       if (kind === LINK) {
-        out.pushEntry(await this.host.linkEntry(asOpenDir(dir.fd, dir.segments), name, path, { mtimeMs: mtimesMs[i]! }));
+        const at = { handle: dir.fd === null ? null : ({ fd: dir.fd } as FileHandle), segments: dir.segments };
+        out.pushEntry(await this.host.linkEntry(at, name, path, { mtimeMs: mtimesMs[i]! }));
       } else if (kind === DIRECTORY) {
         let child: WalkDir;
         try {
@@ -615,14 +614,7 @@ class Dirs {
   }
 
   close(): void {
-    for (const dir of [...this.open.values(), this.root]) {
-      if (dir?.fd == null) continue;
-      try {
-        this.raw.closeSync(dir.fd);
-      } catch {
-        // read only
-      }
-    }
+    for (const dir of [...this.open.values(), this.root]) this.fast.closeFd(dir?.fd ?? null);
     this.open.clear();
   }
 }

@@ -485,10 +485,6 @@ export class NodeHost implements MemoryHost {
    * The `fast` group's `writeFiles`.
    */
   async writeFiles(files: WriteRequest[]): Promise<void> {
-    if (files.length < 2) {
-      for (const f of files) await this.writeFile(f.path, f.data, { exclusive: f.exclusive }).catch((error) => Promise.reject(withWritePath(error, f.path)));
-      return;
-    }
     for (let i = 0; i < files.length; i += WRITES_AT_ONCE) await this.writeGroup(files.slice(i, i + WRITES_AT_ONCE));
   }
 
