@@ -36,6 +36,10 @@ pub struct ScanSession {
     /// and problem make of it.
     files: Vec<FileHead>,
     verdicts: Vec<Verdict>,
+    /// The last plan's ranking — each candidate's entry and time, newest first — and the
+    /// diagnostics it made: a scan without failed reads ranks as the plan did.
+    ranking: Vec<(usize, f64)>,
+    ranking_diagnostics: Vec<Diagnostic>,
     /// What the last scan read of each memory it kept, by path.
     readings: HashMap<String, Reading>,
     /// The memories of the last scan, in its order.
@@ -88,10 +92,16 @@ impl ScanSession {
             self.verdicts = verdicts(&files);
             self.files = files;
         }
-        let mut ignored = Vec::new();
-        Ok(ranked(&self.files, &self.verdicts, &mut ignored)
+        let mut diagnostics = Vec::new();
+        self.ranking = ranked(&self.files, &self.verdicts, &mut diagnostics)
             .into_iter()
-            .map(|c| u32::try_from(c.index).unwrap_or(u32::MAX))
+            .map(|c| (c.index, c.mtime_ms))
+            .collect();
+        self.ranking_diagnostics = diagnostics;
+        Ok(self
+            .ranking
+            .iter()
+            .map(|(i, _)| u32::try_from(*i).unwrap_or(u32::MAX))
             .collect())
     }
 
@@ -122,7 +132,23 @@ impl ScanSession {
         }
         let mut head_of: HashMap<usize, &[u8]> = given.into_iter().collect();
         let mut diagnostics = Vec::new();
-        let ranked = ranked(&self.files, &verdicts, &mut diagnostics);
+        let ranked = if failed.is_empty() {
+            // as the plan ranked them (a 20,000-entry listing is not ranked twice a turn)
+            diagnostics.clone_from(&self.ranking_diagnostics);
+            self.ranking
+                .iter()
+                .filter_map(|&(index, mtime_ms)| {
+                    let file = self.files.get(index)?;
+                    Some(crate::scan::Candidate {
+                        file,
+                        index,
+                        mtime_ms,
+                    })
+                })
+                .collect()
+        } else {
+            ranked(&self.files, &verdicts, &mut diagnostics)
+        };
         let max_files = to_usize(self.limits.max_files);
         // every kept memory has a head, given or held, before anything changes
         if let Some(missing) = ranked
