@@ -272,11 +272,11 @@ export class ScanCache {
   private async scanNow(concurrency: number): Promise<Scanned> {
     const io = ioHost(this.host);
     if (this.watching && this.listing) {
-      // let events already queued arrive, and start the turn's work a turn later: a folder whose
-      // every file was touched queues 16,384 events, which the event loop reads in one go (~6 ms
-      // even with the watch closed after the first 256)
+      // let events already queued arrive; after a flood of them, start the turn's work a turn
+      // later: a folder whose every file was touched queues 16,384 events, which the event loop
+      // reads in one go (~6 ms even with the watch closed after the first 256)
       await immediate();
-      await immediate();
+      if (this.unknown) await immediate(); // a flood of events was read this turn
     }
     // a new listing, or one a check updated with new times (either is planned again)
     let listingChanged = false;
@@ -297,6 +297,11 @@ export class ScanCache {
     const large = listing.length >= LARGE_LISTING;
     if (this.order === null) {
       if (large || listed) await immediate();
+      if (large) {
+        // packing 20,000 paths is a step of its own
+        this.session.prepare(listing);
+        await immediate();
+      }
       due(); // the plan counts against this turn's budget: the reads after it wait if it spent it
       this.stats.plans++;
       this.order = this.session.plan(listing);

@@ -154,10 +154,21 @@ export class ScanSession {
     return this.session();
   }
 
+  /**
+   * Packs `listing` for the next {@link plan} (a large listing's packing is a step of its own:
+   * the caller may let the event loop through between the two).
+   */
+  prepare(listing: Listing): void {
+    if (this.listing !== listing) {
+      this.listing = listing;
+      this.packed = pack(listing);
+    }
+  }
+
   /** The entries to read, newest first (positions in `listing`); the session keeps the listing for the scan. */
   plan(listing: Listing): Uint32Array {
-    this.listing = listing;
-    const packed = (this.packed = pack(listing));
+    this.prepare(listing);
+    const packed = this.packed;
     if (packed === null) {
       const at = new Map(listing.paths.map((p, i) => [p, i] as const));
       return Uint32Array.from(planScan(fileHeads(listing)).read.map((p) => at.get(p)!));

@@ -266,7 +266,9 @@ export class NodeFast {
       const big = (dir.bytes ?? 0) >= BIG_FOLDER_BYTES || this.slow;
       if (kindsOnly) ({ names, stats } = await this.namesWithKinds(dir, big));
       else {
-        names = (big ? await this.host.fs.readdir(this.self(dir)) : this.call(() => this.raw.readdirSync(this.self(dir)))).sort();
+        // a large folder keeps the file system's order (stable while the folder is unchanged):
+        // sorting 20,000 names held the event loop 9–14 ms, and the core orders by time and path
+        names = big ? await this.host.fs.readdir(this.self(dir)) : this.call(() => this.raw.readdirSync(this.self(dir))).sort();
         stats = await this.lstatNames(dir, names); // a stat only orders and keys the listing
       }
       for (const error of stats.errors.values()) if (!isCode(error, "ENOENT")) throw error;
@@ -336,7 +338,7 @@ export class NodeFast {
       read = big ? await this.host.fs.readdir(path) : this.call(() => this.raw.readdirSync(path));
     }
     const named = read.map((e) => (typeof e === "string" ? { name: e, kind: -1 } : { name: e.name, kind: e.isFile() ? FILE : e.isDirectory() ? DIRECTORY : e.isSymbolicLink() ? LINK : 0 }));
-    named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (!big) named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)); // see list()
     const stats = new StatColumns(named.length);
     for (let i = 0; i < named.length; i++) {
       const { name, kind } = named[i]!;
