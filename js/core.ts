@@ -490,7 +490,13 @@ export interface PackedScan {
  * before the module was restarted (after a trap) is gone: {@link moduleInstance} tells, and
  * `js/scan-session.ts` makes a new one.
  */
-export type CoreScanSession = wasm.ScanSession;
+export interface CoreScanSession {
+  plan(listing: PackedListing, timesOnly: boolean): Uint32Array;
+  scan(heads: PackedHeads): PackedScan;
+  selectionRequest(input: SelectionInput): SelectionRequest;
+  lexicalSelect(query: string, candidates: string[], recentTools: string[], limits: Partial<Limits> | null): LexicalSelection;
+  free(): void;
+}
 
 /** Which instance of the module runs (it changes when a trap restarts it). */
 export function moduleInstance(): number {
@@ -499,7 +505,7 @@ export function moduleInstance(): number {
 
 /** A new scan session in the core, scanning with `limits`. */
 export function newScanSession(limits: Partial<Limits> | null): CoreScanSession {
-  return guardOnce({ limits }, (a) => new wasm.ScanSession(a.limits));
+  return guardOnce({ limits }, (a) => new wasm.ScanSession(a.limits) as unknown as CoreScanSession);
 }
 
 /** One call of a scan session's, its arguments bounded (no second try: after a trap the session is gone). */

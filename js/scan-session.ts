@@ -199,7 +199,7 @@ export class ScanSession {
     for (const [i, bytes] of heads) if (this.lastHeads.get(listing.paths[i]!) !== bytes) fresh.set(i, bytes);
     const give = (core: CoreScanSession, given: ReadonlyMap<number, Uint8Array>) => {
       const packed = packHeads(given, failed);
-      return sessionCall({ packed }, (a) => core.scan(a.packed) as PackedScan);
+      return sessionCall({ packed }, (a) => core.scan(a.packed));
     };
     let out: PackedScan;
     try {
