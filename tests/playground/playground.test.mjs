@@ -432,7 +432,6 @@ test("200 files: load time, recall time and the longest frame while typing (repo
     await page.waitForTimeout(450);
   }
   await saved();
-  await page.waitForTimeout(2500); // doctor runs 1.5 s after the last save: measured too
   const frames = await page.evaluate(() => ((window.__frames.stop = true), window.__frames));
   const worstLongTask = frames.longTasks.length ? Math.max(...frames.longTasks) : 0;
   const figures = `load average ${loadavg().map((x) => x.toFixed(2)).join(" / ")}; 200 files: load ${load.navigationMs.toFixed(0)} ms from navigation (${load.scriptMs.toFixed(0)} ms from the script's start: ${load.steps}), doctor's findings ${load.doctorMs.toFixed(0)} ms from the script's start; lexical recall shown ${recallShown}; while typing: ${frames.observed ? "" : "(long tasks not observable here) "}${frames.longTasks.length} long tasks, the longest ${worstLongTask.toFixed(0)} ms, the longest gap between frames ${frames.maxGapMs.toFixed(0)} ms`;
