@@ -4,5 +4,5 @@
  */
 export * from "./index.js";
 export { NodeHost } from "./hosts/node.js";
-export type { NodeFs, NodeHostOptions } from "./hosts/node.js";
+export type { NodeHostOptions } from "./hosts/node.js";
 export { openMemory } from "./node-open.js";

@@ -5,7 +5,7 @@
  * written and the exit is 2).
  */
 import { createInterface } from "node:readline";
-import type { DoctorReport } from "../entry/node.js";
+import type { DoctorReport } from "../core.js";
 import { UsageError, wholeNumber } from "./args.js";
 import type { CommandContext } from "./command.js";
 import { openFromArgs, requireDirectory } from "./memory.js";

@@ -1,5 +1,5 @@
 /** `memdir path`, `memdir index`, `memdir scan`: where the memory is, and what is in it. */
-import { memoryAge } from "../entry/node.js";
+import { memoryAge } from "../core.js";
 import type { CommandContext } from "./command.js";
 import { openFromArgs, requireDirectory } from "./memory.js";
 

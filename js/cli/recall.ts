@@ -2,7 +2,8 @@
  * `memdir recall "<query>"`: which memories a side query picks, and the blocks to inject —
  * with which selector chose and why, and every outcome in words.
  */
-import { memoryAge, type RecallResult } from "../entry/node.js";
+import type { RecallResult } from "../entry/node.js";
+import { memoryAge } from "../core.js";
 import type { CommandContext } from "./command.js";
 import { openFromArgs, requireDirectory } from "./memory.js";
 import { chooseSelector } from "./selector.js";

@@ -2,7 +2,8 @@
  * Which selector a recall uses, and why, in words: from `--provider`, `--fallback` and the
  * keys in the environment (the same default as `openMemory`'s, decided by the core).
  */
-import { defaultSelector, type SelectorConfig } from "../entry/node.js";
+import type { SelectorConfig } from "../entry/node.js";
+import { defaultSelector } from "../core.js";
 import { nearest, UsageError, wholeNumber } from "./args.js";
 import type { CommandContext } from "./command.js";
 import { debugFetch } from "./debug.js";

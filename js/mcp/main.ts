@@ -11,7 +11,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { defaultSelector, openMemory, type SelectorConfig } from "../entry/node.js";
+import { openMemory, type SelectorConfig } from "../entry/node.js";
+import { defaultSelector } from "../core.js";
 import { loadSdk, SDK_INSTALL, SDK_PACKAGE, SdkUnavailable, type Importer } from "./sdk.js";
 import { createMemdirMcpServer } from "./server.js";
 import { DEFAULT_LIMITS, SELECTOR_DEFAULTS } from "../generated/defaults.js";

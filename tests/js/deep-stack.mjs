@@ -2,7 +2,8 @@
 // takes, so a cold start keeps this repeatable): memdir called at every depth of a recursion
 // that ran the JS stack out. Prints what was thrown, by kind, and whether answers were exact
 // afterwards.
-import * as memdir from "memdir";
+import "memdir";
+import * as memdir from "../../pkg/internal.js";
 
 const nested = (levels) => Array.from({ length: levels - 1 }).reduce((v) => [v], []);
 const command = { command: "view", path: "/memories", x: nested(63) };

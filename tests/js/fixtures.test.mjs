@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import * as memdir from "memdir";
+import "memdir";
+import * as memdir from "../../pkg/internal.js";
 import { checkCase, fixtureFiles } from "./fixture-runner.mjs";
 
 const files = fixtureFiles();

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { lexicalSelect, openMemory } from "memdir";
+import { openMemory } from "memdir";
+import { lexicalSelect } from "../../pkg/internal.js";
 
 const fm = (name, description, type, body) => `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n\n${body}\n`;
 

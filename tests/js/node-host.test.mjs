@@ -211,7 +211,7 @@ test("the memory tool's create and rename on a UNIX socket (or a link to one) an
 });
 
 test("a NodeHost whose list() is its own (a subclass filtering it) is listed by it, in columns too; a builder cannot change a listing it gave", async () => {
-  const { ListingBuilder } = await import("memdir");
+  const { ListingBuilder } = await import("../../pkg/internal.js");
   const dir = temp();
   writeFileSync(join(dir, "a.md"), fm("kept"));
   writeFileSync(join(dir, "private_b.md"), fm("filtered out"));

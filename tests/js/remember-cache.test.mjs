@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { defaultLimits, NodeHost, openMemory, rememberReadPlan } from "memdir";
+import { defaultLimits, NodeHost, openMemory } from "memdir";
+import { rememberReadPlan } from "../../pkg/internal.js";
 import { ScanCache } from "../../pkg/scan-cache.js";
 import { takeSnapshot } from "../../pkg/snapshot.js";
 

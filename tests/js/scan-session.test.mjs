@@ -4,7 +4,8 @@
 // turn, and a session lost or refused is given everything again.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defaultLimits, planScan, scanMemories } from "memdir";
+import { defaultLimits, scanMemories } from "memdir";
+import { planScan } from "../../pkg/internal.js";
 import { Listing } from "../../pkg/listing.js";
 import { ScanSession } from "../../pkg/scan-session.js";
 import { expand, fixtureFiles } from "./fixture-runner.mjs";

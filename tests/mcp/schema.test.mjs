@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
-import { memoryToolInputSchema, openMemory, planToolCommand, runToolCommand, InMemoryHost } from "memdir";
+import { memoryToolInputSchema, openMemory, InMemoryHost } from "memdir";
+import { planToolCommand, runToolCommand } from "../../pkg/internal.js";
 import { expand } from "../fixtures/check.mjs";
 
 const fixture = (name) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8")).cases;

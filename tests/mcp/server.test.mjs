@@ -7,7 +7,8 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { CallToolResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { memoryToolInputSchema, openMemory, projectMemoryDir, sanitizePath, truncateIndex } from "memdir";
+import { memoryToolInputSchema, openMemory, sanitizePath, truncateIndex } from "memdir";
+import { projectMemoryDir } from "../../pkg/internal.js";
 import { baseEnv, bin, cleanUp, connect, tempDir } from "./connect.mjs";
 
 after(cleanUp);
