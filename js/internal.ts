@@ -11,3 +11,7 @@ export { NodeHost } from "./hosts/node.js";
 export type { NodeFs, NodeHostOptions } from "./hosts/node.js";
 export { openMemory } from "./node-open.js";
 export type { Prefetch, RecallEvent, SelectorRequest } from "./api.js";
+export type { RecallOutcome } from "./api.js";
+export type { DoctorOptions } from "./doctor.js";
+export type { LockOptions } from "./lock.js";
+export type { HostHead, WriteRequest } from "./host.js";

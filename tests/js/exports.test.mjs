@@ -17,11 +17,11 @@ const COMMON = [
   "truncateIndex", "scanMemories", "buildSelectionRequest", "parseSelection", "renderMemory",
   "memoryToolInputSchema", "memoryInstructions", "sanitizePath", "projectMemoryDir", "memoryAge", "memoryAgeDays", "memoryFreshnessText", "defaultLimits", "INPUT_LIMITS", "MEMORY_TYPES",
   // types
-  "OpenMemoryOptions", "OpenedMemory", "MemorySession", "RecallResult", "RecallOptions", "RecallOutcome",
+  "OpenMemoryOptions", "OpenedMemory", "MemorySession", "RecallResult", "RecallOptions", 
   "RecalledMemory", "SelectorConfig", "SelectorFunction",
-  "WriteResult", "MemoryHost", "HostEntry", "HostError", "HostFastPaths", "HostHead", "HostLinks",
-  "HostLocks", "HostWatcher", "WriteRequest", "LockOwner", "Limits", "ScanResult", "Memory",
-  "Diagnostic", "MemoryTool", "MemoryToolHandlers", "VsCodeApi", "DoctorOptions", "LockOptions",
+  "WriteResult", "MemoryHost", "HostEntry", "HostError", "HostFastPaths", "HostLinks",
+  "HostLocks", "HostWatcher", "LockOwner", "Limits", "ScanResult", "Memory",
+  "Diagnostic", "MemoryTool", "MemoryToolHandlers", "VsCodeApi", "DiagnosticCode", "FindingCode", "MemdirErrorCode", "WasmSource", "FetchFunction",
 ];
 const NODE = [...COMMON, "NodeHost", "NodeHostOptions"];
 const BROWSER = [...COMMON, "browserHost", "IndexedDbHost", "OpfsHost", "IndexedDbHostOptions"];
