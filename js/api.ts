@@ -127,6 +127,11 @@ export interface RecallOptions {
 /** A memory directory opened with `openMemory` (a scanned memory file is a `Memory`). */
 export interface OpenedMemory {
   readonly host: MemoryHost;
+  /**
+   * Which folder this memory is (`host.root`): for a `NodeHost`, its absolute path, the one
+   * `openMemory({ projectRoot })` chose.
+   */
+  readonly dir: string;
   /** MEMORY.md, truncated, and `prompt`: the ready-to-inject block ("" when the index is missing or empty). */
   index(): Promise<IndexPrompt>;
   /**

@@ -59,6 +59,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   const recallOnce = (query: string, turn = {}) => recall(ctx, query, turn);
   return {
     host,
+    dir: host.root,
     remember: (input) => remember(writes, input),
     forget: (file) => forget(writes, file),
     tool: () => memoryTool(writing, limits, options.lock),
