@@ -29,7 +29,7 @@ function readTreeBytes(dir) {
 /** Every file under `dir`, as `{path: text}`. */
 const readTree = (dir) => Object.fromEntries(Object.entries(readTreeBytes(dir)).map(([path, bytes]) => [path, bytes.toString("utf8")]));
 
-/** esbuild: `virtual:seed` is the example memory, `memdir/browser` the built package's browser entry. */
+/** esbuild: `virtual:seed` is the example memory, `memdir/browser` the built package's browser entry, `memdir/core` its core wrappers. */
 const playgroundPlugin = {
   name: "playground",
   setup(build) {
@@ -40,6 +40,8 @@ const playgroundPlugin = {
       watchFiles: [join(root, "examples/memory")],
     }));
     build.onResolve({ filter: /^memdir\/browser$/ }, () => ({ path: join(root, "pkg/entry/browser.js") }));
+    // the core's functions beyond the public entry (the playground is memdir's own page)
+    build.onResolve({ filter: /^memdir\/core$/ }, () => ({ path: join(root, "pkg/core.js") }));
   },
 };
 

@@ -1,5 +1,6 @@
 /** What every view of the page shares: the folder, the opened memory, and the last reading of it. */
-import type { DoctorReport, HostEntry, IndexPrompt, Limits, MemoryHost, OpenedMemory, ScanResult, SelectorConfig } from "memdir/browser";
+import type { HostEntry, Limits, MemoryHost, OpenedMemory, ScanResult, SelectorConfig } from "memdir/browser";
+import type { DoctorReport, IndexPrompt } from "memdir/core";
 
 /** The last reading of the folder, taken together by `refresh`. */
 export interface Snapshot {

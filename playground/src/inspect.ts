@@ -3,8 +3,8 @@
  * limit fired, the warning), the manifest the selector reads (dropped files apart), and doctor's
  * findings with the safe fixes as a diff to apply.
  */
-import { formatManifest } from "memdir/browser";
-import type { FixPlan } from "memdir/browser";
+import { formatManifest } from "memdir/core";
+import type { FixPlan } from "memdir/core";
 import type { App } from "./app.js";
 import { byId, fill, diffView, errorText, h, num, say } from "./dom.js";
 

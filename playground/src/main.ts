@@ -4,7 +4,8 @@
  * manifest, doctor, recall with its session, and writes through the library's rules.
  */
 import { defaultLimits, init, openMemory } from "memdir/browser";
-import type { DoctorReport, SelectorConfig } from "memdir/browser";
+import type { SelectorConfig } from "memdir/browser";
+import type { DoctorReport } from "memdir/core";
 import type { App, Snapshot } from "./app.js";
 import { byId, decode, errorText, h, say } from "./dom.js";
 import { createEditor } from "./editor.js";

@@ -4,7 +4,8 @@
  * "open folder". Paths coming from outside are checked by the core (`checkRelativePath`) before
  * the host sees them.
  */
-import { browserHost, checkRelativePath, parseTempFile, withLock } from "memdir/browser";
+import { browserHost, withLock } from "memdir/browser";
+import { checkRelativePath, parseTempFile } from "memdir/core";
 import type { HostEntry, MemoryHost } from "memdir/browser";
 import seed from "virtual:seed";
 import { encode } from "./dom.js";

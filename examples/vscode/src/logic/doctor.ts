@@ -4,8 +4,11 @@
  * only once the user confirms (`applyFixes` then re-plans under the lock and refuses if
  * anything changed since the diff was shown).
  */
-import type { DoctorReport, Finding, FixPlan } from "memdir";
 import type { OpenedMemory, Prompts } from "./types.js";
+
+type DoctorReport = Awaited<ReturnType<OpenedMemory["doctor"]>>;
+type FixPlan = Awaited<ReturnType<OpenedMemory["planFixes"]>>;
+type Finding = DoctorReport["findings"][number];
 
 /** `vscode.DiagnosticSeverity`: Error 0, Warning 1, Information 2. */
 export const SEVERITY = { error: 0, warning: 1, info: 2 } as const;

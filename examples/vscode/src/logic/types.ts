@@ -2,10 +2,14 @@
  * The few shapes of the `vscode` API the logic uses, so it runs (and is tested) without VS Code:
  * `extension.ts` passes the real objects, the tests pass fakes.
  */
-import type { FileSystemLike, FileSystemWatcherLike, OpenedMemory, ThenableLike } from "memdir";
+import type { OpenedMemory, VsCodeApi } from "memdir";
 
-/** What `workspace.fs` returns: anything `await` unwraps (`vscode.Thenable`); memdir's own. */
-export type { ThenableLike };
+/** `vscode.workspace.fs` and the watcher, as `VsCodeHost` takes them (memdir's own shapes). */
+type FileSystemLike<U extends UriLike> = VsCodeApi<U>["fs"];
+type FileSystemWatcherLike<U extends UriLike> = ReturnType<NonNullable<VsCodeApi<U>["watchTree"]>>;
+
+/** What `workspace.fs` returns: anything `await` unwraps (`vscode.Thenable`). */
+export type ThenableLike<T> = PromiseLike<T>;
 
 /** The parts of a `vscode.Uri` the logic reads. */
 export interface UriLike {
