@@ -28,7 +28,7 @@ after(async () => {
 
 test("calls before init() throw NOT_INITIALIZED; init() loads the module", async () => {
   const result = await page.evaluate(async () => {
-    const m = await import("/pkg/entry/browser.js");
+    const m = { ...(await import("/pkg/core.js")), ...(await import("/pkg/entry/browser.js")) }; // the core's functions beyond the public entry too
     let before;
     try { m.truncateIndex("x"); } catch (e) { before = { name: e.name, code: e.code }; }
     await m.init();
@@ -41,7 +41,7 @@ test("calls before init() throw NOT_INITIALIZED; init() loads the module", async
 
 test("after a trap the module is re-instantiated in the page: the next call is exact", async () => {
   const result = await page.evaluate(async () => {
-    const m = await import("/pkg/entry/browser.js");
+    const m = { ...(await import("/pkg/core.js")), ...(await import("/pkg/entry/browser.js")) }; // the core's functions beyond the public entry too
     const raw = await import("/pkg/wasm/memdir.js"); // the glue the facade uses, unbounded
     await m.init();
     let deep = [];
@@ -82,7 +82,7 @@ test("after a trap the module is re-instantiated in the page: the next call is e
 test("every shared fixture case holds in Chromium, checked in the page by the shared checker", async () => {
   const files = fixtureFiles();
   const result = await page.evaluate(async (files) => {
-    const m = await import("/pkg/entry/browser.js");
+    const m = { ...(await import("/pkg/core.js")), ...(await import("/pkg/entry/browser.js")) }; // the core's functions beyond the public entry too
     const { checkFiles } = await import("/tests/fixtures/check.mjs");
     await m.init();
     return checkFiles(files, m);
@@ -96,7 +96,7 @@ test("every shared fixture case holds in Chromium, checked in the page by the sh
 
 test("a recall in the browser reaches Anthropic with the direct-browser-access header, across origins", async () => {
   const result = await page.evaluate(async (baseUrl) => {
-    const m = await import("/pkg/entry/browser.js");
+    const m = { ...(await import("/pkg/core.js")), ...(await import("/pkg/entry/browser.js")) }; // the core's functions beyond the public entry too
     await m.init();
     const host = new m.InMemoryHost({
       "MEMORY.md": "- [Deploy](project_deploy.md) — staging checklist",
@@ -116,7 +116,7 @@ test("a recall in the browser reaches Anthropic with the direct-browser-access h
 
 test("writing in the browser: the memory tool, remember, forget and doctor over in-page storage", async () => {
   const result = await page.evaluate(async () => {
-    const m = await import("/pkg/entry/browser.js");
+    const m = { ...(await import("/pkg/core.js")), ...(await import("/pkg/entry/browser.js")) }; // the core's functions beyond the public entry too
     await m.init();
     const host = new m.InMemoryHost();
     const memory = await m.openMemory({ host, selector: { provider: "lexical" } });

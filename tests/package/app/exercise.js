@@ -16,7 +16,7 @@ export async function exercise(memdir, where, mockUrl) {
   const viaModel = await (await memdir.openMemory({ ...where, selector: { provider: "openai", baseUrl: `${mockUrl}/v1`, apiKey: "sk-openai-test", maxRetries: 0 } })).recall(QUERY);
   let refused = null;
   try {
-    memdir.checkRelativePath("../outside.md");
+    await lexical.forget("../outside.md");
   } catch (error) {
     refused = error instanceof memdir.MemdirError ? error.code : `not a MemdirError: ${error}`;
   }

@@ -1,10 +1,10 @@
 // The Node consumer: `node app.js <memory dir> <mock server url>` prints what exercise() found.
 // Written as an application would be, with no bundler-specific code.
-import { checkRelativePath, MemdirError, NodeHost, openMemory } from "memdir";
+import { MemdirError, NodeHost, openMemory } from "memdir";
 import { exercise } from "./exercise.js";
 
 const [dir, mockUrl] = process.argv.slice(2);
-exercise({ checkRelativePath, MemdirError, openMemory }, { dir }, mockUrl).then(
+exercise({ MemdirError, openMemory }, { dir }, mockUrl).then(
   (result) => console.log(JSON.stringify({ ...result, nodeHost: typeof NodeHost })),
   (error) => {
     console.error(error);
