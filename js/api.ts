@@ -42,6 +42,11 @@ export interface OpenMemoryOptions {
   cache?: boolean | ScanCacheOptions;
 }
 
+/** What `forget` removes: the topic file, relative to the memory directory. */
+export interface ForgetInput {
+  file: string;
+}
+
 /** What `remember` / `forget` did. */
 export interface WriteResult {
   /** The topic file, relative. */
@@ -161,9 +166,10 @@ export interface OpenedMemory {
   remember(input: RememberInput): Promise<WriteResult>;
   /**
    * Removes a topic file and every index line linking to it; `NOT_FOUND` when neither exists,
-   * and the same errors as `remember` otherwise.
+   * and the same errors as `remember` otherwise. Takes an object, as `remember` does
+   * (`forget({ file: "project_x.md" })`); `forget("project_x.md")` is its short form.
    */
-  forget(file: string): Promise<WriteResult>;
+  forget(input: ForgetInput | string): Promise<WriteResult>;
   /** Handlers for Anthropic's `memory_20250818` memory tool, over this directory. */
   tool(): MemoryTool;
   /** Every doctor check (rules §5). */

@@ -61,7 +61,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     host,
     dir: host.root,
     remember: (input) => remember(writes, input),
-    forget: (file) => forget(writes, file),
+    forget: async (input) => forget(writes, typeof input === "string" ? input : forgetFile(input)),
     tool: () => memoryTool(writing, limits, options.lock),
     doctor: (opts) => doctorReport(host, limits, now(), opts),
     planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
@@ -91,6 +91,13 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     recall: recallOnce,
     session: () => session(recallOnce),
   };
+}
+
+/** The file of `forget({ file })`; anything else is `INVALID_ARGUMENT`. */
+function forgetFile(input: unknown): string {
+  const file = (input as { file?: unknown } | null)?.file;
+  if (typeof file !== "string") throw new MemdirError("INVALID_ARGUMENT", "invalid argument: forget takes { file } (or the file as a string)");
+  return file;
 }
 
 /** `host`, telling `cache` of every write, removal and rename (also when it fails: it may have half happened). */
