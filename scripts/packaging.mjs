@@ -134,6 +134,9 @@ export function bundleCli(pkgDir) {
     }
     rmSync(cliDir, { recursive: true, force: true });
     renameSync(out, cliDir);
+    // `memdir mcp`'s entry is a CLI command now (bundled above); its unbundled copy would import
+    // pkg/cli modules that no longer exist
+    for (const ext of [".js", ".d.ts", ".d.cts"]) rmSync(join(pkgDir, "mcp", `main${ext}`), { force: true });
     chmodSync(cliDir, 0o755); // mkdtemp made it private
     chmodSync(join(cliDir, "main.js"), 0o755);
     return files.length;

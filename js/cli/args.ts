@@ -34,9 +34,9 @@ export const OPTIONS = {
   model: { value: "id", help: "the side-query model (default: claude-sonnet-5-5, gpt-4o-mini, qwen3:8b)" },
   "base-url": { value: "url", help: "the provider's base URL (OpenAI-compatible servers, Ollama, a proxy)" },
   timeout: { value: "ms", help: `deadline of the side query, retries included (default ${SELECTOR_DEFAULTS.timeoutMs})` },
-  fallback: { help: "when the model cannot be used (it fails, or its key is not set), choose with the lexical selector" },
+  fallback: { help: "when the model cannot be used (it fails, or its key is not set), choose with the lexical selector (default: choose nothing, as Claude Code does)" },
   "max-files": { value: "n", help: `topic files considered, newest first (default ${DEFAULT_LIMITS.maxFiles})` },
-  "stale-days": { value: "n", help: "user/feedback memories older than this are reported (default 90)" },
+  "stale-core-days": { value: "n", help: "user/feedback memories unchanged for more days than this are reported (default 90)" },
   type: { value: "t", help: "user | feedback | project | reference" },
   name: { value: "n", help: "the memory's name (its file name is derived from it)" },
   description: { value: "d", help: "one line: what the memory is about (goes into MEMORY.md)" },
@@ -45,11 +45,23 @@ export const OPTIONS = {
   fix: { help: "show the diff of the safe fixes, then ask before applying them (on a terminal)" },
   yes: { short: "y", help: "with --fix: apply without asking (needed where there is no terminal to ask on)" },
   "dry-run": { help: "with --fix: show the diff, change nothing" },
+  "read-only": { help: "serve only recall, memory_view and doctor (without fixes)" },
+  "no-index": { help: "leave MEMORY.md out of the server's instructions (for a client that loads it already, as Claude Code's auto memory does)" },
   json: { help: "machine-readable output on stdout" },
   verbose: { help: "print what happens to stderr: the side-query request (keys redacted), the raw answer, the injected blocks (also MEMDIR_DEBUG=1)" },
   help: { short: "h", help: "help (for a command: memdir <command> --help)" },
   version: { help: "the version of memdir" },
 } as const satisfies Record<string, OptionSpec>;
+
+/**
+ * Names that were options once, and what to write now: one name per setting across the API
+ * (`staleCoreDays`), the CLI (`--stale-core-days`) and MCP (`stale_core_days`), and one
+ * default for `fallback` everywhere (off).
+ */
+const RENAMED: Record<string, string> = {
+  "stale-days": "--stale-days is now --stale-core-days (the API's staleCoreDays, MCP's stale_core_days)",
+  "no-fallback": "--no-fallback is gone: recall never falls back unless --fallback is given (the same default as the API and the CLI)",
+};
 
 export type OptionName = keyof typeof OPTIONS;
 type ValueOf<K extends OptionName> = (typeof OPTIONS)[K] extends { value: string } ? string : boolean;
@@ -102,6 +114,7 @@ export function parseArgv(argv: readonly string[], suggestFrom?: (command: strin
       positionals.push(arg); // "-", "-1", words
       continue;
     }
+    if (Object.hasOwn(RENAMED, name)) throw new UsageError(RENAMED[name]!);
     if (!isOptionName(name)) {
       unknown.push(inline === undefined ? arg : `--${name}`);
       continue;

@@ -30,11 +30,8 @@ export interface Command {
   positionals?: (args: string[]) => void;
   /** Runs the command; resolves with the exit status. */
   run: (ctx: CommandContext) => Promise<number>;
-  /**
-   * A command that reads its own arguments (and prints its own help) gets them as given,
-   * everything after its name, instead of `run`: `memdir mcp`.
-   */
-  ownArgs?: (argv: string[]) => Promise<number>;
+  /** A command that runs until its client goes (`memdir mcp`): V8's own tiering suits it. */
+  longRunning?: boolean;
 }
 
 /** Options every command takes. */

@@ -4,7 +4,6 @@
  * command's `run` gets the parsed options and an `Output`; `openFromArgs` (memory.ts) opens
  * `--dir`/`--project`, and `chooseSelector` (selector.ts) turns `--provider`, `--fallback` and
  * the keys into a selector.
- * A command with its own argument parser (`mcp`) sets `ownArgs` and gets the raw arguments.
  */
 import { UsageError } from "./args.js";
 import type { Command } from "./command.js";
@@ -72,19 +71,22 @@ export const COMMANDS: Record<string, Command> = {
   doctor: {
     args: "[--fix [--yes | --dry-run]]",
     summary: "check the memory against its rules; --fix shows the diff of the safe fixes, asks, then applies them",
-    usage: "memdir doctor [--fix [--yes | --dry-run]] [--stale-days <n>] [--max-files <n>] [options]",
+    usage: "memdir doctor [--fix [--yes | --dry-run]] [--stale-core-days <n>] [--max-files <n>] [options]",
     details:
       "A fix never removes a word that exists nowhere else in the folder; an index over its limits is\ncompacted (notes into topic files, the tail of a long section into a sub-index), every word kept.\n--fix asks on a terminal after the diff; --yes applies without asking, --dry-run only shows.\nExit 1 while errors remain, 2 when --fix had no terminal to ask on and no --yes (nothing written).",
-    options: ["fix", "yes", "dry-run", "stale-days", "max-files"],
+    options: ["fix", "yes", "dry-run", "stale-core-days", "max-files"],
     positionals: none("doctor"),
     run: (ctx) => import("./run.js").then((m) => m.doctor.run(ctx)),
   },
   mcp: {
     args: "[--read-only] [--no-index]",
     summary: "serve the memory to MCP clients over stdio (needs @modelcontextprotocol/sdk)",
-    usage: "memdir mcp [--dir <path> | --project <path>] [options]",
-    options: [],
-    run: () => Promise.reject(new Error("memdir mcp reads its own arguments")),
-    ownArgs: (argv) => import("../mcp/main.js").then((m) => m.mcp(argv)),
+    usage: "memdir mcp [--dir <path> | --project <path>] [--provider <name>] [--fallback] [--read-only] [--no-index] [options]",
+    details:
+      "Tools: recall, remember, forget, doctor, and memory_view, memory_create, memory_str_replace,\nmemory_insert, memory_delete, memory_rename (Anthropic's memory tool, one tool a command).\nResources: memdir://index (MEMORY.md as the model sees it) and memdir://memory/<file>.\nNeeds @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk\nRuns until the client disconnects (exit 0); 2 bad arguments; 3 the memory directory is a file\n(or a folder above it is); 4 @modelcontextprotocol/sdk is missing.",
+    options: ["provider", "model", "base-url", "timeout", "fallback", "max-files", "read-only", "no-index"],
+    positionals: none("mcp"),
+    longRunning: true,
+    run: (ctx) => import("../mcp/main.js").then((m) => m.run(ctx)),
   },
 };

@@ -18,7 +18,7 @@ function formatFindings(report: DoctorReport): string {
 
 export async function run(ctx: CommandContext): Promise<number> {
   const { values: o, out } = ctx;
-  const staleCoreDays = wholeNumber("stale-days", o["stale-days"], "a whole number of days", 0, 1_000_000);
+  const staleCoreDays = wholeNumber("stale-core-days", o["stale-core-days"], "a whole number of days", 0, 1_000_000);
   const memory = await openFromArgs(ctx);
   await requireDirectory(ctx, memory.host.root);
   const opts = staleCoreDays === undefined ? {} : { staleCoreDays };

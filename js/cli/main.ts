@@ -38,8 +38,6 @@ interface Early {
 }
 
 async function main(argv: string[], early: Early): Promise<number> {
-  const own = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? COMMANDS[argv[0]]!.ownArgs : undefined;
-  if (own) return own(argv.slice(1)); // a server (mcp) runs long: V8's own tiering suits it
   // A command runs once and exits. V8 compiles the hot WebAssembly functions again with its
   // optimising compiler, in the background, and Node waits for those jobs before it exits
   // (40–100 ms measured, longer than the command's work); they would never run. The largest
@@ -48,10 +46,12 @@ async function main(argv: string[], early: Early): Promise<number> {
   // Lazy validation: a function body is validated when first compiled, not all ~800 KB when the
   // module is (~2 ms of every command's start; a command calls a small part of the core).
   // Set before the core is loaded (each command imports it when it runs).
-  setFlagsFromString("--wasm-tiering-budget=2147483647");
-  setFlagsFromString("--wasm-lazy-validation");
-  if (argv[0] === "help" && argv.length === 2 && Object.hasOwn(COMMANDS, argv[1]!) && COMMANDS[argv[1]!]!.ownArgs) return COMMANDS[argv[1]!]!.ownArgs!(["--help"]);
+  // A server (mcp) runs long: V8's own tiering suits it.
   early.command = argv.find((a) => Object.hasOwn(COMMANDS, a)); // for "see memdir <command> --help", should parsing fail
+  if (!(early.command !== undefined && COMMANDS[early.command]!.longRunning)) {
+    setFlagsFromString("--wasm-tiering-budget=2147483647");
+    setFlagsFromString("--wasm-lazy-validation");
+  }
   const args = parseArgv(argv, optionsOf);
   const { values, positionals } = args;
   const out = new Output({ json: Boolean(values.json), verbose: Boolean(values.verbose) || debugEnv(process.env.MEMDIR_DEBUG), secrets: [process.env.ANTHROPIC_API_KEY ?? "", process.env.OPENAI_API_KEY ?? ""] });

@@ -4,7 +4,7 @@
  */
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { openMemory, type OpenedMemory, type SelectorConfig, type SelectorFunction } from "../entry/node.js";
+import { openMemory, type Limits, type OpenedMemory, type SelectorConfig, type SelectorFunction } from "../entry/node.js";
 import { UsageError, wholeNumber } from "./args.js";
 import type { CommandContext } from "./command.js";
 
@@ -15,16 +15,23 @@ export { CliFailure };
 /** The largest `u32`: what the core takes for a limit. */
 const U32_MAX = 4_294_967_295;
 
-/** Opens the memory of `--dir` or `--project`, with `--max-files` when given. */
-export async function openFromArgs(ctx: CommandContext, selector?: SelectorConfig | SelectorFunction): Promise<OpenedMemory> {
+/** The limits the command line sets (`--max-files`), checked. */
+export function limitsFromArgs(ctx: CommandContext): Partial<Limits> {
+  const maxFiles = wholeNumber("max-files", ctx.values["max-files"], "a whole number of files", 1, U32_MAX);
+  return maxFiles === undefined ? {} : { maxFiles };
+}
+
+/**
+ * Opens the memory of `--dir` or `--project`, with `--max-files` when given. A command is one
+ * turn: no watchers to start (nor the checks after a turn they bring) unless `watch` (a server).
+ */
+export async function openFromArgs(ctx: CommandContext, selector?: SelectorConfig | SelectorFunction, { watch = false } = {}): Promise<OpenedMemory> {
   const { values } = ctx;
   if (values.dir !== undefined && values.project !== undefined) throw new UsageError("give --dir or --project, not both", ctx.command);
   if (values.dir === "") throw new UsageError("--dir needs a path", ctx.command);
   if (values.project === "") throw new UsageError("--project needs a path", ctx.command);
-  const maxFiles = wholeNumber("max-files", values["max-files"], "a whole number of files", 1, U32_MAX);
-  const limits = maxFiles === undefined ? {} : { maxFiles };
-  // a command is one turn: no watchers to start (nor the checks after a turn they bring)
-  const common = { limits, cache: { watch: false }, ...(selector ? { selector } : {}) };
+  const limits = limitsFromArgs(ctx);
+  const common = { limits, cache: { watch }, ...(selector ? { selector } : {}) };
   const memory = await openMemory(values.dir !== undefined ? { dir: resolve(values.dir), ...common } : { projectRoot: resolve(values.project ?? "."), ...common });
   ctx.out.debug(`memory directory: ${memory.host.root}`);
   return memory;

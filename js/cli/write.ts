@@ -77,5 +77,5 @@ function relativeToRoot(root: string, file: string): string {
 export async function forget(ctx: CommandContext): Promise<number> {
   const memory = await openFromArgs(ctx);
   const file = relativeToRoot(memory.host.root, ctx.positionals[0]!);
-  return write(ctx, () => memory.forget(file));
+  return write(ctx, () => memory.forget({ file }));
 }

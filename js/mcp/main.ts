@@ -7,49 +7,21 @@
  * recall's model call in flight is aborted; 2 bad arguments; 3 the memory directory is a file,
  * or a folder above it is, or it cannot be read; 4 `@modelcontextprotocol/sdk` is missing (or
  * unusable).
+ *
+ * Its options are the CLI's (`js/cli/args.ts`), read by the CLI's parser and checked by the
+ * CLI's own code (`chooseSelector`, `openFromArgs`): one name, one check and one default each.
  */
 import { readFile, stat } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { openMemory, type SelectorConfig } from "../entry/node.js";
-import { defaultSelector } from "../core.js";
-import { loadSdk, SDK_INSTALL, SDK_PACKAGE, SdkUnavailable, type Importer } from "./sdk.js";
+import { dirname } from "node:path";
+import type { CommandContext } from "../cli/command.js";
+import { CliFailure } from "../cli/failure.js";
+import { limitsFromArgs, openFromArgs } from "../cli/memory.js";
+import { chooseSelector } from "../cli/selector.js";
+import { loadSdk, SdkUnavailable, type Importer } from "./sdk.js";
 import { createMemdirMcpServer } from "./server.js";
-import { DEFAULT_LIMITS, SELECTOR_DEFAULTS } from "../generated/defaults.js";
 
 /** The exit status when the SDK cannot be loaded. */
 export const EXIT_NO_SDK = 4;
-
-const HELP = `memdir mcp — serve a memory folder to MCP clients (Claude Desktop, Claude Code, Cursor, Zed, …) over stdio
-
-Usage:
-  memdir mcp [--dir <path> | --project <path>] [options]
-
-Tools: recall, remember, forget, doctor, and memory_view, memory_create, memory_str_replace,
-memory_insert, memory_delete, memory_rename (Anthropic's memory tool, one tool a command).
-Resources: memdir://index (MEMORY.md as the model sees it) and memdir://memory/<file>.
-
-Options:
-  --dir <path>        the memory directory
-  --project <path>    the project whose memory to serve, in Claude Code's folder for it
-                      (default: the current directory)
-  --provider <name>   how recall chooses: anthropic | openai | ollama | lexical (default:
-                      anthropic when ANTHROPIC_API_KEY is set, openai when only OPENAI_API_KEY
-                      is, else lexical: no model call)
-  --model <id>        the side-query model
-  --base-url <url>    the provider's base URL (OpenAI-compatible servers, Ollama, a proxy)
-  --timeout <ms>      deadline of the side query (default ${SELECTOR_DEFAULTS.timeoutMs})
-  --no-fallback       when the model call fails, choose nothing (default: the lexical
-                      selector chooses instead)
-  --max-files <n>     topic files considered (default ${DEFAULT_LIMITS.maxFiles})
-  --read-only         serve only recall, memory_view and doctor (without fixes)
-  --no-index          leave MEMORY.md out of the server's instructions (for a client that
-                      loads it already, as Claude Code's auto memory does)
-  -h, --help          this help
-
-Needs ${SDK_PACKAGE}: ${SDK_INSTALL}
-Exit status: 0 when the client disconnects; 2 bad arguments; 3 the memory directory is a
-file (or a folder above it is); ${EXIT_NO_SDK} ${SDK_PACKAGE} is missing.`;
 
 function say(message: string): void {
   process.stderr.write(`memdir mcp: ${message}\n`);
@@ -90,57 +62,11 @@ async function version(): Promise<string> {
 }
 
 /** Runs the server until the client disconnects; resolves with the exit status. */
-export async function mcp(argv: string[], load?: Importer): Promise<number> {
-  let o;
-  let given: string[];
-  try {
-    const parsed = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      tokens: true,
-      options: {
-        dir: { type: "string" },
-        project: { type: "string" },
-        provider: { type: "string" },
-        model: { type: "string" },
-        "base-url": { type: "string" },
-        timeout: { type: "string" },
-        "no-fallback": { type: "boolean" },
-        "max-files": { type: "string" },
-        "read-only": { type: "boolean" },
-        "no-index": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-    o = parsed.values;
-    given = parsed.tokens.flatMap((t) => (t.kind === "option" ? [t.name] : []));
-  } catch (error) {
-    say(`${(error as Error).message}; see memdir mcp --help`);
-    return 2;
-  }
-  if (o.help) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
-  const usage = (message: string) => (say(message), 2);
-  // as the CLI's parser has it: the last of two --dir is not silently the one served
-  const twice = given.find((name, i) => given.indexOf(name) !== i);
-  if (twice !== undefined) return usage(`--${twice} is given twice`);
-  if (o.dir !== undefined && o.project !== undefined) return usage("give --dir or --project, not both");
-  // as the CLI's parser has it: an empty path is not the current directory
-  if (o.dir === "") return usage("--dir needs a path");
-  if (o.project === "") return usage("--project needs a path");
-  const env = process.env;
-  const provider = o.provider ?? defaultSelector({ anthropicKey: Boolean(env.ANTHROPIC_API_KEY), openaiKey: Boolean(env.OPENAI_API_KEY) }).provider;
-  if (!["anthropic", "openai", "ollama", "lexical"].includes(provider)) return usage(`unknown provider "${provider}" (anthropic, openai, ollama or lexical)`);
-  const apiKey = provider === "anthropic" ? env.ANTHROPIC_API_KEY : provider === "openai" ? env.OPENAI_API_KEY : undefined;
-  if (provider === "anthropic" && !apiKey) return usage("--provider anthropic needs ANTHROPIC_API_KEY");
-  if (provider === "openai" && !apiKey && !o["base-url"]) return usage("--provider openai needs OPENAI_API_KEY (or --base-url for a local server)");
-  const timeoutMs = o.timeout === undefined ? undefined : Number(o.timeout);
-  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) return usage(`--timeout takes a positive whole number of milliseconds, not "${o.timeout}"`);
-  const maxFiles = o["max-files"] === undefined ? undefined : Number(o["max-files"]);
-  if (maxFiles !== undefined && !(Number.isInteger(maxFiles) && maxFiles > 0)) return usage(`--max-files takes a positive whole number, not "${o["max-files"]}"`);
-
+export async function run(ctx: CommandContext, load?: Importer): Promise<number> {
+  const o = ctx.values;
+  // the checks that can refuse (exit 2) come before the SDK is loaded
+  const { config: selector } = chooseSelector(ctx);
+  const limits = limitsFromArgs(ctx);
   let sdk;
   try {
     sdk = await loadSdk(load);
@@ -149,22 +75,14 @@ export async function mcp(argv: string[], load?: Importer): Promise<number> {
     process.stderr.write(`${error.message}\n`);
     return EXIT_NO_SDK;
   }
-
-  const selector: SelectorConfig = { provider: provider as SelectorConfig["provider"] };
-  if (apiKey) selector.apiKey = apiKey;
-  if (o.model) selector.model = o.model;
-  if (o["base-url"]) selector.baseUrl = o["base-url"];
-  if (timeoutMs) selector.timeoutMs = timeoutMs;
-  if (provider !== "lexical" && !o["no-fallback"]) selector.fallback = true;
-  const limits = maxFiles === undefined ? {} : { maxFiles };
-  const memory = await openMemory(o.dir !== undefined ? { dir: resolve(o.dir), selector, limits } : { projectRoot: resolve(o.project ?? "."), selector, limits });
-  const root = memory.host.root;
+  // a server lives long: the cache watches the folder (a command's one turn does not)
+  const memory = await openFromArgs(ctx, selector, { watch: true });
+  const root = memory.dir;
   // a missing folder is fine (the first write makes it); a file in its place, or above it, is not
   const problem = await folderProblem(root);
   if (problem) {
     memory.close();
-    say(problem);
-    return 3;
+    throw new CliFailure(3, problem);
   }
 
   const server = await createMemdirMcpServer(sdk, { memory, selector, limits, readOnly: Boolean(o["read-only"]), indexInInstructions: !o["no-index"], version: await version() });
@@ -180,7 +98,7 @@ export async function mcp(argv: string[], load?: Importer): Promise<number> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   await server.connect(new sdk.StdioServerTransport());
-  say(`serving ${root} (recall: ${provider}${o["read-only"] ? ", read-only" : ""})`);
+  say(`serving ${root} (recall: ${selector.provider}${selector.fallback ? ", lexical fallback" : ""}${o["read-only"] ? ", read-only" : ""})`);
   await closed;
   memory.close();
   // the client is gone: nothing is left to answer. Whatever still holds the event loop (a

@@ -179,7 +179,7 @@ function forgetTool({ memory }: ToolContext): McpTool {
     annotations: { title: "Forget", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(args) {
       try {
-        const done = await memory.forget(args.file as string);
+        const done = await memory.forget({ file: args.file as string });
         return ok(`forgot ${done.file}: the file and its MEMORY.md line are gone`, true);
       } catch (error) {
         return refusal(error);
@@ -190,7 +190,7 @@ function forgetTool({ memory }: ToolContext): McpTool {
 
 function doctorTool({ memory, readOnly, limits }: ToolContext): McpTool {
   const properties: ObjectSchema["properties"] = {
-    stale_days: { type: "integer", minimum: 0, description: "User and feedback memories older than this many days are reported. Default 90." },
+    stale_core_days: { type: "integer", minimum: 0, description: "User and feedback memories older than this many days are reported. Default 90." },
   };
   if (!readOnly) properties.fix = { type: "boolean", description: "Apply the safe fixes (never deleting anything that may still be true) and show their diff. Default false: only report." };
   return {
@@ -202,7 +202,7 @@ function doctorTool({ memory, readOnly, limits }: ToolContext): McpTool {
     inputSchema: { type: "object", properties, additionalProperties: false },
     annotations: { title: "Check the memory", readOnlyHint: readOnly, destructiveHint: false, openWorldHint: false },
     async run(args) {
-      const options = typeof args.stale_days === "number" ? { staleCoreDays: args.stale_days } : {};
+      const options = typeof args.stale_core_days === "number" ? { staleCoreDays: args.stale_core_days } : {};
       try {
         if (args.fix !== true) return ok(findingsText(await memory.doctor(options)));
         const plan = await memory.planFixes(options);

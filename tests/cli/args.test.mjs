@@ -51,8 +51,8 @@ test("help for each command: memdir <command> --help, -h, and memdir help <comma
   }
   const recall = memdir(["recall", "--help"]).out;
   for (const option of ["--provider <name>", "--model <id>", "--base-url <url>", "--timeout <ms>", "--fallback", "--max-files <n>", "--dir <path>", "--json", "--verbose"]) assert.ok(recall.includes(option), option);
-  assert.ok(!recall.includes("--stale-days"), "only recall's options");
-  assert.match(memdir(["doctor", "--help"]).out, /--stale-days <n>/);
+  assert.ok(!recall.includes("--stale-core-days"), "only recall's options");
+  assert.match(memdir(["doctor", "--help"]).out, /--stale-core-days <n>/);
   // help wins over the rest of the line: a user asking for help gets it
   assert.equal(memdir(["recall", "--help", "--provider", "gemini"]).code, 0);
 
@@ -81,7 +81,7 @@ test("an unknown command or option names the nearest one; never Node's parser te
     [["scan", "--dri=x"], /^memdir: unknown option --dri; did you mean --dir\?/],
     [["recall", "a b", "--fallbak"], /^memdir: unknown option --fallbak; did you mean --fallback\?/],
     [["recall", "a b", "--base_url", "x"], /^memdir: unknown option --base_url; did you mean --base-url\?/],
-    [["doctor", "--stale", "3"], /^memdir: unknown option --stale; did you mean --stale-days\?/],
+    [["doctor", "--stale", "3"], /^memdir: unknown option --stale; did you mean --stale-core-days\?/],
     [["scan", "--fixx"], /^memdir: unknown option --fixx; did you mean --fix\?/],
     [["scan", "-v"], /^memdir: unknown option -v; did you mean --verbose or --version\?/],
     [["recall", "a b", "--provider", "OpenAI"], /^memdir: unknown provider "OpenAI"; did you mean openai\? \(anthropic, openai, ollama or lexical\)/],
@@ -89,7 +89,12 @@ test("an unknown command or option names the nearest one; never Node's parser te
     [["scan", "--zzzzzz"], /^memdir: unknown option --zzzzzz\nmemdir: see memdir scan --help\n$/],
     // an option of another command
     [["scan", "--fix"], /^memdir: --fix is not an option of scan \(it is one of doctor\)\nmemdir: see memdir scan --help\n$/],
-    [["index", "--provider", "openai"], /^memdir: --provider is not an option of index \(it is one of recall\)/],
+    [["index", "--provider", "openai"], /^memdir: --provider is not an option of index \(it is one of recall, mcp\)/],
+    [["scan", "--read-only"], /^memdir: --read-only is not an option of scan \(it is one of mcp\)/],
+    // one name per setting across the API, CLI and MCP: the old spellings say the new one
+    [["doctor", "--stale-days", "3"], /^memdir: --stale-days is now --stale-core-days \(the API's staleCoreDays, MCP's stale_core_days\)\n/],
+    [["recall", "a b", "--no-fallback"], /^memdir: --no-fallback is gone: recall never falls back unless --fallback is given/],
+    [["mcp", "--no-fallback"], /^memdir: --no-fallback is gone/],
     // values
     [["scan", "--dir"], /^memdir: --dir needs a value: --dir <path>\nmemdir: see memdir scan --help\n$/],
     [["scan", "--dir", "--json"], /^memdir: --dir needs a value: --dir <path>/],
@@ -123,7 +128,7 @@ test("numbers are whole numbers in range: --max-files abc, --timeout -1, a timeo
     [["recall", "a b", "--dir", dir, "--timeout=-1"], /not "-1"/],
     [["recall", "a b", "--dir", dir, "--timeout", "99999999999"], /not "99999999999"/],
     [["recall", "a b", "--dir", dir, "--timeout", " 5"], /not " 5"/],
-    [["doctor", "--dir", dir, "--stale-days", "-3"], /^memdir: --stale-days takes a whole number of days from 0/],
+    [["doctor", "--dir", dir, "--stale-core-days", "-3"], /^memdir: --stale-core-days takes a whole number of days from 0/],
   ]) {
     const r = memdir(args);
     assert.equal(r.code, 2, `${args.join(" ")} → ${r.err}`);

@@ -29,7 +29,7 @@ for (const [provider, header, key, base, env] of [
 ]) {
   test(`${provider}: the recall tool's result never holds the key an error body echoed (fallback on and off)`, async () => {
     for (const fallback of [true, false]) {
-      const s = await connect(["--dir", dir, "--provider", provider, "--base-url", base(), ...(fallback ? [] : ["--no-fallback"])], { env: baseEnv(env) });
+      const s = await connect(["--dir", dir, "--provider", provider, "--base-url", base(), ...(fallback ? ["--fallback"] : [])], { env: baseEnv(env) });
       try {
         for (const outcome of echoes(header, key)) {
           mock.reset();

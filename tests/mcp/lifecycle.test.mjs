@@ -107,7 +107,7 @@ test("a --dir below a file exits 3 with the CLI's words; an empty --dir or --pro
   ]) {
     const r = run(["--dir", dir]);
     assert.equal(r.code, 3, `--dir ${dir}: ${r.err}`);
-    assert.equal(r.err, `memdir mcp: ${said}\n`);
+    assert.equal(r.err, `memdir: ${said}\n`, "the CLI's words");
     assert.equal(r.out, "", "nothing on stdout, where a client expects the protocol");
   }
   // the CLI's commands say the same of the same folders
@@ -124,6 +124,6 @@ test("a --dir below a file exits 3 with the CLI's words; an empty --dir or --pro
   ]) {
     const r = run(args);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.err}`);
-    assert.equal(r.err, `memdir mcp: ${said}\n`);
+    assert.equal(r.err, `memdir: ${said}\nmemdir: see memdir mcp --help\n`, "the CLI's parser and words");
   }
 });

@@ -79,15 +79,16 @@ test("the SDK in the project's node_modules (where npx leaves it when the projec
 test("bad arguments exit 2, a file where the folder should be exits 3 (the SDK present)", () => {
   const file = join(tempDir(), "not-a-dir");
   writeFileSync(file, "x");
-  for (const args of [["--dir", "a", "--project", "b"], ["--bogus"], ["extra"], ["--provider", "gemini"], ["--timeout", "soon"], ["--max-files", "0"], ["--provider", "anthropic"]]) {
+  for (const args of [["--dir", "a", "--project", "b"], ["--bogus"], ["extra"], ["--provider", "gemini"], ["--timeout", "soon"], ["--max-files", "0"], ["--provider", "anthropic"], ["--no-fallback"], ["--json", "x"], ["--fix"]]) {
     const r = run(bin, ["mcp", ...args]);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.err}`);
-    assert.match(r.err, /^memdir mcp: /);
+    // the CLI's parser and checks, word for word: the same message as any command's
+    assert.match(r.err, /^memdir: .*\nmemdir: see memdir mcp --help\n$/);
     assert.equal(r.out, "");
   }
   const r = run(bin, ["mcp", "--dir", file]);
   assert.equal(r.code, 3, r.err);
-  assert.equal(r.err, `memdir mcp: ${file} is a file, not a memory directory\n`);
+  assert.equal(r.err, `memdir: ${file} is a file, not a memory directory\n`);
 });
 
 test("the loader: the package missing, one of its own imports missing, an SDK too old", async () => {

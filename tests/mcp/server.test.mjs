@@ -72,13 +72,20 @@ test("tools: the ten, flat schemas (no root oneOf/anyOf/allOf, which Claude Code
   }
 });
 
-test("recall prefers the lexical selector, and says so; with a key in the env it names the side query (and the lexical fallback)", async () => {
+test("recall prefers the lexical selector, and says so; with a key in the env it names the side query (and the lexical fallback, with --fallback)", async () => {
   const env = baseEnv({ ANTHROPIC_API_KEY: "sk-ant-test-not-a-key" });
-  const s = await connect(["--dir", seeded()], { env });
+  const plain = await connect(["--dir", seeded()], { env });
+  try {
+    const recall = (await plain.client.listTools()).tools.find((t) => t.name === "recall");
+    assert.match(recall.description, /side query to anthropic's default model \(ANTHROPIC_API_KEY is set\)/);
+    assert.doesNotMatch(recall.description, /lexical selector chooses instead/, "off by default, as in the API and the CLI");
+  } finally {
+    await plain.close();
+  }
+  const s = await connect(["--dir", seeded(), "--fallback"], { env });
   try {
     const { tools } = await s.client.listTools();
     const recall = tools.find((t) => t.name === "recall");
-    assert.match(recall.description, /side query to anthropic's default model \(ANTHROPIC_API_KEY is set\)/);
     assert.match(recall.description, /lexical selector chooses instead/);
     assert.equal(recall.annotations.openWorldHint, true);
   } finally {
@@ -107,9 +114,9 @@ test("the tools and resources describe the limits in force, not fixed numbers (-
   }
 });
 
-test("a model call that fails falls back to the lexical selector (a closed port on 127.0.0.1)", async () => {
+test("with --fallback, a model call that fails falls back to the lexical selector (a closed port on 127.0.0.1); without it, nothing is chosen", async () => {
   const env = baseEnv({ OPENAI_API_KEY: "sk-test-not-a-key" });
-  const s = await connect(["--dir", seeded(), "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--timeout", "3000"], { env });
+  const s = await connect(["--dir", seeded(), "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--timeout", "3000", "--fallback"], { env });
   try {
     const r = await s.call("recall", { query: "when do we deploy after the freeze review" });
     assert.equal(r.isError, false, r.text);
@@ -118,7 +125,7 @@ test("a model call that fails falls back to the lexical selector (a closed port 
   } finally {
     await s.close();
   }
-  const t = await connect(["--dir", seeded(), "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--timeout", "3000", "--no-fallback"], { env });
+  const t = await connect(["--dir", seeded(), "--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--timeout", "3000"], { env });
   try {
     const r = await t.call("recall", { query: "when do we deploy after the freeze review" });
     assert.equal(r.isError, true, "without the fallback a failed recall is an error result");
@@ -332,9 +339,9 @@ test("bad arguments never crash the server: error results for the tools' own che
       ["remember", { type: "user", name: "a", description: "b" }, /missing field `body`/],
       ["remember", { type: "user", name: "a", description: "b", body: null }, /missing field `body`/],
       ["forget", { file: ["a.md"] }, /`file` must be a string, not a list/],
-      ["doctor", { stale_days: -1 }, /`stale_days` must be at least 0/],
-      ["doctor", { stale_days: 1.5 }, /`stale_days` must be a whole number, not a number/],
-      ["doctor", { stale_days: 1e308 }, /^INVALID_ARGUMENT: doctor: `stale_days` must be a whole number, not 1e\+308$/],
+      ["doctor", { stale_core_days: -1 }, /`stale_core_days` must be at least 0/],
+      ["doctor", { stale_core_days: 1.5 }, /`stale_core_days` must be a whole number, not a number/],
+      ["doctor", { stale_core_days: 1e308 }, /^INVALID_ARGUMENT: doctor: `stale_core_days` must be a whole number, not 1e\+308$/],
       ["doctor", { fix: "yes" }, /`fix` must be a boolean/],
       ["memory_view", {}, /^Invalid `view` command: missing field `path`$/],
       ["memory_view", { path: 7 }, /^Invalid `view` command: `path` must be a string, not a number$/],

@@ -66,7 +66,7 @@ export function forgetTool(memory: OpenedMemory): Tool<{ file: string }, MemoryT
   return tool({
     description: "Forget a memory that no longer holds: removes its file and its line in MEMORY.md.",
     inputSchema: jsonSchema<{ file: string }>(FORGET_SCHEMA),
-    execute: async ({ file }) => output(await memory.forget(file)),
+    execute: async ({ file }) => output(await memory.forget({ file })),
   });
 }
 
