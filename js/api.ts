@@ -4,6 +4,8 @@
  */
 import type { DoctorReport, FixPlan, IndexPrompt, Limits, Rejected, RememberInput, ScanResult, Usage, WriteAction, WriteVia } from "./core.js";
 import type { DoctorOptions } from "./doctor.js";
+import type { HistoryOptions, ReverseOptions, ReverseResult } from "./history.js";
+import type { HistoryItem } from "./core.js";
 import type { MemoryHost } from "./host.js";
 import type { LockOptions } from "./lock.js";
 import type { SelectorConfig, SelectorFunction } from "./selectors.js";
@@ -34,6 +36,11 @@ export interface OpenMemoryOptions {
   concurrency?: number;
   /** How long a write waits for another writer's lock, and when a lock counts as abandoned. */
   lock?: LockOptions;
+  /**
+   * The history every change is recorded in (`.memdir/history` in the folder; rules §4.6):
+   * `label` names the writer in each record (an agent or session id), `policy` its bounds.
+   */
+  history?: HistoryOptions;
   /**
    * What the opened memory keeps between turns (default: on, with folder watchers where the
    * host has them): the last listing, the heads read, the last scan, so a turn re-reads only
@@ -178,6 +185,23 @@ export interface OpenedMemory {
   planFixes(options?: DoctorOptions): Promise<FixPlan>;
   /** Applies a plan from `planFixes` if nothing changed since; returns the report after. */
   applyFixes(plan: FixPlan, options?: DoctorOptions): Promise<DoctorReport>;
+  /**
+   * Every change memdir made to the folder, newest first, from every route (remember, forget,
+   * the memory tool, doctor, undo, restore): when, which route and label, each file's hashes.
+   * `file` keeps the changes of one file; `since` those at or after a time.
+   */
+  history(options?: { file?: string; since?: number | Date }): Promise<HistoryItem[]>;
+  /**
+   * Takes one change back (`id` from `history()`): each file as it was before it; a deleted
+   * memory comes back with its index line. `CHANGED` when a file changed since (a later edit is
+   * never overwritten) unless `force`; `dryRun` only gives the diff. The undo is recorded too.
+   */
+  undo(id: string, options?: ReverseOptions): Promise<ReverseResult>;
+  /**
+   * Brings every file memdir changed since `at` back to how it was then, as far back as the
+   * history reaches (`reachesMs`); `CHANGED` for a file changed outside memdir since, unless `force`.
+   */
+  restore(options: { at: number | Date } & ReverseOptions): Promise<ReverseResult>;
 }
 
 /** A prefetched recall: started at the start of a turn, taken later without waiting. */

@@ -18,7 +18,16 @@ import type {
   DoctorInput,
   DoctorReport,
   FileHead,
+  Effect,
   FixPlan,
+  HistoryItem,
+  HistoryPolicy,
+  HistoryReadPlan,
+  HistoryRecordInput,
+  HistoryRecordPlan,
+  HistoryRecoveryPlan,
+  HistoryReverseInput,
+  HistoryReversePlan,
   HttpRequest,
   IndexInput,
   IndexPrompt,
@@ -50,6 +59,7 @@ import type {
   SelectorDefaults,
   SelectorEnv,
   Snapshot,
+  SnapshotEntry,
   TempFile,
   ToolPlan,
   ToolResult,
@@ -394,6 +404,56 @@ export function lexicalSelect(input: LexicalInput): LexicalSelection {
  */
 export function memoryInstructions(dir: string, via?: WriteVia | null): string {
   return guard({ dir, via: via ?? null }, (a) => wasm.memoryInstructions(a.dir, a.via));
+}
+
+/** The journal's segments in a listing, oldest first (the live one last): `js/history.ts`. */
+export function historySegments(entries: SnapshotEntry[]): string[] {
+  return guard({ entries }, (a) => wasm.historySegments(a.entries));
+}
+
+/** What to read before journaling `effects`; `list: true` asks for the listing first. */
+export function historyReadPlan(effects: Effect[], entries: SnapshotEntry[] | null, limits?: Partial<Limits> | null): HistoryReadPlan {
+  return guard({ effects, entries, limits }, (a) => wasm.historyReadPlan(a.effects, a.entries, a.limits ?? null));
+}
+
+/** The record of a change and the writes that journal it (rules §4.6). */
+export function planHistoryRecord(input: HistoryRecordInput, limits?: Partial<Limits> | null): HistoryRecordPlan {
+  return guard({ input, limits }, (a) => wasm.planHistoryRecord(a.input, a.limits ?? null));
+}
+
+/** The history files to remove to keep within its bounds. */
+export function planHistoryPrune(entries: SnapshotEntry[], segment: string, nowMs: number, policy?: HistoryPolicy | null): string[] {
+  return guard({ entries, segment, nowMs, policy }, (a) => wasm.planHistoryPrune(a.entries, a.segment, a.nowMs, a.policy ?? null));
+}
+
+/** What to read before rolling back interrupted writes (none: nothing to roll back). */
+export function historyRecoveryReadPlan(segment: string): string[] {
+  return guard({ segment }, (a) => wasm.historyRecoveryReadPlan(a.segment));
+}
+
+/** The rollback of interrupted writes, and the live segment with each marked `aborted`. */
+export function planHistoryRecovery(segment: string, contents: Record<string, string | Uint8Array>): HistoryRecoveryPlan {
+  return guard({ segment, contents }, (a) => wasm.planHistoryRecovery(a.segment, a.contents));
+}
+
+/** What to read before `undo` of `id` or `restore` to `atMs`. */
+export function historyReverseReadPlan(segments: string[], id: string | null, atMs: number | null): string[] {
+  return guard({ segments, id, atMs }, (a) => wasm.historyReverseReadPlan(a.segments, a.id, a.atMs));
+}
+
+/** `undo` (with `id`) or `restore` (with `atMs`): the effects and their diff. */
+export function planHistoryReverse(input: HistoryReverseInput): HistoryReversePlan {
+  return guard({ input }, (a) => wasm.planHistoryReverse(a.input));
+}
+
+/** The history, newest first: all of it, or one file's, at or after a time. */
+export function historyItems(segments: string[], file: string | null, sinceMs: number | null): HistoryItem[] {
+  return guard({ segments, file, sinceMs }, (a) => wasm.historyItems(a.segments, a.file, a.sinceMs));
+}
+
+/** The SHA-256 of a file's content (text as UTF-8), in hex: the hash `ifMatch` and the history use. */
+export function contentHash(content: string | Uint8Array): string {
+  return guard({ content }, (a) => wasm.contentHash(a.content));
 }
 
 /** Step 1 of a memory-tool command: the paths to resolve and read (or the answer, for a bad command). */

@@ -9,7 +9,8 @@ import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
 import { ioHost, withIoLock } from "./io.js";
 import type { LockOptions } from "./lock.js";
-import { applyEffects, takeSnapshot } from "./snapshot.js";
+import { applyJournaled, recoverInterrupted, type HistoryOptions } from "./history.js";
+import { takeSnapshot } from "./snapshot.js";
 
 export interface DoctorOptions {
   /** Days after which a user or feedback memory is reported. Default 90. */
@@ -43,16 +44,17 @@ export async function doctorFixPlan(host: MemoryHost, limits: Limits, nowMs: num
  * Throws `CHANGED` when something changed since the plan was made (nothing is written),
  * `LOCKED` or `IO_ERROR` when the directory could not be written.
  */
-export async function applyDoctorFixes(host: MemoryHost, plan: FixPlan, limits: Limits, nowMs: number, options: DoctorOptions = {}, lock: LockOptions = {}): Promise<DoctorReport> {
+export async function applyDoctorFixes(host: MemoryHost, plan: FixPlan, limits: Limits, nowMs: number, options: DoctorOptions = {}, lock: LockOptions = {}, history: HistoryOptions = {}): Promise<DoctorReport> {
   if (typeof plan?.diff !== "string") throw new MemdirError("INVALID_ARGUMENT", "invalid argument: applyFixes takes the plan `planFixes` returned");
   return withIoLock(
     host,
     async () => {
+      await recoverInterrupted(ioHost(host), limits);
       const again = await doctorFixPlan(host, limits, nowMs, options);
       if (again.diff !== plan.diff) {
         throw new MemdirError("CHANGED", "the memory directory changed since the fixes were planned; nothing was written — run doctor again");
       }
-      await applyEffects(ioHost(host), again.effects);
+      await applyJournaled(ioHost(host), again.effects, { ...history, route: "doctor", nowMs, limits });
       return doctorReport(host, limits, nowMs, options);
     },
     lock,

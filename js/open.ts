@@ -16,6 +16,8 @@ import { sharedCache, type ScanCache } from "./scan-cache.js";
 import type { SelectorConfig, SelectorFunction } from "./selectors.js";
 import { session } from "./session.js";
 import { memoryTool } from "./tool.js";
+import { readHistory, restoreAt, undoChange, type HistoryOptions } from "./history.js";
+import { ioHost } from "./io.js";
 import { forget, remember } from "./writes.js";
 
 export function envKey(name: string): string | undefined {
@@ -55,17 +57,22 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   const ctx: RecallContext = { host, limits, selector, now, concurrency, cache, ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
   // every write through memdir tells the cache what it touched, before any watcher could
   const writing = tellingCache(host, cache);
-  const writes = { host: writing, limits, now, concurrency, cache, ...(options.lock ? { lock: options.lock } : {}) };
+  const history: HistoryOptions = { ...options.history };
+  const writes = { host: writing, limits, now, concurrency, cache, history, ...(options.lock ? { lock: options.lock } : {}) };
+  const historyCtx = { host: writing, limits, now, ...history, ...(options.lock ? { lock: options.lock } : {}) };
   const recallOnce = (query: string, turn = {}) => recall(ctx, query, turn);
   return {
     host,
     dir: host.root,
     remember: (input) => remember(writes, input),
     forget: async (input) => forget(writes, typeof input === "string" ? input : forgetFile(input)),
-    tool: () => memoryTool(writing, limits, options.lock),
+    tool: () => memoryTool(writing, limits, options.lock, { ...history, now }),
     doctor: (opts) => doctorReport(host, limits, now(), opts),
     planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
-    applyFixes: (plan, opts) => applyDoctorFixes(writing, plan, limits, now(), opts, options.lock),
+    applyFixes: (plan, opts) => applyDoctorFixes(writing, plan, limits, now(), opts, options.lock, history),
+    history: (opts) => readHistory(historyCtx, ioHost(writing), opts),
+    undo: (id, opts) => undoChange(historyCtx, ioHost(writing), id, opts),
+    restore: (opts) => restoreAt(historyCtx, ioHost(writing), (opts as { at?: number | Date } | undefined)?.at as number, opts),
     close: () => release(),
     async index() {
       let content: Uint8Array = new Uint8Array(0);

@@ -133,7 +133,8 @@ export async function applyEffects(host: MemoryHost, effects: Effect[]): Promise
     const effect = effects[i]!;
     if (effect.op !== "write") {
       if (effect.op === "remove") await host.remove(effect.path);
-      else await host.rename(effect.from, effect.to);
+      else if (effect.op === "rename") await host.rename(effect.from, effect.to);
+      else await host.writeFile(effect.to, await host.readFile(effect.from)); // copy: a history blob brought back
       i++;
       continue;
     }

@@ -11,7 +11,8 @@ import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
 import { ioHost, withIoLock } from "./io.js";
 import type { LockOptions } from "./lock.js";
-import { applyEffects, takeSnapshot } from "./snapshot.js";
+import { applyJournaled, recoverInterrupted, type HistoryOptions } from "./history.js";
+import { takeSnapshot } from "./snapshot.js";
 
 /** Thrown by a handler for an error result: the SDK's tool runner sends `Error: <message>` with `is_error: true`. */
 export class MemoryToolError extends Error {
@@ -57,7 +58,7 @@ function unfinished(command: string, error: unknown): ToolResult {
 }
 
 /** Runs one command through the core: plan, read, decide, write. Never throws. */
-export async function runMemoryCommand(host: MemoryHost, input: unknown, limits: Limits, lock: LockOptions = {}): Promise<ToolResult> {
+export async function runMemoryCommand(host: MemoryHost, input: unknown, limits: Limits, lock: LockOptions = {}, history: HistoryOptions & { now?: () => number } = {}): Promise<ToolResult> {
   let command: MemoryToolCommand;
   let plan;
   try {
@@ -70,6 +71,7 @@ export async function runMemoryCommand(host: MemoryHost, input: unknown, limits:
   if (plan.result) return plan.result;
   const io = ioHost(host, shown);
   const once = async (): Promise<ToolResult> => {
+    if (plan.writes) await recoverInterrupted(io, limits);
     for (let attempt = 0; ; attempt++) {
       // a host that resolves links can skip the listing when the command does not need it
       let list = plan.list === "always" || plan.list === "kinds" || !io.links;
@@ -78,7 +80,8 @@ export async function runMemoryCommand(host: MemoryHost, input: unknown, limits:
       const result = runToolCommand(command, snapshot, limits);
       if (result.isError || result.effects.length === 0) return result;
       try {
-        await applyEffects(io, result.effects);
+        const { now = Date.now, ...options } = history;
+        await applyJournaled(io, result.effects, { ...options, route: "tool", nowMs: now(), limits });
         return result;
       } catch (error) {
         // something changed between the read and the write: decide again on a fresh read
@@ -95,9 +98,9 @@ export async function runMemoryCommand(host: MemoryHost, input: unknown, limits:
 }
 
 /** The memory tool over a host. */
-export function memoryTool(host: MemoryHost, limits: Limits, lock: LockOptions = {}): MemoryTool {
+export function memoryTool(host: MemoryHost, limits: Limits, lock: LockOptions = {}, history: HistoryOptions & { now?: () => number } = {}): MemoryTool {
   const handler = async (command: MemoryToolCommand): Promise<string> => {
-    const result = await runMemoryCommand(host, command, limits, lock);
+    const result = await runMemoryCommand(host, command, limits, lock, history);
     if (result.isError) throw new MemoryToolError(result.text);
     return result.text;
   };
@@ -113,7 +116,7 @@ export function memoryTool(host: MemoryHost, limits: Limits, lock: LockOptions =
     delete: (c) => handler({ ...c, command: "delete" }),
     rename: (c) => handler({ ...c, command: "rename" }),
     async execute(input) {
-      const result = await runMemoryCommand(host, input, limits, lock);
+      const result = await runMemoryCommand(host, input, limits, lock, history);
       return { content: result.text, isError: result.isError };
     },
   };

@@ -10,10 +10,11 @@ import type { WriteResult } from "./api.js";
 import { crossing } from "./edge.js";
 import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
+import { applyJournaled, recoverInterrupted, type HistoryOptions } from "./history.js";
 import { ioHost, withIoLock } from "./io.js";
 import type { LockOptions } from "./lock.js";
 import type { ScanCache } from "./scan-cache.js";
-import { applyEffects, takeSnapshot, type HeldReads } from "./snapshot.js";
+import { takeSnapshot, type HeldReads } from "./snapshot.js";
 
 /** An empty directory: what `remember` and `forget` are checked against before any I/O. */
 const NOTHING: Snapshot = { entries: [], contents: {}, resolved: {} };
@@ -26,16 +27,19 @@ export interface WriteContext {
   lock?: LockOptions;
   /** The opened memory's scan cache: the duplicate check takes the heads it holds. */
   cache?: ScanCache;
+  /** Who writes, and the history's bounds. */
+  history?: HistoryOptions;
 }
 
-async function write(ctx: WriteContext, plan: (io: MemoryHost) => Promise<WritePlan>): Promise<WriteResult> {
+async function write(ctx: WriteContext, route: "remember" | "forget", plan: (io: MemoryHost) => Promise<WritePlan>): Promise<WriteResult> {
   // reads and writes go through `io`, so a host failure is an IO_ERROR naming a relative path
   const io = ioHost(ctx.host);
   return withIoLock(
     ctx.host,
     async () => {
+      await recoverInterrupted(io, ctx.limits);
       const planned = await plan(io);
-      await applyEffects(io, planned.effects);
+      await applyJournaled(io, planned.effects, { ...ctx.history, route, nowMs: ctx.now(), limits: ctx.limits });
       return { file: planned.file, absolutePath: ctx.host.absolutePath(planned.file), action: planned.action, indexLine: planned.indexLine };
     },
     ctx.lock,
@@ -47,7 +51,7 @@ export async function remember(ctx: WriteContext, given: RememberInput): Promise
   // the write records its time: `now` is passed in, never read by the core
   const input = typeof read === "object" && read !== null && read.nowMs == null ? { ...read, nowMs: ctx.now() } : read;
   planRemember(input, NOTHING, ctx.limits);
-  return write(ctx, async (io) => {
+  return write(ctx, "remember", async (io) => {
     const cache = ctx.cache;
     // what the cache holds of files unchanged since its last scan is not read, nor parsed, again
     const held: HeldReads = cache
@@ -70,7 +74,7 @@ export async function forget(ctx: WriteContext, file: string): Promise<WriteResu
   } catch (error) {
     if ((error as MemdirError).code !== "NOT_FOUND") throw error;
   }
-  return write(ctx, async (io) => {
+  return write(ctx, "forget", async (io) => {
     const snapshot = await takeSnapshot(io, forgetReadPlan(file, ctx.limits), ctx.concurrency);
     return planForget(file, snapshot, ctx.limits);
   });

@@ -16,6 +16,7 @@ pub mod error;
 pub mod freshness;
 pub mod frontmatter;
 pub mod frontmatter_simple;
+pub mod history;
 pub mod index;
 pub mod instructions;
 pub mod lexical;

@@ -15,6 +15,12 @@ use crate::cost::{Cost, CostInput, Usage};
 use crate::doctor::fix::FixPlan;
 use crate::doctor::{DoctorInput, DoctorReport, Finding, Severity};
 use crate::frontmatter::MemoryType;
+use crate::history::journal::{Before, Change, Record, Status};
+use crate::history::policy::HistoryPolicy;
+use crate::history::record::{BlobCopy, ReadPlan as HistoryReadPlan, RecordInput, RecordPlan};
+use crate::history::reverse::{
+    ChangeSummary, HistoryItem, RecoveryPlan, ReverseInput, ReversePlan,
+};
 use crate::index::{IndexInput, IndexPrompt, IndexReadPlan, IndexView};
 use crate::instructions::WriteVia;
 use crate::lexical::{LexicalInput, LexicalSelection, QueryTerm, Scored};
@@ -120,6 +126,20 @@ pub(crate) fn declarations() -> String {
         FixPlan,
         TempFile,
         WriteVia,
+        HistoryPolicy,
+        Before,
+        Change,
+        Record,
+        Status,
+        HistoryReadPlan,
+        RecordInput,
+        BlobCopy,
+        RecordPlan,
+        ReverseInput,
+        ReversePlan,
+        RecoveryPlan,
+        ChangeSummary,
+        HistoryItem,
     );
     out
 }

@@ -459,6 +459,11 @@ fn apply(files: &mut Files, effects: &[Effect]) -> Result<(), TestCaseError> {
                     files.insert(format!("{to}{}", &p[from.len()..]), text);
                 }
             }
+            Effect::Copy { from, to } => {
+                let text = files.get(from).cloned();
+                prop_assert!(text.is_some(), "{from} to copy exists");
+                files.insert(to.clone(), text.unwrap());
+            }
         }
     }
     Ok(())

@@ -656,7 +656,7 @@ queryTerms: Array<QueryTerm>, };
 /**
  * One change for the host to make. Applied in order; each write is atomic on the host.
  */
-export type Effect = { "op": "write", path: string, text: string, exclusive: boolean, } | { "op": "remove", path: string, } | { "op": "rename", from: string, to: string, };
+export type Effect = { "op": "write", path: string, text: string, exclusive: boolean, } | { "op": "remove", path: string, } | { "op": "rename", from: string, to: string, } | { "op": "copy", from: string, to: string, };
 
 /**
  * One entry of the host's listing (`MemoryHost.list()`).
@@ -967,3 +967,211 @@ target: string, };
  * `forget` tools).
  */
 export type WriteVia = "files" | "memory-tool" | "remember-tool";
+
+/**
+ * The history's bounds. The newest segment is never dropped, so the history may exceed
+ * `maxBytes` by at most one segment.
+ */
+export type HistoryPolicy = { 
+/**
+ * Earlier contents up to this many bytes are kept inside the record; larger ones (and
+ * bytes that are not UTF-8) go to a blob file.
+ */
+inlineBytes: number, 
+/**
+ * A segment is closed when the next record would take it past this many bytes.
+ */
+segmentBytes: number, 
+/**
+ * Segments and blobs together are kept under this many bytes: the oldest segments (and the
+ * blobs of their records) are dropped first.
+ */
+maxBytes: number, 
+/**
+ * Records older than this many days are dropped (a segment at a time, once its newest
+ * record is that old).
+ */
+maxAgeDays: number, };
+
+/**
+ * A file's content before a change, as the record keeps it.
+ */
+export type Before = { 
+/**
+ * SHA-256 of the bytes, in hex.
+ */
+sha256: string, 
+/**
+ * Their size in bytes.
+ */
+bytes: number, 
+/**
+ * The content, when it is UTF-8 and small enough to keep inside the record.
+ */
+text?: string | null, 
+/**
+ * Where the content is kept otherwise (a path in the history folder).
+ */
+blob?: string | null, 
+/**
+ * Why the content is not kept at all: `credential` (it held what the write guard refuses,
+ * which the history never stores) or `too_large` (past `maxFileBytes`).
+ */
+withheld?: string | null, };
+
+/**
+ * One file a change touched.
+ */
+export type HistoryChange = { path: string, 
+/**
+ * Its content before; `null` when it did not exist.
+ */
+before?: Before | null, 
+/**
+ * SHA-256 of its content after; `null` when the change removed it.
+ */
+after?: string | null, };
+
+/**
+ * One change of the folder, by one route.
+ */
+export type HistoryRecord = { 
+/**
+ * Sortable: the time in ms (13 digits), then a counter within the same ms.
+ */
+id: string, atMs: number, 
+/**
+ * Which writer: `remember`, `forget`, `tool`, `doctor`, `undo`, `restore`, `recovery`, …
+ */
+route: string, 
+/**
+ * The caller's label (an agent or session id), when one was given.
+ */
+label?: string | null, 
+/**
+ * The record this change undid, for `undo`.
+ */
+undoes?: string | null, changes: Array<HistoryChange>, };
+
+/**
+ * What became of a record.
+ */
+export type HistoryStatus = "done" | "aborted" | "interrupted";
+
+/**
+ * What to read before journaling a change.
+ */
+export type HistoryReadPlan = { 
+/**
+ * List the folder first and ask again with its entries (a remove or rename may name a
+ * folder); `read` is empty then.
+ */
+list: boolean, 
+/**
+ * Files to read whole (up to `readBytes`); a missing one is left out of `contents`.
+ */
+read: Array<string>, 
+/**
+ * Read this many bytes of each at most: one past `maxFileBytes`.
+ */
+readBytes: number, };
+
+/**
+ * A change to journal, with what was read before it.
+ */
+export type HistoryRecordInput = { effects: Array<Effect>, 
+/**
+ * The folder's listing, when a remove or rename may name a folder (else empty).
+ */
+entries?: Array<SnapshotEntry>, 
+/**
+ * What the read plan named, by path, as read.
+ */
+contents?: { [key in string]: Head }, 
+/**
+ * The live segment as read (`""` when there is none).
+ */
+segment?: string, route: string, label?: string | null, undoes?: string | null, nowMs: number, policy?: HistoryPolicy | null, };
+
+/**
+ * A copy of a file's bytes, as read, into the history folder.
+ */
+export type HistoryBlob = { 
+/**
+ * The file whose content (as read for the record) is kept.
+ */
+from: string, to: string, };
+
+/**
+ * The writes that journal a change, in order: the blobs; the live segment renamed to
+ * `rotateTo` when it is full; the live segment as `intentText`; the change; the live segment
+ * as `doneText`.
+ */
+export type HistoryRecordPlan = { record: HistoryRecord, blobs: Array<HistoryBlob>, rotateTo?: string | null, intentText: string, doneText: string, };
+
+/**
+ * What the history and the folder hold now, for a plan that takes changes back.
+ */
+export type HistoryReverseInput = { 
+/**
+ * The journal's segments as read, oldest first (the live one last).
+ */
+segments: Array<string>, 
+/**
+ * The files and blobs the read plan named, as read; a missing file is left out.
+ */
+contents?: { [key in string]: Head }, 
+/**
+ * `undo`: the record to take back.
+ */
+id?: string | null, 
+/**
+ * `restore`: the time (ms) the folder is brought back to.
+ */
+atMs?: number | null, 
+/**
+ * Overwrite files changed since.
+ */
+force: boolean, };
+
+/**
+ * The effects that take changes back, and their diff.
+ */
+export type HistoryReversePlan = { effects: Array<Effect>, 
+/**
+ * Unified diff of every file, from now to after the plan.
+ */
+diff: string, 
+/**
+ * Files left as they are: changed since, and not forced (rollback only) or already as wanted.
+ */
+kept: Array<string>, 
+/**
+ * How far back the history reaches (ms): `restore` cannot go before it.
+ */
+reachesMs: number | null, };
+
+/**
+ * The rollback of interrupted writes (newest first), and the live segment with each marked
+ * `aborted`. A file neither as the write left it nor as it was (someone changed it since) is
+ * kept; so is one whose earlier content was not kept.
+ */
+export type HistoryRecoveryPlan = { effects: Array<Effect>, segmentText: string, aborted: Array<string>, kept: Array<string>, };
+
+/**
+ * One file of a record: what happened to it and its hashes.
+ */
+export type ChangeSummary = { path: string, 
+/**
+ * `created`, `changed` or `removed`.
+ */
+action: string, beforeSha256?: string | null, afterSha256?: string | null, 
+/**
+ * Why the content before is not kept, when it is not.
+ */
+withheld?: string | null, };
+
+/**
+ * One record as the history shows it.
+ */
+export type HistoryItem = { id: string, atMs: number, route: string, label?: string | null, undoes?: string | null, status: HistoryStatus, changes: Array<ChangeSummary>, };

@@ -27,6 +27,9 @@ pub fn to_relative(given: &str) -> Result<String, String> {
     if rel.is_empty() {
         return Ok(String::new());
     }
+    if crate::history::is_reserved(rel) {
+        return Err(own_file(given, crate::history::RESERVED_DIR));
+    }
     match check_relative_path(rel) {
         Ok(()) => match rel.split('/').find(|s| is_own_file(s)) {
             Some(own) => Err(own_file(given, own)),

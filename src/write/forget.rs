@@ -12,6 +12,7 @@ use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 /// between leaves a file missing from the index (which `doctor` finds), never a lost index.
 pub fn plan_forget(file: &str, snapshot: &Snapshot, limits: &Limits) -> Result<WritePlan, Error> {
     check_relative_path(file)?;
+    crate::history::check_writable(file)?;
     if !is_topic_path(file) {
         return Err(Error::refused(
             Refusal::IndexOnly,

@@ -109,6 +109,7 @@ pub fn plan_remember(
     let file = match &input.file {
         Some(file) => {
             check_relative_path(file)?;
+            crate::history::check_writable(file)?;
             no_secrets("the file name", file)?;
             if file.rsplit('/').next() == Some(INDEX_FILE_NAME) {
                 return Err(Error::refused(Refusal::IndexOnly, "MEMORY.md is the index, not a memory: remember writes a topic file and one index line for it"));

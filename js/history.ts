@@ -1,0 +1,219 @@
+/**
+ * The history (rules §4.6): every change memdir makes to the folder, journaled ahead of the
+ * change under the write lock, and taken back by `undo` and `restore`. The core decides every
+ * step (`historyStep`, `src/history/`); this module reads what a step names and writes what it
+ * plans, in this order for a change:
+ *
+ * 1. `recoverInterrupted`, first thing under the lock: a write killed before its `done` line is
+ *    rolled back from its record and marked `aborted`, so every writer plans on a folder the
+ *    journal agrees with.
+ * 2. `applyJournaled`: the contents before (read as the core asks), the blobs, the record as an
+ *    intent in the live segment, the change, the `done` line; then, when a segment was closed,
+ *    the history pruned to its bounds. A change that fails half-way is rolled back at once.
+ */
+import {
+  fileReadBytes,
+  historyItems,
+  historyReadPlan,
+  historyRecoveryReadPlan,
+  historyReverseReadPlan,
+  historySegments,
+  planHistoryPrune,
+  planHistoryRecord,
+  planHistoryRecovery,
+  planHistoryReverse,
+} from "./core.js";
+import type { Effect, HistoryItem, HistoryPolicy, HistoryRecord, HistoryRecoveryPlan, Limits } from "./core.js";
+import { MemdirError } from "./errors.js";
+import type { HostEntry, MemoryHost } from "./host.js";
+import { withIoLock } from "./io.js";
+import type { LockOptions } from "./lock.js";
+import { applyEffects } from "./snapshot.js";
+
+/** The live segment: where records are appended (`src/history/record.rs`). */
+export const LIVE_SEGMENT = ".memdir/history/journal.jsonl";
+
+/** How an opened memory keeps its history (`openMemory({ history })`). */
+export interface HistoryOptions {
+  /** Who writes, recorded with every change: an agent or session id (`"cli"`, `"mcp"`, `"vscode"` for memdir's own). */
+  label?: string;
+  /** The bounds (defaults: 16 KiB inline, 256 KiB segments, 32 MiB in all, 90 days). */
+  policy?: Partial<HistoryPolicy>;
+}
+
+/** What a journaled change records besides its effects. */
+export interface Journaling extends HistoryOptions {
+  /** The writer: `remember`, `forget`, `tool`, `doctor`, `undo`, `restore`. */
+  route: string;
+  /** The change this one takes back (`undo`). */
+  undoes?: string;
+  nowMs: number;
+  limits: Limits;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const policyOf = (options: HistoryOptions): HistoryPolicy | undefined => (options.policy ? ({ ...options.policy } as HistoryPolicy) : undefined);
+
+function missing(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown } | null;
+  return ["ENOENT", "ENOTDIR", "EISDIR"].includes(String(e?.errno ?? e?.code ?? ""));
+}
+
+/** A file's bytes, or `undefined` when it is not there. */
+async function readIfThere(io: MemoryHost, path: string, maxBytes?: number): Promise<Uint8Array | undefined> {
+  try {
+    return await io.readFile(path, maxBytes);
+  } catch (error) {
+    if (missing(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The files a step named, by path; the missing ones left out. */
+async function readAll(io: MemoryHost, paths: readonly string[], maxBytes: number): Promise<Record<string, Uint8Array>> {
+  const contents: Record<string, Uint8Array> = {};
+  for (const path of paths) {
+    const bytes = await readIfThere(io, path, maxBytes);
+    if (bytes !== undefined) contents[path] = bytes;
+  }
+  return contents;
+}
+
+/** Every segment of the journal, oldest first, as text. */
+async function readSegments(io: MemoryHost): Promise<string[]> {
+  const paths = historySegments(await io.list());
+  const texts: string[] = [];
+  for (const path of paths) {
+    const bytes = await readIfThere(io, path);
+    if (bytes !== undefined) texts.push(decoder.decode(bytes));
+  }
+  return texts;
+}
+
+/**
+ * Rolls back the writes a kill interrupted (an intent without its `done` line) and marks them
+ * `aborted`; `null` when there were none. Runs under the write lock, before a writer plans.
+ */
+export async function recoverInterrupted(io: MemoryHost, limits: Limits): Promise<HistoryRecoveryPlan | null> {
+  const live = await readIfThere(io, LIVE_SEGMENT);
+  if (live === undefined) return null;
+  const segment = decoder.decode(live);
+  const read = historyRecoveryReadPlan(segment);
+  if (read.length === 0) return null;
+  const contents = await readAll(io, read, fileReadBytes(limits));
+  const plan = planHistoryRecovery(segment, contents);
+  if (plan.aborted.length === 0) return null;
+  await applyEffects(io, plan.effects);
+  await io.writeFile(LIVE_SEGMENT, encoder.encode(plan.segmentText));
+  return plan;
+}
+
+/**
+ * Applies `effects` journaled: the record ahead of the change, the `done` line after it, the
+ * history held to its bounds. Returns the record (`null` for no effects).
+ */
+export async function applyJournaled(io: MemoryHost, effects: Effect[], j: Journaling): Promise<HistoryRecord | null> {
+  if (effects.length === 0) return null;
+  const { limits } = j;
+  const segment = decoder.decode((await readIfThere(io, LIVE_SEGMENT)) ?? new Uint8Array(0));
+  let entries: HostEntry[] = [];
+  let plan = historyReadPlan(effects, null, limits);
+  if (plan.list) plan = historyReadPlan(effects, (entries = await io.list()), limits);
+  const contents = await readAll(io, plan.read, plan.readBytes);
+  const record = planHistoryRecord(
+    { effects, entries, contents, segment, route: j.route, label: j.label ?? null, undoes: j.undoes ?? null, nowMs: j.nowMs, policy: policyOf(j) ?? null },
+    limits,
+  );
+  if (record.record.changes.length === 0) {
+    await applyEffects(io, effects); // nothing changes: nothing to record
+    return null;
+  }
+  for (const blob of record.blobs) await io.writeFile(blob.to, contents[blob.from]!);
+  if (record.rotateTo) await io.rename(LIVE_SEGMENT, record.rotateTo);
+  await io.writeFile(LIVE_SEGMENT, encoder.encode(record.intentText));
+  try {
+    await applyEffects(io, effects);
+  } catch (error) {
+    // half a change is no state to leave: take back what was made, as the next write would
+    await recoverInterrupted(io, limits).catch(() => {});
+    throw error;
+  }
+  await io.writeFile(LIVE_SEGMENT, encoder.encode(record.doneText));
+  if (record.rotateTo) {
+    const prune = planHistoryPrune(await io.list(), record.doneText, j.nowMs, policyOf(j) ?? null);
+    for (const path of prune) await io.remove(path).catch((error: unknown) => (missing(error) ? undefined : Promise.reject(error)));
+  }
+  return record.record;
+}
+
+/**
+ * The history, newest first (`memory.history()`). A write a kill interrupted is rolled back
+ * first (under the lock), so what is listed is what the folder holds.
+ */
+export async function readHistory(ctx: HistoryContext, io: MemoryHost, options: { file?: string; since?: number | Date } = {}): Promise<HistoryItem[]> {
+  const since = options.since instanceof Date ? options.since.getTime() : options.since;
+  if (since !== undefined && !Number.isFinite(since)) throw new MemdirError("INVALID_ARGUMENT", "invalid argument: history's `since` is a time (ms or a Date)");
+  const items = () => readSegments(io).then((segments) => historyItems(segments, options.file ?? null, since ?? null));
+  const first = await items();
+  if (!first.some((item) => item.status === "interrupted")) return first;
+  await withIoLock(ctx.host, () => recoverInterrupted(io, ctx.limits), ctx.lock);
+  return items();
+}
+
+/** What `undo` and `restore` did (or, with `dryRun`, would do). */
+export interface ReverseResult {
+  /** Unified diff of every file, from now to after. */
+  diff: string;
+  /** Whether the files were changed (`false` for `dryRun` or when nothing differs). */
+  applied: boolean;
+  /** The record of the change made, in the history like any other. */
+  record: HistoryRecord | null;
+  /** How far back the history reaches (ms). */
+  reachesMs: number | null;
+}
+
+export interface ReverseOptions {
+  /** Overwrite files changed since (a later edit is otherwise never overwritten: `CHANGED`). */
+  force?: boolean;
+  /** Plan and show the diff; change nothing. */
+  dryRun?: boolean;
+}
+
+export interface HistoryContext extends HistoryOptions {
+  host: MemoryHost;
+  limits: Limits;
+  now: () => number;
+  lock?: LockOptions;
+}
+
+async function reverse(ctx: HistoryContext, io: MemoryHost, kind: "undo" | "restore", target: { id?: string; atMs?: number }, options: ReverseOptions): Promise<ReverseResult> {
+  const { limits } = ctx;
+  const run = async (): Promise<ReverseResult> => {
+    if (!options.dryRun) await recoverInterrupted(io, limits);
+    const segments = await readSegments(io);
+    const read = historyReverseReadPlan(segments, target.id ?? null, target.atMs ?? null);
+    const contents = await readAll(io, read, fileReadBytes(limits));
+    const plan = planHistoryReverse({ segments, contents, id: target.id ?? null, atMs: target.atMs ?? null, force: options.force === true });
+    const result: ReverseResult = { diff: plan.diff, applied: false, record: null, reachesMs: plan.reachesMs ?? null };
+    if (options.dryRun || plan.effects.length === 0) return result;
+    result.record = await applyJournaled(io, plan.effects, { ...ctx, route: kind, ...(target.id ? { undoes: target.id } : {}), nowMs: ctx.now() });
+    result.applied = true;
+    return result;
+  };
+  return options.dryRun ? run() : withIoLock(ctx.host, run, ctx.lock);
+}
+
+/** `memory.undo(id)`: the files of one change brought back to before it. */
+export function undoChange(ctx: HistoryContext, io: MemoryHost, id: string, options: ReverseOptions = {}): Promise<ReverseResult> {
+  if (typeof id !== "string" || id === "") throw new MemdirError("INVALID_ARGUMENT", "invalid argument: undo takes the id of a change (memory.history() lists them)");
+  return reverse(ctx, io, "undo", { id }, options);
+}
+
+/** `memory.restore({ at })`: every file changed since `at` brought back to how it was then. */
+export function restoreAt(ctx: HistoryContext, io: MemoryHost, at: number | Date, options: ReverseOptions = {}): Promise<ReverseResult> {
+  const atMs = at instanceof Date ? at.getTime() : at;
+  if (typeof atMs !== "number" || !Number.isFinite(atMs)) throw new MemdirError("INVALID_ARGUMENT", "invalid argument: restore takes `at`, a time (ms or a Date)");
+  return reverse(ctx, io, "restore", { atMs }, options);
+}
