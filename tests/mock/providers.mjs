@@ -7,8 +7,9 @@
 //   await fetch(`${mock.url}/v1/messages`, ...);
 //   mock.requests(); mock.reset(); await mock.close();
 //
-// Routes: POST /v1/messages (Anthropic: API versions 2023-06-01 and 2026-10-21, message threads), POST [/<flavour>]/v1/chat/completions (flavours openai,
-// ollama, llamacpp, lmstudio, vllm; the bare path is openai), POST /api/chat (Ollama native),
+// Routes: POST /v1/messages (Anthropic: API versions 2023-06-01 and 2026-10-21, message
+// threads), POST [/<flavour>]/v1/chat/completions (flavours openai, ollama, llamacpp, lmstudio,
+// vllm; the bare path is openai), POST /api/chat (Ollama native),
 // OPTIONS * (CORS preflight), and the control plane POST /__mock/script, GET /__mock/requests,
 // POST /__mock/reset for code that cannot call into this process (the browser test).
 // Faults an outcome can script: `delayMs`, `hang` (never answers), `drop` (resets the
@@ -27,14 +28,14 @@ const MANIFEST_LINE =
   /^- (?:\[([^\]\n]*)\] )?(.+?) \(([+-]?\d{4,6}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\)(?:: (.*))?$/;
 
 /** Words that never count as a match between the query and a memory. */
-export const STOP_WORDS = new Set(
+const STOP_WORDS = new Set(
   ("this that with from have what when where which there their about into does should would could " +
     "your yours them then than were been will just like some more also only over very make much " +
     "here they each other these those want need know please tell show give using used sure").split(" "),
 );
 
 /** Lower-cased words of at least 4 letters/digits, stop words removed. */
-export function wordsOf(text) {
+function wordsOf(text) {
   const out = new Set();
   for (const w of String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (w.length >= 4 && !STOP_WORDS.has(w)) out.add(w);
@@ -43,7 +44,7 @@ export function wordsOf(text) {
 }
 
 /** Every manifest line in `text`, in order, de-duplicated by path. */
-export function parseManifest(text) {
+function parseManifest(text) {
   const seen = new Set();
   const out = [];
   for (const line of String(text).split(/\r?\n/)) {
@@ -56,7 +57,7 @@ export function parseManifest(text) {
 }
 
 /** The text after the last line-initial `Query: `, up to the first blank line ("" if none). */
-export function extractQuery(text) {
+function extractQuery(text) {
   const re = /(?:^|\n)Query: /g;
   let start = -1;
   for (let m = re.exec(text); m; m = re.exec(text)) start = m.index + m[0].length;
@@ -80,7 +81,7 @@ export function selectMemories(promptText) {
 }
 
 /** The mock's tokenizer: ceil(chars / 4), chars counted as JavaScript string length. */
-export function estimateTokens(chars) {
+function estimateTokens(chars) {
   return Math.ceil((typeof chars === "number" ? chars : String(chars).length) / 4);
 }
 
@@ -104,12 +105,12 @@ const halfCut = (answer) => answer.slice(0, Math.max(1, Math.floor(answer.length
 // ---------------------------------------------------------------------------------------------
 // Scripted outcomes
 
-export const KINDS = Object.freeze([
+const KINDS = Object.freeze([
   "rate_limit", "rate_limit_spend_cap", "overloaded", "server_error", "server_error_no_retry",
-  "unavailable", "timeout_error", "text", "thinking_then_text", "refusal", "max_tokens",
+  "unavailable", "text", "thinking_then_text", "refusal", "max_tokens",
   "invalid_json", "fenced_json", "prose_json", "tool_use",
 ]);
-const ERROR_KINDS = new Set(KINDS.slice(0, 7));
+const ERROR_KINDS = new Set(KINDS.slice(0, 6));
 
 function checkOutcome(o, i) {
   const where = `outcome ${i}`;
@@ -178,16 +179,15 @@ const ANTHROPIC_MODELS = {
   "claude-haiku-4-5": { rules: "4-5", gen5: false, cacheMin: 4096 },
   "claude-haiku-4-5-20251001": { rules: "4-5", gen5: false, cacheMin: 4096 },
 };
-export const ANTHROPIC_MODEL_IDS = Object.freeze(Object.keys(ANTHROPIC_MODELS));
 
 const ANTHROPIC_FIELDS = new Set([
   "model", "max_tokens", "messages", "system", "metadata", "stop_sequences", "stream", "temperature",
-  "top_p", "top_k", "thinking", "tools", "tool_choice", "output_config", "output_format", "cache_control",
+  "top_p", "top_k", "thinking", "tools", "tool_choice", "output_config",
   "service_tier", "container", "mcp_servers", "context_management", "inference_geo",
 ]);
 /** The API versions the mock serves: the classic one, and the one SDK 1.x sends. */
 const API_2026_10_21 = "2026-10-21";
-const ANTHROPIC_VERSIONS = ["2023-06-01", "2023-01-01", API_2026_10_21];
+const ANTHROPIC_VERSIONS = ["2023-06-01", API_2026_10_21];
 /** Removed in 2026-10-21: a request that sends any of them is refused, even at a default value. */
 const SAMPLING = ["temperature", "top_p", "top_k"];
 /** The beta that lets a request carry `thread` (SDK 1.x's tool runner sends it). */
@@ -265,8 +265,6 @@ function anthropicSchemaError(schema, prefix) {
 // OpenAI-compatible tables
 
 const FLAVOURS = ["openai", "ollama", "llamacpp", "lmstudio", "vllm"];
-const REASONING_MODEL = /^(o1|o3|o4|gpt-5)/;
-const REASONING_TOKENS = { none: 0, minimal: 0, low: 64, medium: 300, high: 1000, xhigh: 2000 };
 const OPENAI_FIELDS = new Set([
   "model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "n", "stop",
   "stream", "stream_options", "presence_penalty", "frequency_penalty", "logit_bias", "logprobs",
@@ -274,7 +272,6 @@ const OPENAI_FIELDS = new Set([
   "reasoning_effort", "service_tier", "store", "metadata", "modalities", "audio", "prediction",
   "web_search_options", "verbosity", "prompt_cache_key", "safety_identifier", "functions", "function_call",
 ]);
-const VLLM_REMOVED = ["guided_json", "guided_regex", "guided_choice", "guided_grammar", "guided_decoding_backend"];
 
 /** The first OpenAI strict-mode rule `schema` breaks, or null. */
 function openaiStrictError(schema, name) {
@@ -388,17 +385,16 @@ const ALLOW_HEADERS =
 
 /**
  * Start the mock on a free port.
- * @param {{apiKey?: string, openaiKey?: string, host?: string, now?: () => number}} [options]
- *   `now` (default Date.now) is the clock used for cache TTLs and `receivedAt`.
+ * @param {{apiKey?: string, openaiKey?: string, host?: string}} [options]
  */
 export async function startMockProviders(options = {}) {
-  const { apiKey = "sk-ant-test", openaiKey = "sk-openai-test", host = "127.0.0.1", now = Date.now } = options;
+  const { apiKey = "sk-ant-test", openaiKey = "sk-openai-test", host = "127.0.0.1" } = options;
+  const now = Date.now;
 
   let queue = [];
   let log = [];
-  const anthropicCache = new Map(); // key -> {expiresAt, ttlMs}
+  const anthropicCache = new Set(); // keys of the cached prompt prefixes
   const threads = new Map(); // response id -> {model, system, tools, messages, continued}
-  let openaiPrompts = []; // [{model, text}] for prompt_tokens_details.cached_tokens
   const sockets = new Set();
   let seq = 0;
 
@@ -406,16 +402,7 @@ export async function startMockProviders(options = {}) {
 
   const requestId = () => `req_011C${base62(20)}`;
 
-  function anthropicHeaders(id) {
-    const reset = new Date(now() + 60_000).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const h = { "request-id": id, "content-type": "application/json" };
-    for (const [name, limit] of [["requests", 50], ["tokens", 100000], ["input-tokens", 80000], ["output-tokens", 20000]]) {
-      h[`anthropic-ratelimit-${name}-limit`] = String(limit);
-      h[`anthropic-ratelimit-${name}-remaining`] = String(name === "requests" ? limit - 1 : limit);
-      h[`anthropic-ratelimit-${name}-reset`] = reset;
-    }
-    return h;
-  }
+  const anthropicHeaders = (id) => ({ "request-id": id, "content-type": "application/json" });
 
   function anthropicError(status, type, message, extra = {}) {
     const id = requestId();
@@ -491,14 +478,6 @@ export async function startMockProviders(options = {}) {
       const empty = contentText(m.content) === "" && !(Array.isArray(m.content) && m.content.some((b) => b.type !== "text"));
       if (empty && !finalAssistant)
         return invalid(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
-      if (current && Array.isArray(m.content)) {
-        for (const [j, b] of m.content.entries()) {
-          if (m.role === "assistant" && b.type === "document")
-            return invalid(`messages.${i}.content.${j}: \`document\` blocks are not accepted in \`assistant\` messages`);
-          if (m.role === "user" && b.type === "text" && Array.isArray(b.citations) && b.citations.length > 0)
-            return invalid(`messages.${i}.content.${j}.citations: citations are not accepted on \`text\` blocks in \`user\` messages`);
-        }
-      }
     }
     const sys = body.system;
     if (sys !== undefined && typeof sys !== "string") {
@@ -552,12 +531,10 @@ export async function startMockProviders(options = {}) {
     const effort = oc?.effort ?? null;
     if (effort !== null && !EFFORTS.includes(effort))
       return invalid(`output_config.effort: Input should be ${EFFORTS.map((e) => `'${e}'`).join(", ")}`);
-    const formats = [];
-    if (present(oc?.format)) formats.push(["output_config.format", oc.format]);
-    if (present(body.output_format)) formats.push(["output_format", body.output_format]);
-    for (const [where, format] of formats) {
-      if (!isObject(format) || format.type !== "json_schema") return invalid(`${where}.type: Input should be 'json_schema'`);
-      if (!isObject(format.schema)) return invalid(`${where}.schema: Field required`);
+    const format = present(oc?.format) ? oc.format : null;
+    if (format) {
+      if (!isObject(format) || format.type !== "json_schema") return invalid("output_config.format.type: Input should be 'json_schema'");
+      if (!isObject(format.schema)) return invalid("output_config.format.schema: Field required");
     }
 
     // Per-model rules: providers.md §6.2.
@@ -595,37 +572,29 @@ export async function startMockProviders(options = {}) {
         break;
     }
 
-    for (const [where, format] of formats) {
-      const e = anthropicSchemaError(format.schema, `${where}.schema`);
+    if (format) {
+      const e = anthropicSchemaError(format.schema, "output_config.format.schema");
       if (e) return invalid(e);
     }
 
-    // cache_control: at most 4 breakpoints, valid shape, 1h before 5m.
+    // cache_control on blocks: at most 4 breakpoints, each {type: "ephemeral"} (memdir sets no ttl).
     const marks = anthropicBlocks(body).filter((b) => b.cc).map((b) => b.cc);
-    if (present(body.cache_control)) marks.push(body.cache_control);
     for (const cc of marks) {
-      if (!isObject(cc) || cc.type !== "ephemeral") return invalid("cache_control.type: Input should be 'ephemeral'");
-      if (cc.ttl !== undefined && cc.ttl !== "5m" && cc.ttl !== "1h") return invalid("cache_control.ttl: Input should be '5m' or '1h'");
+      if (!isObject(cc) || cc.type !== "ephemeral" || cc.ttl !== undefined) return invalid("cache_control: the mock takes {type: 'ephemeral'} only (it does not simulate ttl)");
     }
     if (marks.length > 4) return invalid(`A maximum of 4 blocks with cache_control may be provided. Found ${marks.length}.`);
-    const ttls = marks.map((cc) => cc.ttl ?? "5m");
-    const first5m = ttls.indexOf("5m");
-    if (first5m >= 0 && ttls.slice(first5m).includes("1h"))
-      return invalid("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block");
     return null;
   }
 
-  /** Cache simulation (providers.md §6.2): counters for this request, updating the cache. */
+  /**
+   * Cache simulation (providers.md §6.2): counters for this request, updating the cache. Entries
+   * do not expire (a test runs well inside the 5-minute TTL); reset() clears them.
+   */
   function anthropicCacheUsage(body, spec, totalTokens) {
     const blocks = anthropicBlocks(body);
     const breakpoints = [];
-    blocks.forEach((b, i) => b.cc && breakpoints.push({ index: i, ttl: b.cc.ttl ?? "5m" }));
-    if (present(body.cache_control) && blocks.length) {
-      const last = blocks.length - 1;
-      if (!breakpoints.some((b) => b.index === last)) breakpoints.push({ index: last, ttl: body.cache_control.ttl ?? "5m" });
-    }
-    const zero = { read: 0, w5m: 0, w1h: 0 };
-    if (!breakpoints.length) return zero;
+    blocks.forEach((b, i) => b.cc && breakpoints.push(i));
+    if (!breakpoints.length) return { read: 0, written: 0 };
     const prefixChars = [];
     const prefixKeys = [];
     let chars = 0;
@@ -637,33 +606,24 @@ export async function startMockProviders(options = {}) {
       prefixKeys.push(sha256(acc));
     }
     const tokensAt = (i) => Math.min(totalTokens, estimateTokens(prefixChars[i]));
-    const t = now();
-    // Longest still-live cached prefix at any block boundary up to the last breakpoint (lookback).
-    const lastBp = Math.max(...breakpoints.map((b) => b.index));
+    // Longest cached prefix at any block boundary up to the last breakpoint (lookback).
     let hit = -1;
-    for (let i = lastBp; i >= 0; i--) {
-      const entry = anthropicCache.get(prefixKeys[i]);
-      if (entry && entry.expiresAt > t) {
-        entry.expiresAt = t + entry.ttlMs; // a read refreshes the entry
+    for (let i = Math.max(...breakpoints); i >= 0; i--) {
+      if (anthropicCache.has(prefixKeys[i])) {
         hit = i;
         break;
       }
     }
     const read = hit >= 0 ? tokensAt(hit) : 0;
     let covered = read;
-    const out = { read, w5m: 0, w1h: 0 };
-    for (const bp of breakpoints.sort((a, b) => a.index - b.index)) {
-      if (bp.index <= hit) continue;
-      const tokens = tokensAt(bp.index);
+    for (const index of breakpoints) {
+      if (index <= hit) continue;
+      const tokens = tokensAt(index);
       if (tokens < spec.cacheMin) continue; // silently not cached
-      const ttlMs = bp.ttl === "1h" ? 3_600_000 : 300_000;
-      anthropicCache.set(prefixKeys[bp.index], { expiresAt: t + ttlMs, ttlMs });
-      const written = Math.max(0, tokens - covered);
-      if (bp.ttl === "1h") out.w1h += written;
-      else out.w5m += written;
+      anthropicCache.add(prefixKeys[index]);
       covered = Math.max(covered, tokens);
     }
-    return out;
+    return { read, written: covered - read };
   }
 
   function anthropicMessage(body, content, stopReason, outputTokens, thinkingTokens, stopDetails = null) {
@@ -671,7 +631,7 @@ export async function startMockProviders(options = {}) {
     const texts = anthropicBlocks(body).map((b) => b.text);
     const total = estimateTokens(texts.reduce((n, s) => n + s.length, 0));
     const cache = anthropicCacheUsage(body, spec, total);
-    const created = cache.w5m + cache.w1h;
+    const created = cache.written;
     const id = requestId();
     return {
       status: 200,
@@ -690,7 +650,7 @@ export async function startMockProviders(options = {}) {
           input_tokens: total - cache.read - created,
           cache_creation_input_tokens: created,
           cache_read_input_tokens: cache.read,
-          cache_creation: { ephemeral_5m_input_tokens: cache.w5m, ephemeral_1h_input_tokens: cache.w1h },
+          cache_creation: { ephemeral_5m_input_tokens: created, ephemeral_1h_input_tokens: 0 },
           output_tokens: outputTokens,
           output_tokens_details: { thinking_tokens: thinkingTokens },
           service_tier: "standard",
@@ -804,8 +764,6 @@ export async function startMockProviders(options = {}) {
         }
         case "unavailable":
           return anthropicError(503, "api_error", "Service unavailable");
-        case "timeout_error":
-          return anthropicError(504, "timeout_error", "Request timed out");
       }
     }
     if (kind === "refusal") {
@@ -903,36 +861,10 @@ export async function startMockProviders(options = {}) {
     if (present(rf) && !isObject(rf)) return bad("Invalid type for 'response_format': expected an object.", { param: "response_format" });
     const rfType = rf?.type;
     switch (flavour) {
-      case "openai": {
-        const reasoning = REASONING_MODEL.test(body.model);
-        if (reasoning && present(body.max_tokens))
-          return bad("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", {
-            param: "max_tokens",
-            code: "unsupported_parameter",
-          });
-        if (reasoning && present(body.temperature) && body.temperature !== 1)
-          return bad(`Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`, {
-            param: "temperature",
-            code: "unsupported_value",
-          });
-        if (!reasoning && present(body.reasoning_effort))
-          return bad("Unsupported parameter: 'reasoning_effort' is not supported with this model.", {
-            param: "reasoning_effort",
-            code: "unsupported_parameter",
-          });
-        if (reasoning && present(body.reasoning_effort) && !(body.reasoning_effort in REASONING_TOKENS))
-          return bad(`Invalid value: '${body.reasoning_effort}'. Supported values are: 'none', 'minimal', 'low', 'medium', 'high' and 'xhigh'.`, {
-            param: "reasoning_effort",
-            code: "invalid_value",
-          });
+      case "openai":
         if (present(rf)) {
           if (!["text", "json_object", "json_schema"].includes(rfType))
             return bad(`Invalid value: '${rfType}'. Supported values are: 'text', 'json_object', and 'json_schema'.`, { param: "response_format.type" });
-          if (rfType === "json_object") {
-            const all = body.messages.map((m) => contentText(m.content)).join("\n");
-            if (!/json/i.test(all))
-              return bad("'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", { param: "messages" });
-          }
           if (rfType === "json_schema") {
             const js = rf.json_schema;
             if (!isObject(js)) return bad("Missing required parameter: 'response_format.json_schema'.", { param: "response_format.json_schema" });
@@ -947,31 +879,16 @@ export async function startMockProviders(options = {}) {
           }
         }
         break;
-      }
       case "ollama":
         if (present(rf) && !["text", "json_object", "json_schema"].includes(rfType)) return bad(`invalid response format type: ${rfType}`);
         if (present(body.reasoning_effort) && !["high", "medium", "low", "none"].includes(body.reasoning_effort))
           return bad(`invalid reasoning value: '${body.reasoning_effort}' (must be "high", "medium", "low", or "none")`);
         break;
-      case "llamacpp": {
-        if (present(rf) && !["text", "json_object", "json_schema"].includes(rfType))
-          return bad(`response_format type must be one of "text" or "json_object", but got: ${rfType}`);
-        const hasSchema = present(body.json_schema) || rfType === "json_schema" || (rfType === "json_object" && present(rf.schema));
-        if (hasSchema && present(body.grammar)) return bad('Either "json_schema" or "grammar" can be specified, but not both');
-        break;
-      }
       case "lmstudio":
-        if (rfType === "json_object") return bad("'response_format.type' must be 'json_schema' or 'text'", { param: "response_format" });
-        if (present(rf) && !["text", "json_schema"].includes(rfType)) return bad(`Invalid response_format type: ${rfType}`, { param: "response_format" });
+        if (present(rf) && !["text", "json_schema"].includes(rfType)) return bad(`'response_format.type' must be 'json_schema' or 'text'`, { param: "response_format" });
         break;
-      case "vllm": {
-        const removed = VLLM_REMOVED.find((k) => k in body);
-        if (removed)
-          return bad(`'${removed}' was removed in vLLM v0.12.0; use "structured_outputs": {"json": <schema>} (or response_format) instead`);
-        if (present(body.structured_outputs) && !isObject(body.structured_outputs)) return bad("structured_outputs must be an object");
+      default: // llamacpp, vllm
         if (present(rf) && !["text", "json_object", "json_schema"].includes(rfType)) return bad(`Invalid response_format type: ${rfType}`);
-        break;
-      }
     }
     return null;
   }
@@ -982,28 +899,9 @@ export async function startMockProviders(options = {}) {
         return body.max_completion_tokens ?? body.max_tokens ?? null;
       case "ollama":
         return body.max_tokens ?? null; // Ollama has no max_completion_tokens field
-      case "llamacpp":
-        return body.max_tokens ?? body.n_predict ?? body.max_completion_tokens ?? null;
       default:
         return body.max_tokens ?? body.max_completion_tokens ?? null;
     }
-  }
-
-  /** OpenAI's automatic prompt caching: ≥ 1024-token shared prefix, in 128-token steps. */
-  function openaiCachedTokens(model, text, promptTokens) {
-    let best = 0;
-    for (const p of openaiPrompts) {
-      if (p.model !== model) continue;
-      const n = Math.min(p.text.length, text.length);
-      let i = 0;
-      while (i < n && p.text.charCodeAt(i) === text.charCodeAt(i)) i++;
-      best = Math.max(best, i);
-    }
-    openaiPrompts.push({ model, text });
-    if (openaiPrompts.length > 64) openaiPrompts = openaiPrompts.slice(-64);
-    const shared = Math.floor(best / 4);
-    if (shared < 1024) return 0;
-    return Math.min(promptTokens, 1024 + Math.floor((shared - 1024) / 128) * 128);
   }
 
   function openaiCompletion(flavour, body, { content, refusal = null, finish, completion, reasoning = 0 }) {
@@ -1018,27 +916,17 @@ export async function startMockProviders(options = {}) {
     switch (flavour) {
       case "openai": {
         Object.assign(message, { refusal, annotations: [] });
-        const cached = openaiCachedTokens(body.model, texts.join("\u0000"), promptTokens);
         Object.assign(res, {
           choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
           usage: {
             ...usage3,
-            prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+            prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
             completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
           },
           service_tier: "default",
           system_fingerprint: "fp_mock",
         });
-        Object.assign(headers, {
-          "x-request-id": `req_${randomBytes(16).toString("hex")}`,
-          "openai-processing-ms": "42",
-          "x-ratelimit-limit-requests": "500",
-          "x-ratelimit-remaining-requests": "499",
-          "x-ratelimit-reset-requests": "120ms",
-          "x-ratelimit-limit-tokens": "200000",
-          "x-ratelimit-remaining-tokens": String(200000 - promptTokens),
-          "x-ratelimit-reset-tokens": "0s",
-        });
+        headers["x-request-id"] = `req_${randomBytes(16).toString("hex")}`;
         break;
       }
       case "ollama":
@@ -1050,22 +938,6 @@ export async function startMockProviders(options = {}) {
         });
         break;
       case "llamacpp":
-        Object.assign(res, {
-          system_fingerprint: "b6000-mock",
-          choices: [{ index: 0, message, finish_reason: finish }],
-          usage: usage3,
-          timings: {
-            prompt_n: promptTokens,
-            prompt_ms: promptTokens * 0.1,
-            prompt_per_token_ms: 0.1,
-            prompt_per_second: 10000,
-            predicted_n: completion,
-            predicted_ms: completion * 10,
-            predicted_per_token_ms: 10,
-            predicted_per_second: 100,
-          },
-        });
-        break;
       case "lmstudio":
         Object.assign(res, { system_fingerprint: body.model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: usage3 });
         break;
@@ -1115,8 +987,6 @@ export async function startMockProviders(options = {}) {
         if (flavour === "llamacpp") return E(503, "Loading model", { type: "unavailable_error" });
         if (flavour === "ollama") return E(503, "server busy, please try again.  maximum pending requests exceeded", { type: "api_error" });
         return E(503, "Service Unavailable", { type: "server_error" });
-      case "timeout_error":
-        return E(504, "Gateway timeout: the request took too long to complete.", { type: "timeout" });
       case "refusal":
         return openaiCompletion(flavour, body, { content: null, refusal: REFUSAL_TEXT, finish: "stop", completion: estimateTokens(REFUSAL_TEXT) });
       case "max_tokens": {
@@ -1139,16 +1009,8 @@ export async function startMockProviders(options = {}) {
         return openaiCompletion(flavour, body, { content: text, finish: "stop", completion: estimateTokens(text) });
       }
     }
-    // Default: reasoning models on api.openai.com spend reasoning tokens inside the limit.
-    let reasoning = 0;
-    if (flavour === "openai" && REASONING_MODEL.test(body.model)) reasoning = REASONING_TOKENS[body.reasoning_effort ?? "medium"];
-    const g = generate(answerJson(selected), limit, reasoning);
-    return openaiCompletion(flavour, body, {
-      content: g.text,
-      finish: g.truncated ? "length" : "stop",
-      completion: g.output,
-      reasoning: g.reasoning,
-    });
+    const g = generate(answerJson(selected), limit);
+    return openaiCompletion(flavour, body, { content: g.text, finish: g.truncated ? "length" : "stop", completion: g.output });
   }
 
   // ---- Ollama native ------------------------------------------------------------------------
@@ -1193,8 +1055,6 @@ export async function startMockProviders(options = {}) {
         r.headers["x-should-retry"] = "false";
         return r;
       }
-      case "timeout_error":
-        return err(504, "timed out waiting for llama runner to start", false);
     }
 
     const promptTokens = estimateTokens(messages.reduce((n, m) => n + contentText(m?.content).length, 0));
@@ -1203,11 +1063,7 @@ export async function startMockProviders(options = {}) {
     let text;
     let doneReason = "stop";
     let evalCount;
-    if (messages.length === 0 && !kind) {
-      text = "";
-      doneReason = "load";
-      evalCount = 0;
-    } else if (kind === "refusal") {
+    if (kind === "refusal") {
       text = REFUSAL_TEXT;
     } else if (kind === "max_tokens") {
       text = halfCut(scriptedAnswer(outcome, selected));
@@ -1419,7 +1275,6 @@ export async function startMockProviders(options = {}) {
       log = [];
       anthropicCache.clear();
       threads.clear();
-      openaiPrompts = [];
     },
     /** Stop listening and destroy every open socket, hanging ones included. */
     close() {
