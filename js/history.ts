@@ -56,9 +56,10 @@ const decoder = new TextDecoder();
 
 const policyOf = (options: HistoryOptions): HistoryPolicy | undefined => (options.policy ? ({ ...options.policy } as HistoryPolicy) : undefined);
 
+/** A read that finds no file to keep: nothing there, a folder, or no regular file (a socket, a FIFO). */
 function missing(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown } | null;
-  return ["ENOENT", "ENOTDIR", "EISDIR"].includes(String(e?.errno ?? e?.code ?? ""));
+  return ["ENOENT", "ENOTDIR", "EISDIR", "EINVAL", "ENXIO"].includes(String(e?.errno ?? e?.code ?? ""));
 }
 
 /** A file's bytes, or `undefined` when it is not there. */
@@ -135,17 +136,34 @@ export async function applyJournaled(io: MemoryHost, effects: Effect[], j: Journ
   await io.writeFile(LIVE_SEGMENT, encoder.encode(record.intentText));
   try {
     await applyEffects(io, effects);
+    // the commit: a change is made when its `done` line is written, not before
+    await io.writeFile(LIVE_SEGMENT, encoder.encode(record.doneText));
   } catch (error) {
-    // half a change is no state to leave: take back what was made, as the next write would
+    // half a change is no state to leave: take back what was made now, as the next write
+    // would (a failed rollback is left to it)
     await recoverInterrupted(io, limits).catch(() => {});
-    throw error;
+    // a host can fail a call whose bytes landed: a `done` line on disk is a change made
+    if (!(await committed(io, record.record.id))) throw error;
   }
-  await io.writeFile(LIVE_SEGMENT, encoder.encode(record.doneText));
   if (record.rotateTo) {
-    const prune = planHistoryPrune(await io.list(), record.doneText, j.nowMs, policyOf(j) ?? null);
-    for (const path of prune) await io.remove(path).catch((error: unknown) => (missing(error) ? undefined : Promise.reject(error)));
+    // the bounds are kept on a best effort: what a failure leaves, the next closed segment takes
+    try {
+      for (const path of planHistoryPrune(await io.list(), record.doneText, j.nowMs, policyOf(j) ?? null)) await io.remove(path);
+    } catch {
+      // kept for the next time
+    }
   }
   return record.record;
+}
+
+/** Whether the record `id` is committed in the live segment (`false` when it cannot be read). */
+async function committed(io: MemoryHost, id: string): Promise<boolean> {
+  try {
+    const live = await readIfThere(io, LIVE_SEGMENT);
+    return live !== undefined && historyItems([decoder.decode(live)], null, null).some((item) => item.id === id && item.status === "done");
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -167,6 +167,81 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
             &arg(a, 1, "snapshot")?,
             &limits(a, 2)?,
         )?),
+        "contentHash" => out(memdir::history::hash::sha256_hex(&match arg::<scan::Head>(
+            a, 0, "content",
+        )? {
+            scan::Head::Text(t) => t.into_bytes(),
+            scan::Head::Bytes(b) => b,
+        })),
+        "historySegments" => out(memdir::history::segments(&arg::<
+            Vec<write::snapshot::Entry>,
+        >(a, 0, "entries")?)),
+        "historyReadPlan" => {
+            let effects: Vec<write::Effect> = arg(a, 0, "effects")?;
+            let entries: Option<Vec<write::snapshot::Entry>> = opt(a, 1, "entries")?;
+            out(memdir::history::record::read_plan(
+                &effects,
+                entries.as_deref(),
+                limits(a, 2)?.max_file_bytes,
+            ))
+        }
+        "planHistoryRecord" => out(memdir::history::record::plan_record(
+            &arg(a, 0, "input")?,
+            limits(a, 1)?.max_file_bytes,
+        )?),
+        "planHistoryPrune" => {
+            let segment: String = arg(a, 1, "segment")?;
+            let first = memdir::history::journal::Journal::read([segment.as_str()])
+                .entries
+                .first()
+                .map(|e| e.record.id.clone());
+            let policy: Option<memdir::history::policy::HistoryPolicy> = opt(a, 3, "policy")?;
+            out(memdir::history::policy::plan_prune(
+                &arg::<Vec<write::snapshot::Entry>>(a, 0, "entries")?,
+                first.as_deref(),
+                num(a, 2, "nowMs")?,
+                &policy.unwrap_or_default(),
+            ))
+        }
+        "historyRecoveryReadPlan" => {
+            out(memdir::history::reverse::recovery_read_plan(
+                &arg::<String>(a, 0, "segment")?,
+            ))
+        }
+        "planHistoryRecovery" => out(memdir::history::reverse::plan_recovery(
+            &arg::<String>(a, 0, "segment")?,
+            &arg(a, 1, "contents")?,
+        )),
+        "historyReverseReadPlan" => {
+            let segments: Vec<String> = arg(a, 0, "segments")?;
+            match opt::<String>(a, 1, "id")? {
+                Some(id) => out(memdir::history::reverse::undo_read_plan(&segments, &id)?),
+                None => out(memdir::history::reverse::restore_read_plan(
+                    &segments,
+                    num(a, 2, "atMs")?,
+                )),
+            }
+        }
+        "planHistoryReverse" => {
+            let input: memdir::history::reverse::ReverseInput = arg(a, 0, "input")?;
+            out(if input.id.is_some() {
+                memdir::history::reverse::plan_undo(&input)?
+            } else {
+                memdir::history::reverse::plan_restore(&input)?
+            })
+        }
+        "historyItems" => {
+            let file: Option<String> = opt(a, 1, "file")?;
+            let since = match a.get(2) {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(num(a, 2, "sinceMs")?),
+            };
+            out(memdir::history::reverse::history_items(
+                &arg::<Vec<String>>(a, 0, "segments")?,
+                file.as_deref(),
+                since,
+            ))
+        }
         "planForget" => out(write::forget::plan_forget(
             &arg::<String>(a, 0, "file")?,
             &arg(a, 1, "snapshot")?,

@@ -26,11 +26,11 @@ export function seedFiles(): Map<string, Uint8Array> {
   return new Map(Object.entries(seed).map(([path, text]) => [path, encode(text)]));
 }
 
-/** Whether an entry is the user's (not memdir's lock or a temporary file, not hidden). */
+/** Whether an entry is the user's (not memdir's lock, history or a temporary file, not hidden). */
 export function isUserFile(entry: HostEntry): boolean {
   if (entry.kind !== "file") return false;
   const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
-  return !name.startsWith(".") && parseTempFile(name) === null;
+  return !entry.path.split("/").some((part) => part.startsWith(".")) && parseTempFile(name) === null;
 }
 
 /** A file read whole, with its modification time. */

@@ -196,7 +196,12 @@ fn after_hashes(effects: &[Effect], input: &RecordInput) -> BTreeMap<String, Opt
                     .chain(
                         files_at(&input.entries, from)
                             .filter(|f| *f != from)
-                            .map(|f| (f.to_owned(), format!("{to}{}", f.get(from.len()..).unwrap_or_default()))),
+                            .map(|f| {
+                                (
+                                    f.to_owned(),
+                                    format!("{to}{}", f.get(from.len()..).unwrap_or_default()),
+                                )
+                            }),
                     )
                     .collect();
                 for (a, b) in moved {

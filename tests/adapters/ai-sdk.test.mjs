@@ -134,8 +134,10 @@ test("the remember tool writes through memdir's rules: a new memory and its inde
   const error = result.steps[0].content.find((p) => p.type === "tool-error");
   assert.ok(error.error instanceof MemdirError && error.error.code === "SECRET_DETECTED", "the app sees the typed error");
   // on disk: the memory and its line, nothing of the refused one
-  const files = (await memory.host.list()).map((e) => e.path).sort();
+  const files = (await memory.host.list()).map((e) => e.path).filter((p) => !p.startsWith(".memdir")).sort();
   assert.deepEqual(files, ["MEMORY.md", "feedback_testing.md", "project_deploy.md", "project_release_freeze.md"]);
+  // the tool's write is in the history, the refused one is not
+  assert.deepEqual((await memory.history()).map((h) => [h.route, h.changes.map((c) => c.path)]), [["remember", ["MEMORY.md", "project_release_freeze.md"]]]);
   const index = new TextDecoder().decode(await memory.host.readFile("MEMORY.md"));
   assert.equal(index, `${INDEX}- [Release freeze](project_release_freeze.md) — No deploys in the last week of each quarter\n`);
   assert.equal((await memory.doctor()).findings.filter((f) => f.code === "not_indexed" || f.code === "secret").length, 0);

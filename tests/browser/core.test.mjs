@@ -129,7 +129,11 @@ test("writing in the browser: the memory tool, remember, forget and doctor over 
     const after = await memory.applyFixes(plan);
     const forgotten = await memory.forget("user_role.md");
     const index = new TextDecoder().decode(host.files.get("MEMORY.md").data);
-    return { created, refused, remembered: remembered.indexLine, before: before.findings.map((f) => f.code), after: after.findings.length, forgotten: forgotten.action, index, files: [...host.files.keys()].sort() };
+    const history = (await memory.history()).map((h) => `${h.route} ${h.status}`);
+    const files = [...host.files.keys()].sort();
+    // and the forget taken back in the page: the memory and its line return
+    const undone = (await memory.undo((await memory.history())[0].id)).applied && new TextDecoder().decode(host.files.get("MEMORY.md").data);
+    return { created, refused, remembered: remembered.indexLine, before: before.findings.map((f) => f.code), after: after.findings.length, forgotten: forgotten.action, index, files, history, undone };
   });
   assert.equal(result.created, "File created successfully at: /memories/project_deploy.md\nAlso added its entry to /memories/MEMORY.md: - [Deploy](project_deploy.md) — The staging deploy checklist and who signs off");
   assert.deepEqual(result.refused, { content: "Path /memories/../x.md would escape /memories directory (the path has a '.' or '..' segment)", isError: true });
@@ -138,6 +142,8 @@ test("writing in the browser: the memory tool, remember, forget and doctor over 
   assert.equal(result.after, 0);
   assert.equal(result.forgotten, "forgotten");
   assert.equal(result.index, "- [Deploy](project_deploy.md) — The staging deploy checklist and who signs off\n");
-  assert.deepEqual(result.files, ["MEMORY.md", "project_deploy.md"]);
+  assert.deepEqual(result.files, [".memdir/history/journal.jsonl", "MEMORY.md", "project_deploy.md"]);
+  assert.deepEqual(result.history, ["forget done", "remember done", "tool done"], "every write in the history (doctor had nothing to fix)");
+  assert.match(result.undone, /\(user_role\.md\)/);
   assert.deepEqual(errors, []);
 });

@@ -97,7 +97,7 @@ test("a plain-http origin that is not loopback is not secure: no OPFS, no Web Lo
       a,
       async ({ memdir: { IndexedDbHost } }, name) => {
         const host = await IndexedDbHost.open(name);
-        return { index: new TextDecoder().decode(await host.readFile("MEMORY.md")), files: (await host.list()).map((e) => e.path) };
+        return { index: new TextDecoder().decode(await host.readFile("MEMORY.md")), files: (await host.list()).map((e) => e.path).filter((p) => !p.startsWith(".memdir")) };
       },
       name,
     );
@@ -145,7 +145,7 @@ describe("two tabs at once", () => {
         a,
         async ({ backends }, { backend, name }) => {
           const host = await backends[backend].open(name);
-          return { index: new TextDecoder().decode(await host.readFile("MEMORY.md")), files: (await host.list()).map((e) => e.path).sort() };
+          return { index: new TextDecoder().decode(await host.readFile("MEMORY.md")), files: (await host.list()).map((e) => e.path).filter((p) => !p.startsWith(".memdir")).sort() };
         },
         { backend, name },
       );
@@ -224,7 +224,7 @@ describe("two tabs at once", () => {
               const begun = Date.now();
               try {
                 const done = await memory.remember({ type: "user", name: "Role", description: "The user is a Go engineer new to React", body: "x" });
-                return { action: done.action, ms: Date.now() - begun, files: (await host.list()).map((e) => e.path).sort() };
+                return { action: done.action, ms: Date.now() - begun, files: (await host.list()).map((e) => e.path).filter((p) => !p.startsWith(".memdir")).sort() };
               } catch (e) {
                 return { code: e.code, ms: Date.now() - begun };
               }
@@ -284,7 +284,8 @@ for (const backend of ["OpfsHost", "IndexedDbHost"]) {
           forgotten: forgotten.action,
           index: await text("MEMORY.md"),
           prompt: prompt.includes("[Deploy](project_deploy.md)"),
-          files: (await host.list()).map((e) => e.path).sort(),
+          files: (await host.list()).map((e) => e.path).filter((p) => !p.startsWith(".memdir")).sort(),
+          history: (await memory.history()).map((h) => h.route),
         };
       },
       backend,
@@ -297,6 +298,7 @@ for (const backend of ["OpfsHost", "IndexedDbHost"]) {
     assert.equal(result.index, "- [Deploy](project_deploy.md) — The staging deploy checklist and who signs off\n- [Dashboards](reference_dashboards.md) — Where the Grafana dashboards of the billing service live\n- [On-call](reference_oncall.md) — Who is on call for billing and how to page them\n");
     assert.equal(result.prompt, true);
     assert.deepEqual(result.files, ["MEMORY.md", "project_deploy.md", "reference_dashboards.md", "reference_oncall.md"]);
+    assert.ok(result.history.length >= 3 && result.history.includes("forget") && result.history.includes("tool"), `every write in the history, in this storage: ${result.history}`);
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -390,7 +392,7 @@ test("OpfsHost: the browser's swap files (*.crswap) are never listed, and a dead
     // what a tab killed in the middle of two writes leaves (tests/browser/opfs-crash.test.mjs)
     await seedOpfs(name, { "a.md": "old", "a.md.crswap": "half of new", "notes/b.md": "b", "notes/b.md.crswap": "half" });
     const host = await memdir.OpfsHost.open(name);
-    const out = { listed: (await host.list()).map((e) => e.path).sort(), stat: await host.stat("a.md.crswap") };
+    const out = { listed: (await host.list()).map((e) => e.path).filter((p) => !p.startsWith(".memdir")).sort(), stat: await host.stat("a.md.crswap") };
     out.read = await host.readFile("a.md.crswap").then(() => "read", (e) => e.code);
     out.write = await host.writeFile("x.md.crswap", new Uint8Array(1)).then(() => "written", (e) => e.code);
     await host.writeFile("a.md", new TextEncoder().encode("new"));
@@ -463,7 +465,7 @@ test("OpfsHost: a memory folder removed and made again by another tab is seen as
       a,
       async ({ memdir }, name) => {
         const host = (globalThis.remade ??= await memdir.OpfsHost.open(name));
-        return { list: (await host.list()).map((e) => e.path), a: await host.readFile("a.md").then((x) => new TextDecoder().decode(x), (e) => e.code), b: await host.stat("b.md").then((e) => e?.size ?? null) };
+        return { list: (await host.list()).map((e) => e.path).filter((p) => !p.startsWith(".memdir")), a: await host.readFile("a.md").then((x) => new TextDecoder().decode(x), (e) => e.code), b: await host.stat("b.md").then((e) => e?.size ?? null) };
       },
       name,
     );

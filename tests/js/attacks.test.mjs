@@ -173,7 +173,8 @@ describe("a folder swapped for a link out while a write runs cannot take the wri
       ...fsp,
       // the temporary file of a write is about to be opened, or a rename is about to run
       open: async (p, ...rest) => {
-        if (basename(String(p)).includes(".tmp-") && !basename(String(p)).includes(".memdir.lock")) swap();
+        // the memory's own write, not the lock's nor the history's (journaled just before it)
+        if (basename(String(p)).includes(".tmp-") && !basename(String(p)).includes(".memdir.lock") && !basename(String(p)).includes("journal.jsonl")) swap();
         return fsp.open(p, ...rest);
       },
       rename: async (from, to) => {

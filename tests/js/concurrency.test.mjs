@@ -125,7 +125,7 @@ async function assertExactly(dir, expected, { headings = [] } = {}) {
   assert.deepEqual([...lines].sort(), want, "one index line per memory: none lost, none duplicated");
   assert.deepEqual(topicFiles(dir), [...expected.keys()].sort(), "exactly the expected topic files");
   for (const [file, input] of expected) assert.equal(readFileSync(join(dir, file), "utf8"), topicText(input), `${file} is whole`);
-  assert.deepEqual(readdirSync(dir).filter((n) => !n.endsWith(".md")), [], "no lock and no temporary file left after clean writers");
+  assert.deepEqual(readdirSync(dir).filter((n) => !n.endsWith(".md") && n !== ".memdir"), [], "no lock and no temporary file left after clean writers (.memdir holds the history)");
   const memory = await open(dir);
   const scan = await memory.scan();
   assert.deepEqual(scan.diagnostics, []);
@@ -295,11 +295,11 @@ test("SIGKILL mid-write, five times: every file whole, the index whole, the stal
     const last = writer.facts.filter((f) => "intent" in f).at(-1);
     if (last && !writer.facts.some((f) => f.done === last.intent)) inFlight = last;
 
-    // the directory: *.md files, the lock, temporary files, nothing else
+    // the directory: *.md files, the lock, temporary files, the history (.memdir), nothing else
     const names = readdirSync(dir);
     for (const n of names) {
       if (n.endsWith(".md")) assert.ok(!n.startsWith("."), `${n}: no hidden .md file`);
-      else assert.ok(n === LOCK || /^\..+\.tmp-[0-9a-f]{12}$/.test(n), `${n} is the lock or a temporary file`);
+      else assert.ok(n === LOCK || n === ".memdir" || /^\..+\.tmp-[0-9a-f]{12}$/.test(n), `${n} is the lock, a temporary file or the history`);
     }
     stats.tempFiles += names.filter((n) => n.includes(".tmp-")).length;
     if (names.includes(LOCK)) {

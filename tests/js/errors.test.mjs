@@ -106,8 +106,10 @@ test("a name too long for the file system: IO_ERROR with the errno and the relat
 
 test("host failures become IO_ERROR everywhere: remember, forget, doctor, the tool (as results), never the raw error", async () => {
   const cases = [
-    ["writeFile", "EACCES", (m) => m.remember(role), /^could not write user_role\.md: permission denied \(EACCES\)$/],
-    ["readFile", "EIO", (m) => m.remember(role), /^could not read MEMORY\.md: an input\/output error \(EIO\)$/],
+    // the history is written first (ahead of the change): its failure stops the write
+    ["writeFile", "EACCES", (m) => m.remember(role), /^could not write \.memdir\/history\/journal\.jsonl: permission denied \(EACCES\)$/],
+    // and read first: a write a kill interrupted must be rolled back before another plans
+    ["readFile", "EIO", (m) => m.remember(role), /^could not read \.memdir\/history\/journal\.jsonl: an input\/output error \(EIO\)$/],
     ["list", "EACCES", (m) => m.doctor(), /^could not list the memory directory: permission denied \(EACCES\)$/],
     ["remove", "EROFS", (m) => m.forget("user_old.md"), /^could not remove user_old\.md: the file system is read-only \(EROFS\)$/],
   ];
@@ -129,7 +131,7 @@ test("host failures become IO_ERROR everywhere: remember, forget, doctor, the to
     const result = await (await openMemory({ host, selector: { provider: "lexical" } })).tool().execute(input);
     assert.equal(result.isError, true, `${method}: ${result.content}`);
     assert.ok(!result.content.includes("/home/alice"), result.content);
-    assert.match(result.content, /^The memory tool could not finish the [a-z_]+: could not [a-z ]+ \/memories(\/[a-z_.]+( to \/memories\/[a-z_.]+)?)?: permission denied \(EACCES\)$/);
+    assert.match(result.content, /^The memory tool could not finish the [a-z_]+: could not [a-z ]+ \/memories(\/[a-z_./]+( to \/memories\/[a-z_.]+)?)?: permission denied \(EACCES\)$/);
   }
   // the lock itself: its failure is an IO_ERROR on .memdir.lock
   const { host } = recordingHost({}, { "writeFile:.memdir.lock": "ENOSPC" });

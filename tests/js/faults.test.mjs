@@ -96,6 +96,10 @@ function files(dir, prefix = "") {
 }
 
 const TEMP = /(^|\/)\.[^/]+\.tmp-[0-9a-f]+$/;
+/** memdir's own folder: the history (its files are checked through `memory.history()`). */
+const HISTORY = /^\.memdir\//;
+/** The folder's files without the history's. */
+const memories = (all) => Object.fromEntries(Object.entries(all).filter(([p]) => !HISTORY.test(p)));
 const LOCK = ".memdir.lock";
 const BREAK = ".memdir.lock.break";
 const links = (index) => [...index.matchAll(/\]\(([^)\s]+\.md)\)/g)].map((m) => m[1]);
@@ -109,7 +113,7 @@ async function record(op, walk) {
   const prepared = await op.prepare?.(memory);
   state.arm(null);
   await op.run(memory, prepared);
-  const afterFiles = files(dir);
+  const afterFiles = memories(files(dir));
   assert.notDeepEqual(afterFiles, before, `${op.name}: the clean run changed something`);
   rmSync(join(dir, ".."), { recursive: true, force: true });
   return { calls: state.calls.slice(), before, after: afterFiles };
@@ -161,12 +165,12 @@ async function runCase(op, walk, fault, expected) {
   } else if (hit !== null) {
     // the fault was absorbed: then the write must have done all it meant to
     const { [LOCK]: _lock, ...written } = now;
-    assert.deepEqual(written, expected.after, `${where}: succeeded despite the fault, so every file is as intended`);
+    assert.deepEqual(memories(written), expected.after, `${where}: succeeded despite the fault, so every file is as intended`);
   }
 
   // (b) every file whole: as before, or as intended
   for (const path of new Set([...Object.keys(expected.before), ...Object.keys(expected.after), ...Object.keys(now)])) {
-    if (TEMP.test(path) || path === LOCK) continue; // (c) below
+    if (TEMP.test(path) || path === LOCK || HISTORY.test(path)) continue; // (c) below; the history is checked in (d)
     const is = now[path];
     assert.ok(is === expected.before[path] || is === expected.after[path], `${where}: ${path} is ${is === undefined ? "missing" : JSON.stringify(is.slice(0, 200))}, neither before nor after`);
   }
@@ -183,7 +187,8 @@ async function runCase(op, walk, fault, expected) {
   if (tally.lockLeft) assert.equal(error, null, `${where}: the write failed and left its lock: ${error?.message}`);
 
   // (d) the next write, on the same memory with the fault gone, works and keeps every entry
-  const index = now["MEMORY.md"] ?? "";
+  // a write that failed is not made: what it left is taken back (at once, or by this next write)
+  const index = (error === null ? now["MEMORY.md"] : expected.before["MEMORY.md"]) ?? "";
   const probe = await memory.remember(PROBE).catch((e) => e);
   assert.ok(!(probe instanceof Error), `${where}: the next write works${tally.lockLeft ? " (a lock was left behind)" : ""}: ${probe?.message}`);
   const then = files(dir);
@@ -191,6 +196,10 @@ async function runCase(op, walk, fault, expected) {
   for (const target of links(index)) assert.ok(then["MEMORY.md"].includes(`](${target})`), `${where}: the next write kept the entry for ${target}`);
   assert.deepEqual(Object.keys(then).filter((p) => TEMP.test(p) || p === LOCK || p === BREAK), [], `${where}: no lock or temporary file after the next write`);
   assert.deepEqual([...state.open.values()], [], `${where}: every file handle the next write opened was closed`);
+  // the history agrees: no change left half-made, the probe recorded
+  const history = await memory.history();
+  assert.ok(history.every((h) => h.status !== "interrupted"), `${where}: nothing interrupted in the history: ${JSON.stringify(history.map((h) => [h.route, h.status]))}`);
+  assert.deepEqual([history[0]?.route, history[0]?.status], ["remember", "done"], `${where}: the probe is recorded`);
   rmSync(join(dir, ".."), { recursive: true, force: true });
   return tally;
 }
@@ -299,7 +308,7 @@ describe("files that vanish between the listing and the read", () => {
     const memory = await openMemory({ host, selector: { provider: "lexical" } });
     const done = await memory.remember({ type: "project", name: "Harbor pilots", description: "Harbor pilots board two miles out", body: "Radio channel 12.", nowMs: NOW });
     assert.equal(opened(), 1, "listed, then gone when its header was to be read");
-    const after = files(dir);
+    const after = memories(files(dir));
     assert.equal(after["MEMORY.md"], HARBOR["MEMORY.md"] + done.indexLine + "\n", "the new line added, the others (the vanished one's too) kept");
     assert.deepEqual(Object.keys(after).sort(), ["MEMORY.md", "project_harbor_pilots.md", "project_harbor_tides.md", "reference_harbor_fees.md"]);
     assert.deepEqual(await settledHandles(state), [], "every handle closed");
@@ -324,7 +333,7 @@ describe("files that vanish between the listing and the read", () => {
   });
 });
 
-test("the index's rename fails: the topic file is written, MEMORY.md as it was, nothing temporary, and doctor adds the entry", async () => {
+test("the index's rename fails: the change is taken back whole (the topic file removed, the record aborted), nothing temporary", async () => {
   const dir = makeDir("base");
   const { fs, rawFs, state } = faultyFs({ fault: { fn: "rename", path: /\/\.MEMORY\.md\.tmp-[0-9a-f]+$/, code: "EIO" } });
   const memory = await openMemory({ host: new NodeHost(dir, { fs, rawFs }), selector: { provider: "lexical" } });
@@ -337,13 +346,13 @@ test("the index's rename fails: the topic file is written, MEMORY.md as it was, 
   assert.ok(state.hit, "the rename of MEMORY.md's temporary file failed");
   const now = files(dir);
   assert.equal(now["MEMORY.md"], INDEX, "MEMORY.md as it was");
-  assert.ok(now["project_release_train.md"].includes("Cut the branch on Monday."), "the topic file was written whole");
+  assert.equal(now["project_release_train.md"], undefined, "the topic file written before the index failed is taken back: no memory without its line");
   assert.deepEqual(Object.keys(now).filter((p) => TEMP.test(p) || p === LOCK), []);
   state.arm(null);
-  // doctor finds the file without an entry and adds it
-  const plan = await memory.planFixes();
-  assert.ok(plan.before.findings.some((f) => f.file === "project_release_train.md"), JSON.stringify(plan.before.findings));
-  await memory.applyFixes(plan);
+  const [record] = await memory.history();
+  assert.deepEqual([record.route, record.status], ["remember", "aborted"]);
+  // and the same write, the fault gone, goes through
+  await memory.remember(input);
   assert.match(readFileSync(join(dir, "MEMORY.md"), "utf8"), /\]\(project_release_train\.md\)/);
   assert.deepEqual([...state.open.values()], []);
 });

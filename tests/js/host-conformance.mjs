@@ -234,7 +234,16 @@ export function hostCases({ assert, openMemory }) {
       assert.match(await tool.delete({ command: "delete", path: "/memories/old.md" }), /Also removed 1 entry/);
       await memory.forget("user_role.md");
       assert.equal(text(await host.readFile("MEMORY.md")), "");
-      assert.deepEqual(paths((await host.list()).filter((e) => e.kind === "file")), ["MEMORY.md", "notes/n.md"], "no lock or temporary file left");
+      assert.deepEqual(paths((await host.list()).filter((e) => e.kind === "file")), [".memdir/history/journal.jsonl", "MEMORY.md", "notes/n.md"], "no lock or temporary file left; the history kept");
+      // every route recorded its change, on every host: remember, the tool's three, forget
+      const history = await memory.history();
+      assert.deepEqual(history.map((h) => h.route), ["forget", "tool", "tool", "tool", "remember"]);
+      assert.ok(history.every((h) => h.status === "done"));
+      // and takes the last one back: the memory and its index line return
+      const undone = await memory.undo(history[0].id);
+      assert.equal(undone.applied, true);
+      assert.match(text(await host.readFile("MEMORY.md")), /user_role\.md/);
+      assert.ok(await host.stat("user_role.md"));
     }),
     case_("the lock: a fresh one refuses, an old one and something that is not a lock are broken", async (make) => {
       const { host } = await make({});
@@ -250,7 +259,7 @@ export function hostCases({ assert, openMemory }) {
       // judged by its mtime: at once where the host's clock says it is old, else after the 2 s grace
       await host.writeFile(".memdir.lock", bytes("not a lock"));
       assert.equal((await (await open(4000)).remember(input(2))).action, "created");
-      assert.deepEqual(paths(await host.list()), ["MEMORY.md", "project_lock_1.md", "project_lock_2.md"], "no lock, breaker or temporary file left");
+      assert.deepEqual(paths(await host.list()), [".memdir", ".memdir/history", ".memdir/history/journal.jsonl", "MEMORY.md", "project_lock_1.md", "project_lock_2.md"], "no lock, breaker or temporary file left");
     }),
   ];
 }

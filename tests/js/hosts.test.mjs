@@ -340,7 +340,7 @@ test("VsCodeHost: the next write clears an old temporary file of an interrupted 
   await vs.fs.writeFile(at(".young.md.tmp-0123456789ab"), bytes("half a memory, being written"));
   const memory = await openMemory({ host, selector: { provider: "lexical" } });
   await memory.remember({ type: "user", name: "Role", description: "The user is a Go engineer new to React", body: "x" });
-  assert.deepEqual(paths(await host.list()), [".young.md.tmp-0123456789ab", "MEMORY.md", "user_role.md"]);
+  assert.deepEqual(paths(await host.list()), [".memdir", ".memdir/history", ".memdir/history/journal.jsonl", ".young.md.tmp-0123456789ab", "MEMORY.md", "user_role.md"]);
 });
 
 test("VsCodeHost: writes refuse a path through a link, which workspace.fs cannot resolve", async () => {

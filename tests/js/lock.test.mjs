@@ -48,7 +48,8 @@ function age(path, ms) {
   const t = new Date(Date.now() - ms);
   lutimesSync(path, t, t);
 }
-const leftovers = (dir) => readdirSync(dir).filter((n) => !n.endsWith(".md"));
+// memdir's own folder (.memdir: the history) is no leftover
+const leftovers = (dir) => readdirSync(dir).filter((n) => !n.endsWith(".md") && n !== ".memdir");
 const deadPid = () => spawnSync(process.execPath, ["-e", "0"]).pid;
 const lockBody = (fields) => JSON.stringify({ pid: null, ...machine, at: Date.now(), token: "held-by-test", ...fields });
 

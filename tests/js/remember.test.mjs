@@ -18,7 +18,7 @@ after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function tree(dir) {
   if (!existsSync(dir)) return {};
-  return Object.fromEntries(readdirSync(dir, { recursive: true }).sort().filter((p) => !p.endsWith("/")).map((p) => [p, readFileSync(join(dir, p), "utf8")]));
+  return Object.fromEntries(readdirSync(dir, { recursive: true }).sort().filter((p) => !p.endsWith("/") && !p.startsWith(".memdir")).map((p) => [p, readFileSync(join(dir, p), "utf8")]));
 }
 
 const open = (dir) => openMemory({ dir, selector: { provider: "lexical" } });
@@ -134,7 +134,8 @@ test("remember over any host: in memory", async () => {
   const host = new InMemoryHost();
   const memory = await openMemory({ host, selector: { provider: "lexical" } });
   await memory.remember(release);
-  assert.deepEqual([...host.files.keys()].sort(), ["MEMORY.md", "project_release_freeze.md"]);
+  assert.deepEqual([...host.files.keys()].sort(), [".memdir/history/journal.jsonl", "MEMORY.md", "project_release_freeze.md"]);
+  assert.deepEqual((await memory.history()).map((h) => [h.route, h.status, h.changes.map((c) => c.path)]), [["remember", "done", ["MEMORY.md", "project_release_freeze.md"]]]);
   const index = await memory.index();
   assert.match(index.prompt, /\n- \[Release freeze\]\(project_release_freeze\.md\) — Merges freeze on 2026-03-05 for the mobile release$/);
   assert.deepEqual((await memory.scan()).memories.map((m) => [m.path, m.description]), [["project_release_freeze.md", release.description]]);

@@ -204,7 +204,8 @@ for (const name of shapes) {
       assert.deepEqual(plan.effects.map((e) => `${e.op} ${e.path}`).sort(), expect.fix.writes.map((p) => `write ${p}`).sort());
       assert.equal(plan.fixed, expect.fix.fixed);
       const report = await memory.applyFixes(plan);
-      const afterFiles = new Map(walk(dir).map((p) => [p, readFileSync(join(dir, p))]));
+      // memdir's own folder (the history) is checked below, through history() and undo()
+      const afterFiles = new Map(walk(dir).filter((p) => !p.startsWith(".memdir/")).map((p) => [p, readFileSync(join(dir, p))]));
       const newIndex = afterFiles.get("MEMORY.md")?.toString("utf8") ?? "";
       assert.deepEqual(triples(report), expected(expect.fix.after ?? expect.doctor, newIndex, expect.outside));
       assert.deepEqual([...afterFiles.keys()].filter((p) => !before.has(p)), expect.fix.writes.filter((p) => !before.has(p)), "files created");
@@ -231,6 +232,14 @@ for (const name of shapes) {
         assert.deepEqual(newLines.slice(a), oldLines.slice(b), `${path}: lines after the description`);
         assert.match(newLines[a - 1], /^description: /, `${path}: one description line`);
       }
+      // the fixes are one change in the history (none when there was nothing to fix), and undoing
+      // it gives every file back byte for byte
+      const history = await memory.history();
+      assert.deepEqual(history.map((h) => [h.route, h.status]), plan.effects.length > 0 ? [["doctor", "done"]] : []);
+      if (history.length > 0) assert.equal((await memory.undo(history[0].id)).applied, true);
+      const back = new Map(walk(dir).filter((p) => !p.startsWith(".memdir/")).map((p) => [p, readFileSync(join(dir, p))]));
+      assert.deepEqual([...back.keys()], [...before.keys()], "undo: the same files as before the fixes");
+      for (const [path, bytes] of before) assert.ok(back.get(path).equals(bytes), `undo: ${path} byte for byte`);
     });
   });
 }

@@ -26,11 +26,13 @@ after(async () => {
 });
 
 /** Every file below `dir` with its bytes, for "nothing changed" assertions. */
+/** The folder's files; memdir's own folder (`.memdir`, the history) is checked through `history()`. */
 function tree(dir, prefix = "") {
   const out = {};
   if (!existsSync(dir)) return out;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const rel = prefix + e.name;
+    if (rel === ".memdir") continue;
     if (e.isDirectory()) Object.assign(out, tree(join(dir, e.name), `${rel}/`));
     else if (e.isFile()) out[rel] = readFileSync(join(dir, e.name), "utf8");
     else out[rel] = "<link>";
@@ -120,6 +122,13 @@ test("an agent's tool loop drives the handlers: view, create, edit, a refused wr
     "MEMORY.md": "- [Testing](feedback/testing.md) — Integration tests hit a real database\n",
     "feedback/testing.md": TESTING,
   });
+  // every change the tool made is in the history; the refused write is not, nor the edit that
+  // left MEMORY.md as it was (the model's line in place of the one memdir had added)
+  assert.deepEqual((await memory.history()).map((h) => [h.route, h.status, h.changes.map((c) => `${c.path} ${c.action}`).join(", ")]), [
+    ["tool", "done", "MEMORY.md changed, project_deploys.md removed"],
+    ["tool", "done", "MEMORY.md changed, feedback/testing.md created, feedback_testing.md removed"],
+    ["tool", "done", "MEMORY.md changed, project_deploys.md created"],
+  ]);
   // the mock accepted every request: each tool_use was answered in the next message
   assert.equal(mock.requests().filter((r) => r.path === "/v1/messages" && r.status === 200).length, 6);
   assert.equal((await memory.doctor()).errors, 0);
@@ -184,7 +193,7 @@ test("a multi-line str_replace and an insert, byte for byte on disk", async () =
     readFileSync(join(dir, "feedback_testing.md"), "utf8"),
     "---\nname: Testing\ndescription: Integration tests hit a real database\ntype: feedback\n---\n\nUse a real Postgres.\n**Why:** mocks hid a migration bug.\n**How to apply:** integration suites.\n",
   );
-  assert.deepEqual(readdirSync(dir).sort(), ["MEMORY.md", "feedback_testing.md"], "no temporary file left behind");
+  assert.deepEqual(readdirSync(dir).filter((n) => n !== ".memdir").sort(), ["MEMORY.md", "feedback_testing.md"], "no temporary file left behind");
 });
 
 test("path attacks against the Node host, with real symbolic links: nothing is written outside", async () => {

@@ -135,10 +135,12 @@ test("remember: the memory and its index line are flushed together, and a failed
   const memory = await openMemory({ host: new NodeHost(dir, { ...ok.raw, io: "sync" }), selector: { provider: "lexical" } });
   try {
     const written = await memory.remember({ type: "project", name: "Deploys", description: "deploys go out on Tuesdays", body: "Why: the freeze." });
+    // the history's record is named before the change and its `done` line after it
     const names = ok.calls.filter((c) => c.startsWith("name ") && !c.includes(".memdir.lock"));
-    assert.deepEqual(names, [`name ${written.file}`, "name MEMORY.md"]);
+    assert.deepEqual(names, ["name journal.jsonl", `name ${written.file}`, "name MEMORY.md", "name journal.jsonl"]);
     const firstName = ok.calls.findIndex((c) => c === `name ${written.file}`);
-    assert.equal(ok.calls.slice(0, firstName).filter((c) => c.startsWith("fsync ")).length, 2, `${ok.calls}`);
+    const intent = ok.calls.indexOf("name journal.jsonl");
+    assert.equal(ok.calls.slice(intent, firstName).filter((c) => c.startsWith("fsync ")).length, 2, `the memory and the index flushed together: ${ok.calls}`);
     assert.match(readFileSync(join(dir, "MEMORY.md"), "utf8"), new RegExp(written.file.replace(".", "\\.")));
   } finally {
     memory.close();

@@ -334,6 +334,7 @@ test("export as a zip, import it back, and find the same folder; it persists acr
   assert.notDeepEqual(order, [...order].sort().reverse());
   const first = await exportZip();
   const files = zipTexts(first);
+  // the user's files only: memdir's own folder (the history) is not exported
   assert.deepEqual(Object.keys(files).sort(), exampleFiles());
   assert.match(files["project_oidc_migration.md"], /\(playground edit\)/);
   // change the folder, then import the export: the folder is back as it was
