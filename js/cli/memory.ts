@@ -25,13 +25,14 @@ export function limitsFromArgs(ctx: CommandContext): Partial<Limits> {
  * Opens the memory of `--dir` or `--project`, with `--max-files` when given. A command is one
  * turn: no watchers to start (nor the checks after a turn they bring) unless `watch` (a server).
  */
-export async function openFromArgs(ctx: CommandContext, selector?: SelectorConfig | SelectorFunction, { watch = false } = {}): Promise<OpenedMemory> {
+export async function openFromArgs(ctx: CommandContext, selector?: SelectorConfig | SelectorFunction, { watch = false, label = "cli" } = {}): Promise<OpenedMemory> {
   const { values } = ctx;
   if (values.dir !== undefined && values.project !== undefined) throw new UsageError("give --dir or --project, not both", ctx.command);
   if (values.dir === "") throw new UsageError("--dir needs a path", ctx.command);
   if (values.project === "") throw new UsageError("--project needs a path", ctx.command);
   const limits = limitsFromArgs(ctx);
-  const common = { limits, cache: { watch }, ...(selector ? { selector } : {}) };
+  // every change is recorded with who made it: `cli`, or `mcp` for the server
+  const common = { limits, cache: { watch }, history: { label }, ...(selector ? { selector } : {}) };
   const memory = await openMemory(values.dir !== undefined ? { dir: resolve(values.dir), ...common } : { projectRoot: resolve(values.project ?? "."), ...common });
   ctx.out.debug(`memory directory: ${memory.host.root}`);
   return memory;

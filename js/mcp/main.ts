@@ -76,7 +76,7 @@ export async function run(ctx: CommandContext, load?: Importer): Promise<number>
     return EXIT_NO_SDK;
   }
   // a server lives long: the cache watches the folder (a command's one turn does not)
-  const memory = await openFromArgs(ctx, selector, { watch: true });
+  const memory = await openFromArgs(ctx, selector, { watch: true, label: "mcp" });
   const root = memory.dir;
   // a missing folder is fine (the first write makes it); a file in its place, or above it, is not
   const problem = await folderProblem(root);
