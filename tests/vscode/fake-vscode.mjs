@@ -19,7 +19,7 @@ class EventEmitter {
   }
 }
 
-/** A fake `vscode` module over a fresh in-memory file system; `answers` is the queue of prompt answers. */
+/** A fake `vscode` module over a fresh in-memory file system; `answers` is the queue of prompt answers (a value, or a function of what was asked). */
 export function createVsCodeModule({ workspacePath = "/work/project", settings = {}, now } = {}) {
   const vs = createFakeVsCode(now ? { now } : {});
   const commands = new Map();
@@ -33,7 +33,8 @@ export function createVsCodeModule({ workspacePath = "/work/project", settings =
   const answer = (kind, detail) => {
     messages.push({ kind, ...detail });
     const next = answers.shift();
-    return Promise.resolve(next);
+    // an answer may be a function of what was asked (a QuickPick's items are objects made on the spot)
+    return Promise.resolve(typeof next === "function" ? next(detail) : next);
   };
   const secretsChanged = new EventEmitter();
   const secretStore = new Map();

@@ -1,7 +1,7 @@
 // The extension's logic (examples/vscode/src/logic/, built to out/logic.mjs) against the
 // in-memory `workspace.fs` fake (tests/js/vscode-fake.mjs: FileSystemError codes, Uri objects):
 // the host passes the shared conformance suite; the folder, selector, tree, recall (lexical and
-// a mock provider on 127.0.0.1), remember, doctor diagnostics and doctor fix.
+// a mock provider on 127.0.0.1), remember, doctor diagnostics and doctor fix, the history and undo.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { openMemory } from "memdir";
@@ -338,5 +338,129 @@ describe("doctor", () => {
     assert.deepEqual(applied.after.findings.map((f) => f.code), ["frontmatter_malformed"]);
     const again = await logic.doctorFixFlow(opened.memory, ui(true));
     assert.equal(again.status, "nothing_to_fix");
+  });
+});
+
+describe("history and undo", () => {
+  /** The history UI answered from a script: `pick` chooses the item `choose(items)` returns; each confirm takes the next answer. */
+  function historyUi({ choose = () => undefined, answers = [] } = {}) {
+    const order = [];
+    return {
+      order,
+      pick: async (items, options) => (order.push(["pick", items, options]), choose(items)),
+      showDiff: async (diff, entry) => void order.push(["diff", diff, entry.id]),
+      confirm: async (message, action) => {
+        order.push(["confirm", message, action]);
+        if (answers.length === 0) throw new Error(`unexpected question: ${message}`);
+        return answers.shift();
+      },
+    };
+  }
+  /** Every file of the memory folder (the history under .memdir/ left out): path → text. */
+  async function files(vs) {
+    const out = {};
+    const walk = async (dir, prefix) => {
+      for (const [name, type] of await vs.fs.readDirectory(Uri.file(dir))) {
+        if (name === ".memdir") continue;
+        if (type === vs.FileType.Directory) await walk(`${dir}/${name}`, `${prefix}${name}/`);
+        else out[`${prefix}${name}`] = decoder.decode(await vs.fs.readFile(Uri.file(`${dir}/${name}`)));
+      }
+    };
+    await walk(ROOT, "");
+    return out;
+  }
+  const REMEMBER = ["user", "Editor", "The user edits in VS Code with vim keys", "Prefers vim keybindings."];
+
+  test("the history pick lists a remember and a forget made through the extension, newest first, labelled vscode", async () => {
+    const { api } = await seeded(MEMORIES);
+    const opened = await provider(api).get();
+    await logic.rememberFlow(opened.memory, scripted(...REMEMBER));
+    await opened.memory.forget({ file: "project_deploy.md" });
+    const ui = historyUi();
+    assert.deepEqual(await logic.historyFlow(opened.memory, ui), { status: "dismissed" });
+    const [[kind, items, options]] = ui.order;
+    assert.equal(kind, "pick");
+    assert.equal(options.title, "memdir: History");
+    assert.deepEqual(
+      items.map((p) => [p.label, p.description, p.detail]),
+      [
+        ["forget · vscode", logic.historyTime(NOW), "changed MEMORY.md, removed project_deploy.md"],
+        ["remember · vscode", logic.historyTime(NOW), "changed MEMORY.md, created user_editor.md"],
+      ],
+    );
+    assert.match(items[0].description, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    assert.deepEqual(items.map((p) => [p.entry.route, p.entry.label, p.entry.status]), [["forget", "vscode", "done"], ["remember", "vscode", "done"]]);
+  });
+
+  test("undo of a forget: its diff first, then the modal Undo; the file and its index line come back", async () => {
+    const { vs, api, read } = await seeded(MEMORIES);
+    const opened = await provider(api).get();
+    const before = await files(vs);
+    await opened.memory.forget({ file: "project_deploy.md" });
+    assert.doesNotMatch(await read("MEMORY.md"), /project_deploy/);
+    const ui = historyUi({ choose: (items) => items.find((p) => p.entry.route === "forget"), answers: [true] });
+    const outcome = await logic.historyFlow(opened.memory, ui);
+    assert.equal(outcome.status, "applied", JSON.stringify(outcome));
+    assert.equal(outcome.forced, false);
+    assert.deepEqual(ui.order.map((o) => o[0]), ["pick", "diff", "confirm"]);
+    assert.match(ui.order[1][1], /^\+- \[Deploys\]\(project_deploy\.md\) — deploy freeze$/m);
+    assert.match(ui.order[1][1], /^\+No deploys from Dec 20\.$/m);
+    assert.deepEqual(ui.order[2].slice(1), [logic.undoQuestion(outcome.entry), "Undo"]);
+    assert.match(ui.order[2][1], /^Undo the forget of .* \(changed MEMORY\.md, removed project_deploy\.md\)\? The diff shows every change\.$/);
+    assert.deepEqual(await files(vs), before, "the file and its index line back, byte for byte");
+    // the undo is in the history too; the forget is undone, so "Undo last change" has nothing left
+    const picks = logic.historyPicks(await opened.memory.history());
+    assert.deepEqual(picks.map((p) => [p.label, p.detail]), [
+      ["undo · vscode", `changed MEMORY.md, created project_deploy.md (undoes ${outcome.entry.id})`],
+      ["forget · vscode", `changed MEMORY.md, removed project_deploy.md (undone by ${picks[0].entry.id})`],
+    ]);
+    assert.deepEqual(await logic.undoLastFlow(opened.memory, historyUi()), { status: "empty" });
+    assert.equal(logic.undoSummary({ status: "empty" }).message, "memdir: no change to undo in the history");
+  });
+
+  test("a file changed since: CHANGED names it, and nothing is written unless the user picks Overwrite", async () => {
+    const { vs, api, read, exists } = await seeded(MEMORIES);
+    const opened = await provider(api).get();
+    await logic.rememberFlow(opened.memory, scripted(...REMEMBER));
+    const edited = (await read("user_editor.md")).replace("Prefers vim keybindings.", "Prefers vim keybindings, and Emacs on Sundays.");
+    await vs.fs.writeFile(Uri.file(`${ROOT}/user_editor.md`), encoder.encode(edited));
+    const before = await files(vs);
+
+    const declined = historyUi({ answers: [true, false] });
+    const outcome = await logic.undoLastFlow(opened.memory, declined);
+    assert.equal(outcome.status, "changed", JSON.stringify(outcome));
+    assert.match(outcome.message, /^user_editor\.md changed since change \S+: undoing it would overwrite a later edit/);
+    assert.deepEqual(declined.order.map((o) => [o[0], o[2]]), [["diff", outcome.entry.id], ["confirm", "Undo"], ["confirm", "Overwrite"]]);
+    assert.match(declined.order[0][1], /^-Prefers vim keybindings, and Emacs on Sundays\.$/m, "the diff shown is the one that overwrites the edit");
+    assert.equal(declined.order[2][1], "user_editor.md changed since change " + outcome.entry.id + ": undoing it would overwrite a later edit. Overwrite the later edit with the content from before the change?");
+    assert.deepEqual(await files(vs), before, "nothing written");
+    assert.equal((await opened.memory.history()).length, 1, "no undo recorded");
+    assert.match(logic.undoSummary(outcome).message, /^memdir: nothing was changed: user_editor\.md changed since/);
+
+    const overwrite = historyUi({ answers: [true, true] });
+    const forced = await logic.undoLastFlow(opened.memory, overwrite);
+    assert.equal(forced.status, "applied", JSON.stringify(forced));
+    assert.equal(forced.forced, true);
+    assert.equal(exists("user_editor.md"), false);
+    assert.equal(await read("MEMORY.md"), MEMORIES["MEMORY.md"]);
+  });
+
+  test("Cancel at the first question writes nothing and asks nothing more; an unknown id is memdir's NOT_FOUND", async () => {
+    const { vs, api } = await seeded(MEMORIES);
+    const opened = await provider(api).get();
+    await opened.memory.forget({ file: "project_deploy.md" });
+    const before = await files(vs);
+    const ui = historyUi({ answers: [false] });
+    const outcome = await logic.undoLastFlow(opened.memory, ui);
+    assert.equal(outcome.status, "cancelled");
+    assert.deepEqual(ui.order.map((o) => o[0]), ["diff", "confirm"]);
+    assert.deepEqual(await files(vs), before);
+    assert.equal((await opened.memory.history()).length, 1);
+    assert.equal(logic.undoSummary(outcome).message, "memdir: nothing was changed");
+
+    const unknown = { ...outcome.entry, id: "no-such-change" };
+    const refused = await logic.undoFlow(opened.memory, historyUi(), unknown);
+    assert.deepEqual([refused.status, refused.code], ["refused", "NOT_FOUND"]);
+    assert.deepEqual(await files(vs), before);
   });
 });

@@ -1,7 +1,7 @@
 // One scenario, run against the desktop bundle in Node (bundle.test.mjs) and the web bundle in a
 // Chromium web worker (web-worker.mjs): activate with the fake `vscode` module, then use what a
 // user would — the tree, the diagnostics, Recall, Remember, Doctor: fix (declined, then
-// applied), Set API key. Returns plain data for the test to check. No Node APIs here.
+// applied), Undo last change, Show history, Set API key. Returns plain data for the test to check. No Node APIs here.
 import { createVsCodeModule } from "./fake-vscode.mjs";
 
 const encoder = new TextEncoder();
@@ -60,10 +60,28 @@ export async function runScenario({ load, memoryDir, settings = {} }) {
   out.indexAfterFix = await read("MEMORY.md");
   out.diagnosticsAfterFix = Object.fromEntries([...collection.map].map(([uri, list]) => [uri.slice(uri.lastIndexOf("/") + 1), list.map((d) => d.code)]));
 
+  // the history: "Undo last change" takes the fix back (its diff, then the modal); "Show history"
+  // lists the three changes, labelled vscode; choosing the undo shows its diff, dismissed: nothing written
+  fake.answers.push("Undo");
+  await vscode.commands.executeCommand("memdir.undoLast");
+  const undoDoc = fake.shown.at(-1).doc;
+  out.undo = { uri: `${undoDoc.uri.scheme}:${undoDoc.uri.path}`, language: undoDoc.languageId, diff: undoDoc.getText(), question: fake.messages.filter((m) => m.kind === "warning").at(-1), index: await read("MEMORY.md") };
+  fake.answers.push((asked) => asked.items[0], undefined);
+  await vscode.commands.executeCommand("memdir.history");
+  const pick = fake.messages.filter((m) => m.kind === "pick").at(-1);
+  out.history = { title: pick.options.title, items: pick.items.map((i) => `${i.label}: ${i.detail.replace(/[0-9a-f-]{8,}/g, "<id>")}`), unchanged: (await read("MEMORY.md")) === out.undo.index };
+
   fake.answers.push("anthropic", "sk-ant-from-the-prompt");
   await vscode.commands.executeCommand("memdir.setApiKey");
   out.secrets = Object.fromEntries(fake.secretStore);
   out.errors = fake.messages.filter((m) => m.kind === "error").map((m) => m.message);
+  // bundle.test.mjs checks `errors` is empty: what the history steps must show is checked here
+  const expect = (what, ok) => ok || out.errors.push(`scenario: ${what}: ${JSON.stringify({ undo: out.undo, history: out.history })}`);
+  expect("undo diff", out.undo.uri === "memdir:/undo.diff" && out.undo.language === "diff" && /^\+- \[Gone\]\(gone\.md\) — was here$/m.test(out.undo.diff));
+  expect("undo modal", out.undo.question?.rest?.[0]?.modal === true && out.undo.question.rest[1] === "Undo" && /^Undo the doctor of /.test(out.undo.question.message));
+  expect("index after undo", out.undo.index === indexBeforeFix);
+  expect("history pick", out.history.title === "memdir: History" && out.history.items.length === 3 && out.history.items.every((i, n) => i.startsWith(["undo · vscode: ", "doctor · vscode: ", "remember · vscode: "][n])));
+  expect("history dismissed", out.history.unchanged);
 
   // the folder becomes unreadable: the command shows memdir's error instead of rejecting
   const readDirectory = vs.fs.readDirectory;

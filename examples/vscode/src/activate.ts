@@ -1,6 +1,6 @@
 /**
  * Wires the logic (`./logic/`) to the `vscode` API: the tree view, the commands, the doctor
- * diagnostics, the settings and the secret key. Shared by the desktop and web entries, which
+ * diagnostics, the history and its undo, the settings and the secret key. Shared by the desktop and web entries, which
  * differ only in how the wasm is loaded and whether there is a home folder.
  */
 import * as vscode from "vscode";
@@ -8,15 +8,21 @@ import {
   MemoryProvider,
   doctorDiagnostics,
   doctorFixFlow,
+  historyFlow,
   memoryTree,
   recallFlow,
   recallMarkdown,
   rememberFlow,
   reportSummary,
   secretKey,
+  undoFlow,
+  undoLastFlow,
+  undoSummary,
   PROVIDERS,
   type FolderPlatform,
   type GroupNode,
+  type HistoryOutcome,
+  type HistoryUi,
   type MemoryNode,
   type Opened,
   type Prompts,
@@ -96,10 +102,10 @@ class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
 }
 
 /** A command's handler that shows a failure (a host error, a locked folder) instead of rejecting into VS Code's generic notice. */
-function guarded(run: () => Promise<void>): () => Promise<void> {
-  return async () => {
+function guarded<A extends unknown[]>(run: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args) => {
     try {
-      await run();
+      await run(...args);
     } catch (error) {
       void vscode.window.showErrorMessage(`memdir: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -164,6 +170,22 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
     const opened = await need();
     tree.refresh();
     if (opened) await runDoctor(opened).catch((error: unknown) => output.appendLine(`doctor failed: ${String(error)}`));
+  };
+
+  const historyUi: HistoryUi = {
+    confirm: prompts.confirm,
+    pick: async (items, o) => vscode.window.showQuickPick(items, { title: o.title, placeHolder: o.placeHolder, matchOnDescription: true, matchOnDetail: true }),
+    showDiff: async (diff) => {
+      const doc = await vscode.workspace.openTextDocument(documents.set("/undo.diff", diff));
+      await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "diff"), { preview: true });
+    },
+  };
+
+  /** Says how an undo ended; refreshes the view and the diagnostics when it wrote. */
+  const undone = async (outcome: HistoryOutcome): Promise<void> => {
+    const summary = undoSummary(outcome);
+    if (summary) void (summary.level === "warning" ? vscode.window.showWarningMessage(summary.message) : vscode.window.showInformationMessage(summary.message));
+    if (outcome.status === "applied") await refresh();
   };
 
   const selection = (): string => {
@@ -241,6 +263,32 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
           void vscode.window.showInformationMessage(`memdir doctor: fixed ${outcome.plan.fixed}; ${reportSummary(outcome.after)}`);
           await refresh();
         }
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.history",
+      guarded(async () => {
+        const opened = await need();
+        if (opened) await undone(await historyFlow(opened.memory, historyUi, { all: true }));
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.undo",
+      // with an id (from another command or a keybinding's args): that change; without, a pick
+      guarded(async (id?: unknown) => {
+        const opened = await need();
+        if (!opened) return;
+        if (typeof id !== "string") return undone(await historyFlow(opened.memory, historyUi, { all: false }));
+        const entry = (await opened.memory.history()).find((e) => e.id === id);
+        if (entry === undefined) void vscode.window.showWarningMessage(`memdir: no change ${id} in the history`);
+        else await undone(await undoFlow(opened.memory, historyUi, entry));
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.undoLast",
+      guarded(async () => {
+        const opened = await need();
+        if (opened) await undone(await undoLastFlow(opened.memory, historyUi));
       }),
     ),
     vscode.commands.registerCommand(

@@ -65,7 +65,7 @@ export async function doctorFixFlow(memory: OpenedMemory, ui: FixUi, options: { 
   const plan = await memory.planFixes(options);
   if (plan.effects.length === 0) return { status: "nothing_to_fix", report: plan.before };
   await ui.showDiff(plan.diff);
-  const files = new Set(plan.effects.map((e) => (e.op === "rename" ? e.to : e.path))).size;
+  const files = new Set(plan.effects.map((e) => ("to" in e ? e.to : e.path))).size;
   const ok = await ui.confirm(`Apply ${plan.fixed} fix${plan.fixed === 1 ? "" : "es"} to ${files} file${files === 1 ? "" : "s"} in the memory folder? The diff shows every change.`, "Apply");
   if (!ok) return { status: "declined", plan };
   return { status: "applied", plan, after: await memory.applyFixes(plan, options) };

@@ -1,10 +1,12 @@
 /**
  * The memory the commands work on: the folder from the settings, a `workspaceFsHost` over it,
- * the selector from the settings and the secret key; reopened when any of them changes.
+ * the selector from the settings and the secret key; reopened when any of them changes. Every
+ * change made through it is recorded in the history with the label `vscode`.
  */
 import { openMemory } from "memdir";
 import { memoryFolder, type FolderPlatform, type MemoryFolder } from "./folder.js";
 import { workspaceFsHost } from "./host.js";
+import { HISTORY_LABEL } from "./history.js";
 import { resolveSelector } from "./selector.js";
 import type { FsApi, OpenedMemory, SecretsLike, Settings, UriLike } from "./types.js";
 
@@ -50,7 +52,7 @@ export class MemoryProvider<U extends UriLike> {
     const folder = await memoryFolder(settings.folder, this.deps.workspace(), this.deps.api, this.deps.platform);
     if (folder === null) return null;
     const { selector, warning } = await resolveSelector(settings, this.deps.secrets, { trusted: this.deps.trusted() });
-    const memory = await openMemory({ host: workspaceFsHost(this.deps.api, folder.uri), selector, ...(this.deps.now ? { now: this.deps.now } : {}) });
+    const memory = await openMemory({ host: workspaceFsHost(this.deps.api, folder.uri), selector, history: { label: HISTORY_LABEL }, ...(this.deps.now ? { now: this.deps.now } : {}) });
     return warning === undefined ? { memory, folder } : { memory, folder, selectorWarning: warning };
   }
 }
