@@ -445,6 +445,28 @@ describe("history and undo", () => {
     assert.equal(await read("MEMORY.md"), MEMORIES["MEMORY.md"]);
   });
 
+  test("Restore to…: the memory as it was just after the chosen change, its diff and the modal Restore first", async () => {
+    let clock = NOW;
+    const { vs, api } = await seeded(MEMORIES);
+    const opened = await new logic.MemoryProvider({ api, platform: { homeDir: null, configDir: null }, settings: () => SETTINGS, secrets: secrets(), workspace: () => Uri.file("/work/project"), trusted: () => true, now: () => clock }).get();
+    await logic.rememberFlow(opened.memory, scripted(...REMEMBER));
+    const afterRemember = await files(vs);
+    clock += 60_000;
+    await opened.memory.forget({ file: "project_deploy.md" });
+    await opened.memory.forget({ file: "feedback_tests.md" });
+    const ui = historyUi({ choose: (items) => items.find((p) => p.entry.route === "remember"), answers: [true] });
+    const outcome = await logic.historyFlow(opened.memory, ui, { mode: "restore" });
+    assert.equal(outcome.status, "applied", JSON.stringify(outcome));
+    assert.equal(outcome.kind, "restore");
+    const [[, items, options]] = ui.order;
+    assert.equal(options.title, "memdir: Restore to…");
+    assert.deepEqual(items.map((p) => p.label), ["forget · vscode", "forget · vscode", "remember · vscode"]);
+    assert.deepEqual(ui.order.map((o) => o[0]), ["pick", "diff", "confirm"]);
+    assert.deepEqual(ui.order[2].slice(1), [logic.restoreQuestion(outcome.entry), "Restore"]);
+    assert.deepEqual(await files(vs), afterRemember);
+    assert.equal((await opened.memory.history())[0].route, "restore");
+  });
+
   test("Cancel at the first question writes nothing and asks nothing more; an unknown id is memdir's NOT_FOUND", async () => {
     const { vs, api } = await seeded(MEMORIES);
     const opened = await provider(api).get();

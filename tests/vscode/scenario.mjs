@@ -77,7 +77,7 @@ export async function runScenario({ load, memoryDir, settings = {} }) {
   out.errors = fake.messages.filter((m) => m.kind === "error").map((m) => m.message);
   // bundle.test.mjs checks `errors` is empty: what the history steps must show is checked here
   const expect = (what, ok) => ok || out.errors.push(`scenario: ${what}: ${JSON.stringify({ undo: out.undo, history: out.history })}`);
-  expect("undo diff", out.undo.uri === "memdir:/undo.diff" && out.undo.language === "diff" && /^\+- \[Gone\]\(gone\.md\) — was here$/m.test(out.undo.diff));
+  expect("undo diff", out.undo.uri === "memdir:/history.diff" && out.undo.language === "diff" && /^\+- \[Gone\]\(gone\.md\) — was here$/m.test(out.undo.diff));
   expect("undo modal", out.undo.question?.rest?.[0]?.modal === true && out.undo.question.rest[1] === "Undo" && /^Undo the doctor of /.test(out.undo.question.message));
   expect("index after undo", out.undo.index === indexBeforeFix);
   expect("history pick", out.history.title === "memdir: History" && out.history.items.length === 3 && out.history.items.every((i, n) => i.startsWith(["undo · vscode: ", "doctor · vscode: ", "remember · vscode: "][n])));

@@ -176,7 +176,7 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
     confirm: prompts.confirm,
     pick: async (items, o) => vscode.window.showQuickPick(items, { title: o.title, placeHolder: o.placeHolder, matchOnDescription: true, matchOnDetail: true }),
     showDiff: async (diff) => {
-      const doc = await vscode.workspace.openTextDocument(documents.set("/undo.diff", diff));
+      const doc = await vscode.workspace.openTextDocument(documents.set("/history.diff", diff));
       await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "diff"), { preview: true });
     },
   };
@@ -269,7 +269,7 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       "memdir.history",
       guarded(async () => {
         const opened = await need();
-        if (opened) await undone(await historyFlow(opened.memory, historyUi, { all: true }));
+        if (opened) await undone(await historyFlow(opened.memory, historyUi, { mode: "all" }));
       }),
     ),
     vscode.commands.registerCommand(
@@ -278,7 +278,7 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       guarded(async (id?: unknown) => {
         const opened = await need();
         if (!opened) return;
-        if (typeof id !== "string") return undone(await historyFlow(opened.memory, historyUi, { all: false }));
+        if (typeof id !== "string") return undone(await historyFlow(opened.memory, historyUi, { mode: "undo" }));
         const entry = (await opened.memory.history()).find((e) => e.id === id);
         if (entry === undefined) void vscode.window.showWarningMessage(`memdir: no change ${id} in the history`);
         else await undone(await undoFlow(opened.memory, historyUi, entry));
@@ -289,6 +289,13 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       guarded(async () => {
         const opened = await need();
         if (opened) await undone(await undoLastFlow(opened.memory, historyUi));
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.restore",
+      guarded(async () => {
+        const opened = await need();
+        if (opened) await undone(await historyFlow(opened.memory, historyUi, { mode: "restore" }));
       }),
     ),
     vscode.commands.registerCommand(

@@ -4,7 +4,8 @@
  * shows the diff its undo would make and asks before writing. "Undo change…" and "Undo last
  * change" do the same for the changes that can still be undone. A file changed since the change
  * (a person's later edit) is never overwritten unless the user says so in a second, explicit
- * step: `CHANGED` names the file, and only "Overwrite" undoes with `force`.
+ * step: `CHANGED` names the file, and only "Overwrite" undoes with `force`. "Restore to…" brings
+ * the whole memory back to how it was just after a chosen change, the same way.
  */
 import { MemdirError } from "memdir";
 import type { OpenedMemory, Prompts } from "./types.js";
@@ -83,18 +84,20 @@ export interface HistoryUi extends Pick<Prompts, "confirm"> {
   showDiff(diff: string, entry: HistoryEntry): Promise<void>;
 }
 
-export type UndoOutcome =
-  /** Undoing it would change nothing (the files are already as before it). */
-  | { status: "nothing"; entry: HistoryEntry }
-  /** The user said no at the first question; nothing was written. */
-  | { status: "cancelled"; entry: HistoryEntry }
-  /** A file changed since and the user did not choose "Overwrite"; nothing was written. `message` names the file(s). */
-  | { status: "changed"; entry: HistoryEntry; message: string }
-  /** memdir refused (`NOT_FOUND`, a change never made, one already undone…); nothing was written. */
-  | { status: "refused"; entry: HistoryEntry; code: string; message: string }
-  | { status: "applied"; entry: HistoryEntry; result: ReverseResult; forced: boolean };
+/** `undo` takes one change back; `restore` brings every file changed after a change back to how it was just after it. */
+export type ReverseKind = "undo" | "restore";
 
-const refusal = (entry: HistoryEntry, error: MemdirError): UndoOutcome => ({ status: "refused", entry, code: error.code, message: error.message });
+export type UndoOutcome =
+  /** It would change nothing (the files are already as wanted). */
+  | { status: "nothing"; kind: ReverseKind; entry: HistoryEntry }
+  /** The user said no at the first question; nothing was written. */
+  | { status: "cancelled"; kind: ReverseKind; entry: HistoryEntry }
+  /** A file changed since and the user did not choose "Overwrite"; nothing was written. `message` names the file(s). */
+  | { status: "changed"; kind: ReverseKind; entry: HistoryEntry; message: string }
+  /** memdir refused (`NOT_FOUND`, a change never made, one already undone…); nothing was written. */
+  | { status: "refused"; kind: ReverseKind; entry: HistoryEntry; code: string; message: string }
+  | { status: "applied"; kind: ReverseKind; entry: HistoryEntry; result: ReverseResult; forced: boolean };
+
 const isChanged = (error: unknown): error is MemdirError => error instanceof MemdirError && error.code === "CHANGED";
 
 /** The first question: what the undo does, the diff being shown. */
@@ -102,78 +105,109 @@ export function undoQuestion(entry: HistoryEntry): string {
   return `Undo the ${entry.route} of ${historyTime(entry.atMs)} (${changesText(entry)})? The diff shows every change.`;
 }
 
+/** The first question of a restore. */
+export function restoreQuestion(entry: HistoryEntry): string {
+  return `Restore the memory to how it was just after the ${entry.route} of ${historyTime(entry.atMs)}? Every file changed since goes back; the diff shows every change.`;
+}
+
 /** The second question, after `CHANGED`: which file changed, and that "Overwrite" loses that edit. */
-export function overwriteQuestion(message: string): string {
-  return `${message.replace(/\s*\(force to overwrite\)\s*$/, "")}. Overwrite the later edit with the content from before the change?`;
+export function overwriteQuestion(message: string, kind: ReverseKind = "undo"): string {
+  return `${message.replace(/\s*\(force to overwrite\)\s*$/, "")}. Overwrite the later edit with the content from ${kind === "undo" ? "before the change" : "then"}?`;
 }
 
 /**
- * Undoes one change: its diff (a dry run) first, then the modal "Undo"; nothing is written
- * unless the user confirms. When a file changed since the change (`CHANGED`), the diff shown is
- * the one that overwrites it, and a second modal names the file and writes only on "Overwrite".
+ * An undo or a restore: its diff (a dry run) first, then the modal question; nothing is written
+ * unless the user confirms. When a file changed since (`CHANGED`), the diff shown is the one that
+ * overwrites it, and a second modal names the file and writes only on "Overwrite".
  */
-export async function undoFlow(memory: OpenedMemory, ui: Omit<HistoryUi, "pick">, entry: HistoryEntry): Promise<UndoOutcome> {
+async function reverseFlow(
+  kind: ReverseKind,
+  run: (options: { force?: boolean; dryRun?: boolean }) => Promise<ReverseResult>,
+  ui: Omit<HistoryUi, "pick">,
+  entry: HistoryEntry,
+): Promise<UndoOutcome> {
+  const refusal = (error: MemdirError): UndoOutcome => ({ status: "refused", kind, entry, code: error.code, message: error.message });
   let changed: string | undefined;
   let preview: ReverseResult;
   try {
-    preview = await memory.undo(entry.id, { dryRun: true });
+    preview = await run({ dryRun: true });
   } catch (error) {
     if (!(error instanceof MemdirError)) throw error;
-    if (!isChanged(error)) return refusal(entry, error);
+    if (!isChanged(error)) return refusal(error);
     changed = error.message;
     try {
-      preview = await memory.undo(entry.id, { dryRun: true, force: true });
+      preview = await run({ dryRun: true, force: true });
     } catch (forced) {
       // not a later edit force could overwrite (already undone): memdir's first word stands
-      if (forced instanceof MemdirError) return refusal(entry, error);
+      if (forced instanceof MemdirError) return refusal(error);
       throw forced;
     }
   }
-  if (preview.diff === "") return { status: "nothing", entry };
+  if (preview.diff === "") return { status: "nothing", kind, entry };
   await ui.showDiff(preview.diff, entry);
-  if (!(await ui.confirm(undoQuestion(entry), "Undo"))) return { status: "cancelled", entry };
+  const action = kind === "undo" ? "Undo" : "Restore";
+  if (!(await ui.confirm(kind === "undo" ? undoQuestion(entry) : restoreQuestion(entry), action))) return { status: "cancelled", kind, entry };
   if (changed === undefined) {
     try {
-      return { status: "applied", entry, result: await memory.undo(entry.id), forced: false };
+      return { status: "applied", kind, entry, result: await run({}), forced: false };
     } catch (error) {
       if (!(error instanceof MemdirError)) throw error;
-      if (!isChanged(error)) return refusal(entry, error);
+      if (!isChanged(error)) return refusal(error);
       // a file changed between the diff and the answer: show what overwriting it would do
       changed = error.message;
       try {
-        await ui.showDiff((await memory.undo(entry.id, { dryRun: true, force: true })).diff, entry);
+        await ui.showDiff((await run({ dryRun: true, force: true })).diff, entry);
       } catch (forced) {
-        if (forced instanceof MemdirError) return refusal(entry, error);
+        if (forced instanceof MemdirError) return refusal(error);
         throw forced;
       }
     }
   }
-  if (!(await ui.confirm(overwriteQuestion(changed), "Overwrite"))) return { status: "changed", entry, message: changed };
+  if (!(await ui.confirm(overwriteQuestion(changed, kind), "Overwrite"))) return { status: "changed", kind, entry, message: changed };
   try {
-    return { status: "applied", entry, result: await memory.undo(entry.id, { force: true }), forced: true };
+    return { status: "applied", kind, entry, result: await run({ force: true }), forced: true };
   } catch (error) {
-    if (error instanceof MemdirError) return refusal(entry, error);
+    if (error instanceof MemdirError) return refusal(error);
     throw error;
   }
+}
+
+/** Undoes one change (`memory.undo(id)`) through its diff and the modal "Undo" (then "Overwrite" after `CHANGED`). */
+export function undoFlow(memory: OpenedMemory, ui: Omit<HistoryUi, "pick">, entry: HistoryEntry): Promise<UndoOutcome> {
+  return reverseFlow("undo", (o) => memory.undo(entry.id, o), ui, entry);
+}
+
+/**
+ * Brings the memory back to how it was just after `entry` (`memory.restore({ at })`: every change
+ * made later taken back) through its diff and the modal "Restore" (then "Overwrite").
+ */
+export function restoreFlow(memory: OpenedMemory, ui: Omit<HistoryUi, "pick">, entry: HistoryEntry): Promise<UndoOutcome> {
+  return reverseFlow("restore", (o) => memory.restore({ at: entry.atMs, ...o }), ui, entry);
 }
 
 export type HistoryOutcome = UndoOutcome | { status: "empty" } | { status: "dismissed" };
 
 /**
- * "Show history" (`all`) or "Undo change…": the QuickPick of the changes, newest first; the one
- * chosen goes through `undoFlow` (its diff, then the questions). `empty`: nothing to list.
+ * "Show history" (`mode: "all"`), "Undo change…" (`"undo"`: only the changes still undoable) or
+ * "Restore to…" (`"restore"`: the changes made): the QuickPick of the changes, newest first; the
+ * one chosen goes through `undoFlow` (or `restoreFlow`): its diff, then the questions.
+ * `empty`: nothing to list.
  */
-export async function historyFlow(memory: OpenedMemory, ui: HistoryUi, { all = true }: { all?: boolean } = {}): Promise<HistoryOutcome> {
+export async function historyFlow(memory: OpenedMemory, ui: HistoryUi, { mode = "all" }: { mode?: "all" | "undo" | "restore" } = {}): Promise<HistoryOutcome> {
   const items = await memory.history();
-  const listed = all ? items : new Set(undoable(items));
-  const picks = historyPicks(items).filter((p) => all || (listed as Set<HistoryEntry>).has(p.entry));
+  const keep = mode === "undo" ? new Set(undoable(items)) : null;
+  const picks = historyPicks(items).filter((p) => (mode === "restore" ? p.entry.status === "done" : keep === null || keep.has(p.entry)));
   if (picks.length === 0) return { status: "empty" };
   const chosen = await ui.pick(picks, {
-    title: all ? "memdir: History" : "memdir: Undo change",
-    placeHolder: all ? "Every change to the memory, newest first; choose one to see what undoing it would do" : "Which change to undo? Its diff is shown before anything is written",
+    title: { all: "memdir: History", undo: "memdir: Undo change", restore: "memdir: Restore to…" }[mode],
+    placeHolder: {
+      all: "Every change to the memory, newest first; choose one to see what undoing it would do",
+      undo: "Which change to undo? Its diff is shown before anything is written",
+      restore: "Back to just after which change? Every later change is taken back; the diff is shown first",
+    }[mode],
   });
   if (chosen === undefined) return { status: "dismissed" };
-  return undoFlow(memory, ui, chosen.entry);
+  return mode === "restore" ? restoreFlow(memory, ui, chosen.entry) : undoFlow(memory, ui, chosen.entry);
 }
 
 /** "Undo last change": the newest change that can still be undone, through `undoFlow`. */
@@ -190,7 +224,7 @@ export function undoSummary(outcome: HistoryOutcome): { level: "info" | "warning
     case "empty":
       return { level: "info", message: "memdir: no change to undo in the history" };
     case "nothing":
-      return { level: "info", message: `memdir: undoing the ${outcome.entry.route} changes nothing: the files are already as before it` };
+      return { level: "info", message: outcome.kind === "undo" ? `memdir: undoing the ${outcome.entry.route} changes nothing: the files are already as before it` : "memdir: restoring changes nothing: the files are already as they were then" };
     case "cancelled":
       return { level: "info", message: "memdir: nothing was changed" };
     case "changed":
@@ -198,6 +232,12 @@ export function undoSummary(outcome: HistoryOutcome): { level: "info" | "warning
     case "refused":
       return { level: "warning", message: `memdir refused (${outcome.code}): ${outcome.message}` };
     case "applied":
-      return { level: "info", message: `memdir: undid the ${outcome.entry.route} of ${historyTime(outcome.entry.atMs)}${outcome.forced ? ", overwriting the later edit" : ""} (${changesText(outcome.entry)})` };
+      return {
+        level: "info",
+        message:
+          outcome.kind === "undo"
+            ? `memdir: undid the ${outcome.entry.route} of ${historyTime(outcome.entry.atMs)}${outcome.forced ? ", overwriting the later edit" : ""} (${changesText(outcome.entry)})`
+            : `memdir: restored the memory to just after the ${outcome.entry.route} of ${historyTime(outcome.entry.atMs)}${outcome.forced ? ", overwriting the later edit" : ""}`,
+      };
   }
 }
