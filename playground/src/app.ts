@@ -1,6 +1,6 @@
 /** What every view of the page shares: the folder, the opened memory, and the last reading of it. */
 import type { HostEntry, Limits, MemoryHost, OpenedMemory, ScanResult, SelectorConfig } from "memdir/browser";
-import type { DoctorReport, IndexPrompt } from "memdir/core";
+import type { DoctorReport, HistoryItem, IndexPrompt } from "memdir/core";
 
 /** The last reading of the folder, taken together by `refresh`. */
 export interface Snapshot {
@@ -12,6 +12,10 @@ export interface Snapshot {
   doctor: DoctorReport;
   /** `false` until doctor has run (the first load shows the folder first): `doctor` is then empty. */
   doctorDone: boolean;
+  /** memdir's changes to the folder, newest first (read with doctor: a person's edit adds none). */
+  history: HistoryItem[];
+  /** Why the history could not be read (the rest of the page works without it), or null. */
+  historyError: string | null;
   nowMs: number;
 }
 

@@ -10,6 +10,7 @@ import type { App, Snapshot } from "./app.js";
 import { byId, decode, errorText, h, say } from "./dom.js";
 import { createEditor } from "./editor.js";
 import { listKeys, renderFiles } from "./files.js";
+import { renderHistory } from "./history.js";
 import { renderDoctor, renderIndex, renderManifest } from "./inspect.js";
 import { setupRecall } from "./query.js";
 import { openStore, readAll, replaceAll, saveFile, seedFiles, seedIfEmpty } from "./store.js";
@@ -21,7 +22,7 @@ const SAVE_DELAY_MS = 300;
 /** Doctor runs again this long after the last save of an edit. */
 const DOCTOR_DELAY_MS = 1500;
 const NO_REPORT: DoctorReport = { findings: [], errors: 0, warnings: 0, infos: 0, fixable: 0 };
-const TABS = ["index", "manifest", "doctor", "recall", "write", "tool"];
+const TABS = ["index", "manifest", "doctor", "recall", "write", "tool", "history"];
 
 async function start(): Promise<void> {
   const started = performance.now();
@@ -34,7 +35,8 @@ async function start(): Promise<void> {
   const seeded = await seedIfEmpty(host);
   step("storage");
   const selector: SelectorConfig = { provider: "lexical" };
-  const memory = await openMemory({ host, selector });
+  // every change memdir makes is recorded under this name (a person's edits in the editor are not memdir's)
+  const memory = await openMemory({ host, selector, history: { label: "playground" } });
   const limits = defaultLimits();
 
   let pending: { path: string; text: string } | null = null;
@@ -80,16 +82,21 @@ async function start(): Promise<void> {
     }
   };
 
-  /** The folder read again; `withDoctor: false` leaves doctor for later (the first load: the list comes sooner). */
+  /**
+   * The folder read again; `withDoctor: false` leaves doctor and the history for later (the first
+   * load: the list comes sooner; an edit being typed: the editor's saves are not memdir's changes).
+   */
   const read = async (withDoctor = true): Promise<Snapshot> => {
-    const [entries, scan, index, doctor, indexText] = await Promise.all([
+    const [entries, scan, index, doctor, indexText, history] = await Promise.all([
       host.list(),
       memory.scan(),
       memory.index(),
       withDoctor ? memory.doctor() : null,
       host.readFile("MEMORY.md").then(decode, () => ""),
+      withDoctor ? memory.history().catch((error: unknown) => errorText(error)) : null,
     ]);
-    return { entries, scan, index, doctor: doctor ?? NO_REPORT, doctorDone: doctor !== null, indexText, nowMs: Date.now() };
+    const historyError = typeof history === "string" ? history : null;
+    return { entries, scan, index, doctor: doctor ?? NO_REPORT, doctorDone: doctor !== null, indexText, history: Array.isArray(history) ? history : [], historyError, nowMs: Date.now() };
   };
 
   /** The list, and the view on screen (the others are drawn when shown). */
@@ -146,7 +153,7 @@ async function start(): Promise<void> {
           wantDoctor = false;
           const next = await read(withDoctor);
           // without doctor (an edit being typed): the last report stays until doctor runs again
-          app.snap = withDoctor ? next : { ...next, doctor: app.snap.doctor, doctorDone: app.snap.doctorDone };
+          app.snap = withDoctor ? next : { ...next, doctor: app.snap.doctor, doctorDone: app.snap.doctorDone, history: app.snap.history, historyError: app.snap.historyError };
           draw();
           await syncEditor();
         } while (again);
@@ -281,7 +288,7 @@ function wire(app: App, flush: () => Promise<void>): void {
   show("index");
   document.addEventListener("keydown", (event) => {
     const typing = event.target instanceof HTMLElement && (event.target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName));
-    if (event.altKey && /^[1-6]$/.test(event.key)) {
+    if (event.altKey && /^[1-7]$/.test(event.key)) {
       event.preventDefault();
       show(TABS[Number(event.key) - 1]!, true);
     } else if (event.altKey && event.key.toLowerCase() === "n") {
@@ -303,6 +310,7 @@ function drawView(app: App): void {
   if (shown === "index") renderIndex(app);
   else if (shown === "manifest") renderManifest(app);
   else if (shown === "doctor") renderDoctor(app);
+  else if (shown === "history") renderHistory(app);
 }
 
 function showFatal(error: unknown): void {

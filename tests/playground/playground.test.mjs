@@ -322,6 +322,105 @@ test("doctor's safe fix is shown as a diff and applied", async () => {
   await page.waitForFunction(() => !/dead_link/.test(document.querySelector("#tab-doctor").textContent), null, { timeout: 15_000 });
 });
 
+/** The History tab's entries, newest first: route, label, status and each file's action. */
+async function historyEntries() {
+  await tab("history");
+  await page.waitForSelector("#history-list > li.history-item", { timeout: 15_000 });
+  return page.$$eval("#history-list > li.history-item", (lis) =>
+    lis.map((li) => ({
+      route: li.dataset.route,
+      label: li.querySelector(".label")?.textContent ?? null,
+      status: li.querySelector(".status").textContent,
+      changes: Array.from(li.querySelectorAll(".changes li")).map((c) => `${c.dataset.action} ${c.dataset.path}`),
+    })),
+  );
+}
+
+const NEWEST = "#history-list > li.history-item:first-child";
+
+test("the history panel lists memdir's changes; undo shows the diff, then takes one back; a later edit is refused until Overwrite", async () => {
+  // what the tests above made through memdir, newest first, each recorded as the playground's
+  const entries = await historyEntries();
+  assert.deepEqual(entries.slice(0, 4), [
+    // doctor's safe fixes, all at once: the dead link, and the example memory's own fixable finding
+    { route: "doctor", label: "playground", status: "done", changes: ["changed MEMORY.md", "changed project_pricing_service_cutover.md"] },
+    { route: "forget", label: "playground", status: "done", changes: ["changed MEMORY.md", "removed project_release_freeze.md"] },
+    { route: "tool", label: "playground", status: "done", changes: ["changed project_flaky_eta_test.md"] },
+    { route: "remember", label: "playground", status: "done", changes: ["changed MEMORY.md", "created project_release_freeze.md"] },
+  ]);
+  // the editor's saves are a person's edits: none is in the history
+  assert.equal(entries.length, 4);
+  await tab("index");
+  const fixed = await page.textContent("#index-prompt");
+  assert.doesNotMatch(fixed, /project_gone\.md/);
+
+  // undo doctor's fix: the diff first, nothing changed until applied
+  await tab("history");
+  await page.click(`${NEWEST} button.undo`);
+  await page.waitForSelector(`${NEWEST} .undo-box pre.diff`);
+  assert.match(await page.textContent(`${NEWEST} .undo-box pre.diff`), /^\+- \[Answer style preferences\]\(project_gone\.md\) — terse, diffs not whole files$/m);
+  await tab("index");
+  assert.equal(await page.textContent("#index-prompt"), fixed);
+  await tab("history");
+  await page.click(`${NEWEST} button.undo-apply`);
+  await page.waitForFunction(() => document.querySelector("#history-list > li")?.dataset.route === "undo", null, { timeout: 15_000 });
+  assert.match(await page.textContent(`${NEWEST} .hint`), /^takes back the doctor of /);
+  assert.deepEqual((await historyEntries())[0], { route: "undo", label: "playground", status: "done", changes: ["changed MEMORY.md", "changed project_pricing_service_cutover.md"] });
+  // the file is back as it was before the fix: the dead link, and doctor's finding on it
+  await tab("index");
+  assert.match(await page.textContent("#index-prompt"), /^- \[Answer style preferences\]\(project_gone\.md\) — terse, diffs not whole files$/m);
+  await tab("doctor");
+  await page.waitForFunction(() => /dead_link/.test(document.querySelector("#findings")?.textContent ?? ""), null, { timeout: 15_000 });
+  // the undo is a change like any other: undone in turn, the fix is back, byte for byte
+  await tab("history");
+  await page.click(`${NEWEST} button.undo`);
+  await page.waitForSelector(`${NEWEST} .undo-box pre.diff`);
+  await page.click(`${NEWEST} button.undo-apply`);
+  await page.waitForFunction(() => document.querySelectorAll("#history-list > li").length === 6, null, { timeout: 15_000 });
+  await tab("index");
+  assert.equal(await page.textContent("#index-prompt"), fixed);
+
+  // remember a memory, then the person edits it in the editor: undoing the remember is refused
+  await tab("write");
+  await page.selectOption("#rm-type", "project");
+  await page.fill("#rm-name", "Undo probe");
+  await page.fill("#rm-description", "A memory remembered to be taken back");
+  await page.fill("#rm-body", "Remembered through memdir.");
+  await page.fill("#rm-file", "");
+  await page.click("#rm-submit");
+  await page.waitForSelector("#file-list li[data-path='project_undo_probe.md']", { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector("#file-name").textContent === "project_undo_probe.md");
+  assert.deepEqual((await historyEntries())[0], { route: "remember", label: "playground", status: "done", changes: ["changed MEMORY.md", "created project_undo_probe.md"] });
+  await page.click("#editor .cm-content");
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("A person's later line.");
+  await saved();
+  const before = await historyEntries();
+  assert.equal(before.length, 7);
+  assert.equal(before[0].route, "remember");
+  await page.click(`${NEWEST} button.undo`);
+  await page.waitForSelector(`${NEWEST} .undo-changed`, { timeout: 15_000 });
+  assert.match(await page.textContent(`${NEWEST} .undo-changed`), /^CHANGED: project_undo_probe\.md changed since change /);
+  // nothing changed: the file with the person's line, its index line, no new record
+  assert.ok(await page.$("#file-list li[data-path='project_undo_probe.md']"));
+  assert.match(await page.textContent("#editor .cm-content"), /A person's later line\.$/);
+  await tab("index");
+  assert.match(await page.textContent("#index-prompt"), /\(project_undo_probe\.md\)/);
+  await tab("history");
+  assert.equal(await page.$$eval("#history-list > li", (lis) => lis.length), 7);
+  // Overwrite: the remember is taken back whole, the person's edit with it
+  await page.click(`${NEWEST} button.undo-overwrite`);
+  await page.waitForFunction(() => !document.querySelector("#file-list li[data-path='project_undo_probe.md']"), null, { timeout: 15_000 });
+  assert.deepEqual((await historyEntries())[0], { route: "undo", label: "playground", status: "done", changes: ["changed MEMORY.md", "removed project_undo_probe.md"] });
+  await tab("index");
+  assert.equal(await page.textContent("#index-prompt"), fixed);
+  await page.waitForFunction(() => document.querySelector("#save-state").textContent === "removed from the folder", null, { timeout: 15_000 });
+  await openFile("MEMORY.md");
+  await tab("history");
+  await shot("05-history-laptop");
+  assert.deepEqual(pageErrors, []);
+});
+
 /** The manifest's paths, newest first (the order the 200-file cap goes by). */
 async function manifestOrder() {
   await tab("manifest");
