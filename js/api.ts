@@ -2,7 +2,7 @@
  * The public shapes of an opened memory: the options of `openMemory`, what recall returns,
  * sessions and prefetches, and what a write did.
  */
-import type { DoctorReport, FixPlan, IndexPrompt, Limits, Rejected, RememberInput, ScanResult, Usage, WriteAction, WriteVia } from "./core.js";
+import type { DoctorReport, FixPlan, IndexPrompt, Limits, Memory, Rejected, RememberInput, ScanResult, Usage, WriteAction, WriteVia } from "./core.js";
 import type { DoctorOptions } from "./doctor.js";
 import type { HistoryOptions, ReverseOptions, ReverseResult } from "./history.js";
 import type { HistoryItem } from "./core.js";
@@ -52,7 +52,21 @@ export interface OpenMemoryOptions {
 /** What `forget` removes: the topic file, relative to the memory directory. */
 export interface ForgetInput {
   file: string;
+  /**
+   * Forget only if the file is still as it was read: the SHA-256 (hex) of its content
+   * (`contentHash`, `scan({ hashes: true })`). `CHANGED` otherwise, and nothing is written.
+   */
+  ifMatch?: string;
 }
+
+/** What `remember` takes: the memory, and optionally `ifMatch`. */
+export type RememberRequest = RememberInput & {
+  /**
+   * Write only if the topic file is still as it was read: the SHA-256 (hex) of its content.
+   * `CHANGED` otherwise (also when it no longer exists), and nothing is written.
+   */
+  ifMatch?: string;
+};
 
 /** What `remember` / `forget` did. */
 export interface WriteResult {
@@ -136,6 +150,16 @@ export interface RecallOptions {
   surfacedUtf16?: number;
 }
 
+/** What `scan` gives beyond the scan itself. */
+export interface ScanOptions {
+  /**
+   * Each memory with `sha256`, the SHA-256 (hex) of its whole file: what `remember`, `forget`
+   * and the memory tool take back as `ifMatch` to change it only if it is still as read. Reads
+   * every kept file whole (the scan alone reads their first lines).
+   */
+  hashes?: boolean;
+}
+
 /** A memory directory opened with `openMemory` (a scanned memory file is a `Memory`). */
 export interface OpenedMemory {
   readonly host: MemoryHost;
@@ -158,7 +182,7 @@ export interface OpenedMemory {
    * are the caller's own; the memory objects are shared with the opened memory's cache (an
    * unchanged file's memory is the same object turn after turn): read them, do not change them.
    */
-  scan(): Promise<ScanResult>;
+  scan(options?: ScanOptions): Promise<ScanResult & { memories: (Memory & { sha256?: string })[] }>;
   recall(query: string, options?: RecallOptions): Promise<RecallResult>;
   /** Stops the folder watchers (they never keep a process alive); the memory still works, checking every turn. */
   close(): void;
@@ -170,7 +194,7 @@ export interface OpenedMemory {
    * `TOO_LARGE`, `INVALID_UTF8` — and writes nothing when a rule refuses it; `LOCKED` or
    * `IO_ERROR` when the directory could not be written, `NOT_A_DIRECTORY` when it is a file.
    */
-  remember(input: RememberInput): Promise<WriteResult>;
+  remember(input: RememberRequest): Promise<WriteResult>;
   /**
    * Removes a topic file and every index line linking to it; `NOT_FOUND` when neither exists,
    * and the same errors as `remember` otherwise. Takes an object, as `remember` does

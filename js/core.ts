@@ -412,8 +412,8 @@ export function historySegments(entries: SnapshotEntry[]): string[] {
 }
 
 /** What to read before journaling `effects`; `list: true` asks for the listing first. */
-export function historyReadPlan(effects: Effect[], entries: SnapshotEntry[] | null, limits?: Partial<Limits> | null): HistoryReadPlan {
-  return guard({ effects, entries, limits }, (a) => wasm.historyReadPlan(a.effects, a.entries, a.limits ?? null));
+export function historyReadPlan(effects: Effect[], entries: SnapshotEntry[] | null, ifMatchPath: string | null, limits?: Partial<Limits> | null): HistoryReadPlan {
+  return guard({ effects, entries, ifMatchPath, limits }, (a) => wasm.historyReadPlan(a.effects, a.entries, a.ifMatchPath, a.limits ?? null));
 }
 
 /** The record of a change and the writes that journal it (rules §4.6). */

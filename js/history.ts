@@ -23,7 +23,7 @@ import {
   planHistoryRecovery,
   planHistoryReverse,
 } from "./core.js";
-import type { Effect, HistoryItem, HistoryPolicy, HistoryRecord, HistoryRecoveryPlan, Limits } from "./core.js";
+import type { Effect, HistoryItem, HistoryPolicy, HistoryRecord, HistoryRecoveryPlan, IfMatch, Limits } from "./core.js";
 import { MemdirError } from "./errors.js";
 import type { HostEntry, MemoryHost } from "./host.js";
 import { withIoLock } from "./io.js";
@@ -47,6 +47,8 @@ export interface Journaling extends HistoryOptions {
   route: string;
   /** The change this one takes back (`undo`). */
   undoes?: string;
+  /** The change goes ahead only if this file's content has this hash now: `CHANGED` otherwise. */
+  ifMatch?: IfMatch;
   nowMs: number;
   limits: Limits;
 }
@@ -116,15 +118,16 @@ export async function recoverInterrupted(io: MemoryHost, limits: Limits): Promis
  * history held to its bounds. Returns the record (`null` for no effects).
  */
 export async function applyJournaled(io: MemoryHost, effects: Effect[], j: Journaling): Promise<HistoryRecord | null> {
-  if (effects.length === 0) return null;
+  if (effects.length === 0 && !j.ifMatch) return null;
   const { limits } = j;
   const segment = decoder.decode((await readIfThere(io, LIVE_SEGMENT)) ?? new Uint8Array(0));
   let entries: HostEntry[] = [];
-  let plan = historyReadPlan(effects, null, limits);
-  if (plan.list) plan = historyReadPlan(effects, (entries = await io.list()), limits);
+  const ifMatchPath = j.ifMatch?.path ?? null;
+  let plan = historyReadPlan(effects, null, ifMatchPath, limits);
+  if (plan.list) plan = historyReadPlan(effects, (entries = await io.list()), ifMatchPath, limits);
   const contents = await readAll(io, plan.read, plan.readBytes);
   const record = planHistoryRecord(
-    { effects, entries, contents, segment, route: j.route, label: j.label ?? null, undoes: j.undoes ?? null, nowMs: j.nowMs, policy: policyOf(j) ?? null },
+    { effects, entries, contents, segment, route: j.route, label: j.label ?? null, undoes: j.undoes ?? null, nowMs: j.nowMs, policy: policyOf(j) ?? null, ifMatch: j.ifMatch ?? null },
     limits,
   );
   if (record.record.changes.length === 0) {
@@ -234,4 +237,14 @@ export function restoreAt(ctx: HistoryContext, io: MemoryHost, at: number | Date
   const atMs = at instanceof Date ? at.getTime() : at;
   if (typeof atMs !== "number" || !Number.isFinite(atMs)) throw new MemdirError("INVALID_ARGUMENT", "invalid argument: restore takes `at`, a time (ms or a Date)");
   return reverse(ctx, io, "restore", { atMs }, options);
+}
+
+/**
+ * The `ifMatch` a caller gave (a SHA-256 in hex of the file it read: `contentHash`, `scan({ hashes:
+ * true })`, a view), checked for its type here and for its form and truth by the core.
+ */
+export function ifMatchOf(value: unknown, what: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new MemdirError("INVALID_ARGUMENT", `invalid argument: ${what} is the SHA-256 (hex) of the file as it was read, not ${typeof value}`);
+  return value;
 }

@@ -4,8 +4,9 @@
  * `session.ts` (a conversation), `writes.ts` (remember, forget), `tool.ts` (the memory tool),
  * `doctor.ts`.
  */
-import { defaultLimits, defaultSelector, indexPrompt, indexReadPlan, memoryInstructions } from "./core.js";
-import type { Limits, ScanResult } from "./core.js";
+import { contentHash, defaultLimits, defaultSelector, indexPrompt, indexReadPlan, memoryInstructions } from "./core.js";
+import type { Limits, Memory, ScanResult } from "./core.js";
+import { bounded } from "./bounded.js";
 import type { OpenedMemory, OpenMemoryOptions } from "./api.js";
 import { applyDoctorFixes, doctorFixPlan, doctorReport } from "./doctor.js";
 import { MemdirError } from "./errors.js";
@@ -16,7 +17,7 @@ import { sharedCache, type ScanCache } from "./scan-cache.js";
 import type { SelectorConfig, SelectorFunction } from "./selectors.js";
 import { session } from "./session.js";
 import { memoryTool } from "./tool.js";
-import { readHistory, restoreAt, undoChange, type HistoryOptions } from "./history.js";
+import { ifMatchOf, readHistory, restoreAt, undoChange, type HistoryOptions } from "./history.js";
 import { ioHost } from "./io.js";
 import { forget, remember } from "./writes.js";
 
@@ -65,7 +66,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     host,
     dir: host.root,
     remember: (input) => remember(writes, input),
-    forget: async (input) => forget(writes, typeof input === "string" ? input : forgetFile(input)),
+    forget: async (input) => (typeof input === "string" ? forget(writes, input) : forget(writes, forgetFile(input), ifMatchOf((input as { ifMatch?: unknown }).ifMatch, "forget's ifMatch"))),
     tool: () => memoryTool(writing, limits, options.lock, { ...history, now }),
     doctor: (opts) => doctorReport(host, limits, now(), opts),
     planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
@@ -87,10 +88,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
       return indexPrompt({ content, fileBytes, absolutePath: host.absolutePath(indexPlan.path), limits });
     },
     instructions: (opts = {}) => memoryInstructions(host.root, opts?.via),
-    scan: async () => {
+    scan: async (opts = {}) => {
       // the cache keeps its scan for the next turn: the caller gets arrays of its own
       const { result } = await scanWithHeads(ctx);
-      const own = { memories: [...result.memories] } as ScanResult;
+      const own = { memories: opts?.hashes ? await withHashes(host, result.memories, concurrency) : [...result.memories] } as ScanResult;
       lazyProperty(own, "dropped", () => [...result.dropped]); // thousands in a large folder: copied when read
       own.diagnostics = [...result.diagnostics];
       return own;
@@ -98,6 +99,21 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     recall: recallOnce,
     session: () => session(recallOnce),
   };
+}
+
+/**
+ * `scan({ hashes: true })`: each memory with the SHA-256 of its whole file, what a write passes
+ * back as `ifMatch` (a copy: the scan's memories are the cache's). A file that can no longer be
+ * read has none.
+ */
+async function withHashes(host: MemoryHost, memories: readonly Memory[], concurrency: number): Promise<Memory[]> {
+  return bounded([...memories], concurrency, async (m) => {
+    try {
+      return { ...m, sha256: contentHash(await host.readFile(m.path)) };
+    } catch {
+      return { ...m };
+    }
+  });
 }
 
 /** The file of `forget({ file })`; anything else is `INVALID_ARGUMENT`. */

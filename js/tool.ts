@@ -11,7 +11,7 @@ import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
 import { ioHost, withIoLock } from "./io.js";
 import type { LockOptions } from "./lock.js";
-import { applyJournaled, recoverInterrupted, type HistoryOptions } from "./history.js";
+import { applyJournaled, ifMatchOf, recoverInterrupted, type HistoryOptions } from "./history.js";
 import { takeSnapshot } from "./snapshot.js";
 
 /** Thrown by a handler for an error result: the SDK's tool runner sends `Error: <message>` with `is_error: true`. */
@@ -61,9 +61,16 @@ function unfinished(command: string, error: unknown): ToolResult {
 export async function runMemoryCommand(host: MemoryHost, input: unknown, limits: Limits, lock: LockOptions = {}, history: HistoryOptions & { now?: () => number } = {}): Promise<ToolResult> {
   let command: MemoryToolCommand;
   let plan;
+  let ifMatch: string | undefined;
   try {
     // read the model's input once, bounded: the plan and the decision see the same command
     command = crossing({ command: input }).command as MemoryToolCommand;
+    // `if_match` is the history's condition on the command's file, not part of Anthropic's command
+    if (typeof command === "object" && command !== null && "if_match" in command) {
+      const { if_match: condition, ...rest } = command as MemoryToolCommand & { if_match?: unknown };
+      ifMatch = ifMatchOf(condition, "if_match");
+      command = rest as MemoryToolCommand;
+    }
     plan = planToolCommand(command);
   } catch (error) {
     return { text: `Invalid memory command: ${(error as Error).message}`, isError: true, effects: [] };
@@ -78,10 +85,11 @@ export async function runMemoryCommand(host: MemoryHost, input: unknown, limits:
       if (!list && plan.list === "ifDirectory") list = plan.resolve[0] === "" || (await io.stat(plan.resolve[0]!))?.kind === "directory";
       const snapshot = await takeSnapshot(io, { read: plan.read, resolve: plan.resolve, list: list && plan.list === "kinds" ? "kinds" : list, readBytes: fileReadBytes(limits) });
       const result = runToolCommand(command, snapshot, limits);
-      if (result.isError || result.effects.length === 0) return result;
+      if (result.isError || (result.effects.length === 0 && ifMatch === undefined)) return result;
       try {
         const { now = Date.now, ...options } = history;
-        await applyJournaled(io, result.effects, { ...options, route: "tool", nowMs: now(), limits });
+        const target = plan.resolve[0];
+        await applyJournaled(io, result.effects, { ...options, route: "tool", nowMs: now(), limits, ...(ifMatch !== undefined && target !== undefined ? { ifMatch: { path: target, sha256: ifMatch } } : {}) });
         return result;
       } catch (error) {
         // something changed between the read and the write: decide again on a fresh read

@@ -10,7 +10,7 @@ import type { WriteResult } from "./api.js";
 import { crossing } from "./edge.js";
 import { MemdirError } from "./errors.js";
 import type { MemoryHost } from "./host.js";
-import { applyJournaled, recoverInterrupted, type HistoryOptions } from "./history.js";
+import { applyJournaled, ifMatchOf, recoverInterrupted, type HistoryOptions } from "./history.js";
 import { ioHost, withIoLock } from "./io.js";
 import type { LockOptions } from "./lock.js";
 import type { ScanCache } from "./scan-cache.js";
@@ -31,7 +31,7 @@ export interface WriteContext {
   history?: HistoryOptions;
 }
 
-async function write(ctx: WriteContext, route: "remember" | "forget", plan: (io: MemoryHost) => Promise<WritePlan>): Promise<WriteResult> {
+async function write(ctx: WriteContext, route: "remember" | "forget", plan: (io: MemoryHost) => Promise<WritePlan>, ifMatch?: string): Promise<WriteResult> {
   // reads and writes go through `io`, so a host failure is an IO_ERROR naming a relative path
   const io = ioHost(ctx.host);
   return withIoLock(
@@ -39,15 +39,22 @@ async function write(ctx: WriteContext, route: "remember" | "forget", plan: (io:
     async () => {
       await recoverInterrupted(io, ctx.limits);
       const planned = await plan(io);
-      await applyJournaled(io, planned.effects, { ...ctx.history, route, nowMs: ctx.now(), limits: ctx.limits });
+      await applyJournaled(io, planned.effects, { ...ctx.history, route, nowMs: ctx.now(), limits: ctx.limits, ...(ifMatch ? { ifMatch: { path: planned.file, sha256: ifMatch } } : {}) });
       return { file: planned.file, absolutePath: ctx.host.absolutePath(planned.file), action: planned.action, indexLine: planned.indexLine };
     },
     ctx.lock,
   );
 }
 
-export async function remember(ctx: WriteContext, given: RememberInput): Promise<WriteResult> {
-  const read = crossing({ input: given }).input as RememberInput;
+export async function remember(ctx: WriteContext, given: RememberInput & { ifMatch?: string }): Promise<WriteResult> {
+  let read = crossing({ input: given }).input as RememberInput & { ifMatch?: unknown };
+  // `ifMatch` is the history's condition, not the memory's: it is checked as the change is journaled
+  let ifMatch: string | undefined;
+  if (typeof read === "object" && read !== null && "ifMatch" in read) {
+    const { ifMatch: condition, ...rest } = read;
+    ifMatch = ifMatchOf(condition, "remember's ifMatch");
+    read = rest;
+  }
   // the write records its time: `now` is passed in, never read by the core
   const input = typeof read === "object" && read !== null && read.nowMs == null ? { ...read, nowMs: ctx.now() } : read;
   planRemember(input, NOTHING, ctx.limits);
@@ -65,10 +72,10 @@ export async function remember(ctx: WriteContext, given: RememberInput): Promise
       : {};
     const snapshot = await takeSnapshot(io, rememberReadPlan(typeof input.file === "string" ? input.file : null, ctx.limits), ctx.concurrency, held);
     return planRemember(input, snapshot, ctx.limits);
-  });
+  }, ifMatch);
 }
 
-export async function forget(ctx: WriteContext, file: string): Promise<WriteResult> {
+export async function forget(ctx: WriteContext, file: string, ifMatch?: string): Promise<WriteResult> {
   try {
     planForget(file, NOTHING, ctx.limits); // the same dry run: only NOT_FOUND depends on the directory
   } catch (error) {
@@ -77,5 +84,5 @@ export async function forget(ctx: WriteContext, file: string): Promise<WriteResu
   return write(ctx, "forget", async (io) => {
     const snapshot = await takeSnapshot(io, forgetReadPlan(file, ctx.limits), ctx.concurrency);
     return planForget(file, snapshot, ctx.limits);
-  });
+  }, ifMatch);
 }

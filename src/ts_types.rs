@@ -17,7 +17,9 @@ use crate::doctor::{DoctorInput, DoctorReport, Finding, Severity};
 use crate::frontmatter::MemoryType;
 use crate::history::journal::{Before, Change, Record, Status};
 use crate::history::policy::HistoryPolicy;
-use crate::history::record::{BlobCopy, ReadPlan as HistoryReadPlan, RecordInput, RecordPlan};
+use crate::history::record::{
+    BlobCopy, IfMatch, ReadPlan as HistoryReadPlan, RecordInput, RecordPlan,
+};
 use crate::history::reverse::{
     ChangeSummary, HistoryItem, RecoveryPlan, ReverseInput, ReversePlan,
 };
@@ -134,6 +136,7 @@ pub(crate) fn declarations() -> String {
         HistoryReadPlan,
         RecordInput,
         BlobCopy,
+        IfMatch,
         RecordPlan,
         ReverseInput,
         ReversePlan,

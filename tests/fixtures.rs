@@ -179,10 +179,12 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         "historyReadPlan" => {
             let effects: Vec<write::Effect> = arg(a, 0, "effects")?;
             let entries: Option<Vec<write::snapshot::Entry>> = opt(a, 1, "entries")?;
+            let if_match: Option<String> = opt(a, 2, "ifMatchPath")?;
             out(memdir::history::record::read_plan(
                 &effects,
                 entries.as_deref(),
-                limits(a, 2)?.max_file_bytes,
+                if_match.as_deref(),
+                limits(a, 3)?.max_file_bytes,
             ))
         }
         "planHistoryRecord" => out(memdir::history::record::plan_record(

@@ -1091,7 +1091,12 @@ contents?: { [key in string]: Head },
 /**
  * The live segment as read (`""` when there is none).
  */
-segment?: string, route: string, label?: string | null, undoes?: string | null, nowMs: number, policy?: HistoryPolicy | null, };
+segment?: string, route: string, label?: string | null, undoes?: string | null, nowMs: number, policy?: HistoryPolicy | null, 
+/**
+ * The change goes ahead only if this file's content has this hash now (`ifMatch`):
+ * `CHANGED` otherwise, and nothing is written.
+ */
+ifMatch?: IfMatch | null, };
 
 /**
  * A copy of a file's bytes, as read, into the history folder.
@@ -1101,6 +1106,11 @@ export type HistoryBlob = {
  * The file whose content (as read for the record) is kept.
  */
 from: string, to: string, };
+
+/**
+ * A write's condition: `path`'s content hashes to `sha256` (from `contentHash`, `scan` or a view).
+ */
+export type IfMatch = { path: string, sha256: string, };
 
 /**
  * The writes that journal a change, in order: the blobs; the live segment renamed to

@@ -11,7 +11,7 @@
  * OpenAI's APIs refuse and Claude Code drops), and its own annotations, so a client can
  * allow `memory_view` without asking and confirm `memory_delete`.
  */
-import { memoryToolInputSchema } from "../core.js";
+import { contentHash, memoryToolInputSchema } from "../core.js";
 import { MEMORY_TYPES } from "../generated/defaults.js";
 import type { DoctorReport, Limits, MemoryToolInputSchema } from "../core.js";
 import type { OpenedMemory, RecallResult, SelectorConfig } from "../index.js";
@@ -148,13 +148,14 @@ function rememberTool({ memory }: ToolContext): McpTool {
         description: { type: "string", description: "One specific line saying what the memory is about: recall chooses by it. Also the index entry's hook." },
         body: { type: "string", description: "The memory. For feedback and project: the rule or fact, then a **Why:** line and a **How to apply:** line." },
         file: { type: "string", description: "The topic file to write or update, relative to the memory folder (e.g. feedback_testing.md). Default: the type and a slug of the name." },
+        if_match: { type: "string", description: IF_MATCH },
       },
       required: ["type", "name", "description", "body"],
       additionalProperties: false,
     },
     annotations: { title: "Remember", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     async run(args) {
-      const input = { type: args.type as string, name: args.name as string, description: args.description as string, body: args.body as string, ...(typeof args.file === "string" ? { file: args.file } : {}) };
+      const input = { type: args.type as string, name: args.name as string, description: args.description as string, body: args.body as string, ...(typeof args.file === "string" ? { file: args.file } : {}), ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}) };
       try {
         const done = await memory.remember(input);
         return ok(`${done.action} ${done.file} (${done.absolutePath})\nindex line: ${done.indexLine}`, true);
@@ -172,14 +173,14 @@ function forgetTool({ memory }: ToolContext): McpTool {
     description: "Removes a memory: its topic file and every MEMORY.md line that links to it. Use it for a memory that turned out wrong or no longer holds. NOT_FOUND when neither exists.",
     inputSchema: {
       type: "object",
-      properties: { file: { type: "string", description: "The topic file, relative to the memory folder (e.g. feedback_testing.md)." } },
+      properties: { file: { type: "string", description: "The topic file, relative to the memory folder (e.g. feedback_testing.md)." }, if_match: { type: "string", description: IF_MATCH } },
       required: ["file"],
       additionalProperties: false,
     },
     annotations: { title: "Forget", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(args) {
       try {
-        const done = await memory.forget({ file: args.file as string });
+        const done = await memory.forget({ file: args.file as string, ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}) });
         return ok(`forgot ${done.file}: the file and its MEMORY.md line are gone`, true);
       } catch (error) {
         return refusal(error);
@@ -229,7 +230,7 @@ function memoryCommandTools({ memory, readOnly }: ToolContext, schema: MemoryToo
         name: `memory_${command}`,
         title: `Memory: ${command}`,
         description: `${variant.description} Works on the memory folder's files directly, as Anthropic's memory tool (the ${command} command): paths are under /memories. The same rules hold as for remember and forget.`,
-        inputSchema: { type: "object", properties, required: variant.required.filter((f) => f !== "command") },
+        inputSchema: { type: "object", properties: writes ? { ...properties, if_match: { type: "string", description: IF_MATCH } } : properties, required: variant.required.filter((f) => f !== "command") },
         annotations: {
           title: `Memory: ${command}`,
           readOnlyHint: !writes,
@@ -238,15 +239,92 @@ function memoryCommandTools({ memory, readOnly }: ToolContext, schema: MemoryToo
         },
         async run(args) {
           const result = await tool.execute({ ...args, command });
-          return { text: result.content, isError: result.isError, changed: writes && !result.isError };
+          // a file's view ends with its hash: what a later write passes as if_match
+          const hash = !writes && !result.isError ? await viewedHash(memory, args.path) : null;
+          return { text: hash ? `${result.content}\n(sha256 ${hash}: pass it as if_match to change this file only if it is still as viewed)` : result.content, isError: result.isError, changed: writes && !result.isError };
         },
       } satisfies McpTool;
     });
 }
 
+/** What `if_match` means, for every tool that writes. */
+const IF_MATCH = "Optional: the sha256 a view of the file gave. The change is made only if the file is still exactly as viewed; otherwise CHANGED and nothing is written (someone edited it since: view it again).";
+
+/** The SHA-256 of a file a view showed (`null` for a folder, or a path that is not one). */
+async function viewedHash(memory: OpenedMemory, path: unknown): Promise<string | null> {
+  if (typeof path !== "string" || !path.startsWith("/memories/")) return null;
+  try {
+    const bytes = await memory.host.readFile(path.slice("/memories/".length));
+    return contentHash(bytes);
+  } catch {
+    return null;
+  }
+}
+
+const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** `history`: every change memdir made to the folder, newest first. */
+function historyTool({ memory }: ToolContext): McpTool {
+  return {
+    name: "history",
+    title: "History of the memory",
+    description: "Lists the changes memdir made to the memory folder, newest first: when, which route (remember, forget, tool, doctor, undo, restore) and writer, and each file created, changed or removed. Each change has an id that undo takes.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        file: { type: "string", description: "Only the changes of this file (relative to the memory folder)." },
+        limit: { type: "integer", minimum: 1, description: "At most this many changes. Default 20." },
+      },
+      additionalProperties: false,
+    },
+    annotations: { title: "History of the memory", readOnlyHint: true, openWorldHint: false },
+    async run(args) {
+      try {
+        const items = await memory.history(typeof args.file === "string" ? { file: args.file } : {});
+        const shown = items.slice(0, typeof args.limit === "number" ? args.limit : 20);
+        if (shown.length === 0) return ok("No change recorded.");
+        const lines = shown.map((h) => `${h.id}  ${when(h.atMs)}  ${h.route}${h.label ? ` (${h.label})` : ""}${h.status === "done" ? "" : ` [${h.status}]`}${h.undoes ? ` undoes ${h.undoes}` : ""}: ${h.changes.map((c) => `${c.path} ${c.action}`).join(", ")}`);
+        return ok(`${lines.join("\n")}${items.length > shown.length ? `\n… ${items.length - shown.length} older` : ""}`);
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  };
+}
+
+/** `undo`: one change taken back, refused when a file changed since. */
+function undoTool({ memory }: ToolContext): McpTool {
+  return {
+    name: "undo",
+    title: "Undo a change",
+    description: "Takes back one change from history (by its id): each file as it was before it; a forgotten memory comes back with its index line. Refused with CHANGED, nothing written, when a file changed since (a later edit is never overwritten). With dry_run, only shows the diff.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        id: { type: "string", description: "The change's id, from history." },
+        dry_run: { type: "boolean", description: "Show the diff; change nothing. Default false." },
+      },
+      required: ["id"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Undo a change", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    async run(args) {
+      try {
+        const done = await memory.undo(args.id as string, { dryRun: args.dry_run === true });
+        if (!done.applied) return ok(done.diff ? `Would undo ${args.id as string}:\n${done.diff}` : "Nothing to undo: the files are already as before that change.");
+        return ok(`Undid ${args.id as string} (recorded as ${done.record?.id ?? "no change"}):\n${done.diff}`, true);
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  };
+}
+
 /** The tools, in the order a client lists them. */
 export function mcpTools(context: ToolContext): McpTool[] {
-  const own = context.readOnly ? [recallTool(context), doctorTool(context)] : [recallTool(context), rememberTool(context), forgetTool(context), doctorTool(context)];
+  const own = context.readOnly
+    ? [recallTool(context), doctorTool(context), historyTool(context)]
+    : [recallTool(context), rememberTool(context), forgetTool(context), doctorTool(context), historyTool(context), undoTool(context)];
   return [...own, ...memoryCommandTools(context, memoryToolInputSchema())];
 }
 

@@ -79,16 +79,18 @@ pub fn plan_prune(
     let mut remove = Vec::new();
     let mut dropped = 0;
     for (i, (_, e)) in closed.iter().enumerate() {
-        let too_old = e.mtime_ms.is_finite() && e.mtime_ms > 0.0 && e.mtime_ms < oldest_kept_ms;
-        if !(too_old || total > f64::from(policy.max_bytes)) {
-            break;
-        }
-        // the blobs of this segment's records go with it
+        // every record of this segment is older than the first of the next one: its age is read
+        // from the ids (the writers' clock), never from a file time (the host's)
         let next_first = closed
             .get(i + 1)
             .map(|(id, _)| *id)
             .or(live_first_id)
             .unwrap_or("9");
+        let too_old = id_time(next_first).is_some_and(|t| t < oldest_kept_ms);
+        if !(too_old || total > f64::from(policy.max_bytes)) {
+            break;
+        }
+        // the blobs of this segment's records go with it
         for (id, b) in &blobs {
             if *id < next_first && !remove.contains(&b.path) {
                 total -= b.size;

@@ -57,6 +57,47 @@ pub struct RecordInput {
     pub now_ms: f64,
     #[serde(default)]
     pub policy: Option<HistoryPolicy>,
+    /// The change goes ahead only if this file's content has this hash now (`ifMatch`):
+    /// `CHANGED` otherwise, and nothing is written.
+    #[serde(default)]
+    pub if_match: Option<IfMatch>,
+}
+
+/// A write's condition: `path`'s content hashes to `sha256` (from `contentHash`, `scan` or a view).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct IfMatch {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// `CHANGED` unless `path` is now as the writer read it.
+fn check_if_match(input: &RecordInput) -> Result<(), Error> {
+    let Some(m) = &input.if_match else {
+        return Ok(());
+    };
+    if !super::hash::is_sha256_hex(&m.sha256) {
+        return Err(Error::invalid(format!(
+            "ifMatch must be a SHA-256 in hex (64 characters 0-9a-f), not {:?}",
+            m.sha256
+        )));
+    }
+    let now = input.contents.get(&m.path).map(|h| sha256_hex(bytes_of(h)));
+    if now.as_deref() == Some(m.sha256.as_str()) {
+        return Ok(());
+    }
+    let is = now.map_or_else(
+        || "it does not exist".to_owned(),
+        |h| format!("its content hash is now {h}"),
+    );
+    Err(Error::refused(
+        crate::error::Refusal::Changed,
+        format!(
+            "{} changed since it was read ({is}, not the ifMatch {}): nothing was written; read it again",
+            m.path, m.sha256
+        ),
+    ))
 }
 
 /// A copy of a file's bytes, as read, into the history folder.
@@ -109,9 +150,15 @@ pub fn needs_listing(effects: &[Effect]) -> bool {
     effects.iter().any(|e| writes_dir(e).is_some())
 }
 
-/// What to read before journaling `effects`: every file they touch as it is now. Without the
-/// listing (`None`), a change that may name a folder asks for it first.
-pub fn read_plan(effects: &[Effect], entries: Option<&[Entry]>, max_file_bytes: u32) -> ReadPlan {
+/// What to read before journaling `effects`: every file they touch as it is now, and the file
+/// an `ifMatch` names. Without the listing (`None`), a change that may name a folder asks for
+/// it first.
+pub fn read_plan(
+    effects: &[Effect],
+    entries: Option<&[Entry]>,
+    if_match: Option<&str>,
+    max_file_bytes: u32,
+) -> ReadPlan {
     let read_bytes = max_file_bytes.saturating_add(1);
     let Some(entries) = entries.or((!needs_listing(effects)).then_some(&[][..])) else {
         return ReadPlan {
@@ -143,6 +190,9 @@ pub fn read_plan(effects: &[Effect], entries: Option<&[Entry]>, max_file_bytes: 
         if let Effect::Rename { to, .. } = effect {
             add(to);
         }
+    }
+    if let Some(p) = if_match {
+        add(p);
     }
     ReadPlan {
         list: false,
@@ -227,6 +277,7 @@ pub fn plan_record(input: &RecordInput, max_file_bytes: u32) -> Result<RecordPla
     if input.label.as_ref().is_some_and(|l| l.len() > 256) {
         return Err(Error::invalid("the history's label is at most 256 bytes"));
     }
+    check_if_match(input)?;
     let policy = input.policy.unwrap_or_default();
     let live = Journal::read([input.segment.as_str()]);
     let id = next_id(live.last_id(), input.now_ms);

@@ -31,13 +31,16 @@ pub fn history_segments(
 pub fn history_read_plan(
     #[wasm_bindgen(unchecked_param_type = "Effect[]")] effects: JsValue,
     #[wasm_bindgen(unchecked_param_type = "SnapshotEntry[] | null")] entries: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string | null")] if_match_path: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
 ) -> JsResult {
     let effects: Vec<Effect> = from_js(effects, "effects")?;
     let entries: Option<Vec<Entry>> = from_js_opt(entries, "entries")?;
+    let if_match: Option<String> = from_js_opt(if_match_path, "ifMatchPath")?;
     to_js(&record::read_plan(
         &effects,
         entries.as_deref(),
+        if_match.as_deref(),
         limits_arg(limits)?.max_file_bytes,
     ))
 }

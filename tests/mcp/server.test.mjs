@@ -35,10 +35,10 @@ function tree(dir, prefix = "") {
   return out;
 }
 
-const WRITE_TOOLS = ["remember", "forget", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
-const ALL_TOOLS = ["recall", "remember", "forget", "doctor", "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
+const WRITE_TOOLS = ["remember", "forget", "undo", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
+const ALL_TOOLS = ["recall", "remember", "forget", "doctor", "history", "undo", "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
 
-test("tools: the ten, flat schemas (no root oneOf/anyOf/allOf, which Claude Code drops), the memory-tool ones straight from the core", async () => {
+test("tools: the twelve, flat schemas (no root oneOf/anyOf/allOf, which Claude Code drops), the memory-tool ones straight from the core", async () => {
   const s = await connect(["--dir", seeded()]);
   try {
     const { tools } = await s.client.listTools();
@@ -51,7 +51,10 @@ test("tools: the ten, flat schemas (no root oneOf/anyOf/allOf, which Claude Code
       if (!tool.name.startsWith("memory_")) continue;
       const variant = core.oneOf.find((v) => `memory_${v.title}` === tool.name);
       const { command, ...properties } = variant.properties;
-      assert.deepEqual(tool.inputSchema.properties, properties, `${tool.name}: the core's fields`);
+      // the core's fields, and if_match for the commands that write
+      const { if_match: ifMatch, ...own } = tool.inputSchema.properties;
+      assert.deepEqual(own, properties, `${tool.name}: the core's fields`);
+      assert.equal(ifMatch?.type, tool.name === "memory_view" ? undefined : "string", `${tool.name}: if_match`);
       assert.deepEqual(tool.inputSchema.required, variant.required.filter((f) => f !== "command"));
       assert.equal(command.const, tool.name.slice("memory_".length));
     }
@@ -267,7 +270,10 @@ test("the memory-tool commands give the library's texts and leave the same files
     for (const [command, args] of steps) {
       const viaMcp = await s.call(`memory_${command}`, args);
       const direct = await lib.execute({ command, ...args });
-      assert.deepEqual(viaMcp, { text: direct.content, isError: direct.isError }, `${command} ${JSON.stringify(args)}`);
+      // a file's view over MCP ends with its hash (for if_match); the text before it is the library's
+      const hashLine = /\n\(sha256 [0-9a-f]{64}: pass it as if_match to change this file only if it is still as viewed\)$/;
+      if (command === "view" && !viaMcp.isError && args.path !== "/memories") assert.match(viaMcp.text, hashLine, `${command} ${JSON.stringify(args)}: the hash`);
+      assert.deepEqual({ ...viaMcp, text: viaMcp.text.replace(hashLine, "") }, { text: direct.content, isError: direct.isError }, `${command} ${JSON.stringify(args)}`);
       if (viaMcp.isError) errors++;
     }
     assert.equal(errors, 8, "each refusal came back as an error result");
@@ -425,12 +431,12 @@ test("concurrent calls: 24 writes at once from one client and 2 × 8 from two se
   }
 });
 
-test("--read-only serves recall, doctor (without fix) and memory_view only", async () => {
+test("--read-only serves recall, doctor (without fix), history and memory_view only", async () => {
   const dir = seeded();
   const s = await connect(["--dir", dir, "--read-only"]);
   try {
     const { tools } = await s.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ["recall", "doctor", "memory_view"]);
+    assert.deepEqual(tools.map((t) => t.name), ["recall", "doctor", "history", "memory_view"]);
     assert.equal(tools.find((t) => t.name === "doctor").inputSchema.properties.fix, undefined);
     await assert.rejects(s.client.callTool({ name: "remember", arguments: {} }), /Unknown tool: remember/);
     assert.match((await s.call("doctor", { fix: true })).text, /unknown field `fix`/);
@@ -453,6 +459,48 @@ test("--project serves Claude Code's folder for the project (CLAUDE_CONFIG_DIR h
     const r = await s.call("remember", { type: "user", name: "Role", description: "The user is a data engineer who writes Rust and Python", body: "Data engineer." });
     assert.equal(r.isError, false, r.text);
     assert.ok(existsSync(join(expected, "user_role.md")));
+  } finally {
+    await s.close();
+  }
+});
+
+test("history, undo and if_match over MCP: each write recorded with the server's label, a forget undone with its index line, a stale if_match refused on every writing tool", async () => {
+  const dir = seeded();
+  const s = await connect(["--dir", dir]);
+  try {
+    const view = await s.call("memory_view", { path: "/memories/project_deploys.md" });
+    const hash = /\(sha256 ([0-9a-f]{64}):/.exec(view.text)?.[1];
+    assert.ok(hash, `a view gives the file's hash: ${view.text}`);
+    // a person edits the file after the view: every writing tool refuses the stale hash
+    writeFileSync(join(dir, "project_deploys.md"), readFileSync(join(dir, "project_deploys.md"), "utf8") + "\nEdited by a person.\n");
+    const stale = [
+      ["memory_str_replace", { path: "/memories/project_deploys.md", old_str: "Deploy on Tuesdays.", new_str: "Deploy on Wednesdays.", if_match: hash }],
+      ["memory_insert", { path: "/memories/project_deploys.md", insert_line: 1, insert_text: "x", if_match: hash }],
+      ["memory_delete", { path: "/memories/project_deploys.md", if_match: hash }],
+      ["memory_rename", { old_path: "/memories/project_deploys.md", new_path: "/memories/project_deploys_old.md", if_match: hash }],
+      ["forget", { file: "project_deploys.md", if_match: hash }],
+      ["remember", { type: "project", name: "Deploys", description: "We deploy on Wednesdays now", body: "b", file: "project_deploys.md", if_match: hash }],
+    ];
+    for (const [tool, args] of stale) {
+      const r = await s.call(tool, args);
+      assert.equal(r.isError, true, `${tool}: ${r.text}`);
+      assert.match(r.text, /changed since it was read/, tool);
+    }
+    assert.match(readFileSync(join(dir, "project_deploys.md"), "utf8"), /Edited by a person/, "nothing was written");
+    // with the hash of what is there now, the write goes through
+    const fresh = /\(sha256 ([0-9a-f]{64}):/.exec((await s.call("memory_view", { path: "/memories/project_deploys.md" })).text)[1];
+    assert.equal((await s.call("forget", { file: "project_deploys.md", if_match: fresh })).isError, false);
+    const log = await s.call("history", {});
+    assert.match(log.text, /^\d{16}-\d{4} {2}\S+ {2}forget \(mcp\): MEMORY\.md changed, project_deploys\.md removed$/m);
+    const id = log.text.split(/\s/)[0];
+    const undone = await s.call("undo", { id });
+    assert.equal(undone.isError, false, undone.text);
+    assert.match(readFileSync(join(dir, "MEMORY.md"), "utf8"), /\(project_deploys\.md\)/, "the index line is back");
+    assert.match(readFileSync(join(dir, "project_deploys.md"), "utf8"), /Edited by a person/, "the file as it was, the person's edit with it");
+    assert.match((await s.call("history", { limit: 1 })).text, new RegExp(`undo: .* undoes ${id}|undo.*undoes ${id}`));
+    const again = await s.call("undo", { id });
+    assert.equal(again.isError, true);
+    assert.match(again.text, /^CHANGED: change \d{16}-\d{4} was already undone/);
   } finally {
     await s.close();
   }

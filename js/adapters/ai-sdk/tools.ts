@@ -5,12 +5,12 @@
  * as a tool error (`tool-error`) and nothing is written.
  */
 import { jsonSchema, tool, type JSONSchema7, type Tool } from "ai";
-import type { OpenedMemory, WriteResult } from "../../api.js";
+import type { OpenedMemory, RememberRequest, WriteResult } from "../../api.js";
 import type { RememberInput } from "../../core.js";
 import { MEMORY_TYPES } from "../../generated/defaults.js";
 
 /** What the `remember` tool takes: `RememberInput` without the fields the app sets. */
-export type RememberToolInput = Pick<RememberInput, "type" | "name" | "description" | "body" | "file">;
+export type RememberToolInput = Pick<RememberInput, "type" | "name" | "description" | "body" | "file"> & { ifMatch?: string };
 
 /** What the `remember` and `forget` tools return to the model. */
 export interface MemoryToolOutput {
@@ -26,6 +26,9 @@ export interface RememberToolOptions {
   sessionId?: string;
 }
 
+/** What `ifMatch` means, for both tools. */
+const IF_MATCH = "Optional: the file's content hash (SHA-256, hex) as the app read it. The change is made only if the file is still exactly that; otherwise the tool fails with CHANGED and nothing is written.";
+
 const REMEMBER_SCHEMA = {
   type: "object",
   properties: {
@@ -38,6 +41,7 @@ const REMEMBER_SCHEMA = {
     description: { type: "string", description: "One specific line saying what this memory is about: it decides when the memory is recalled." },
     body: { type: "string", description: "The memory. For feedback and project: the rule or fact, then a **Why:** line and a **How to apply:** line." },
     file: { type: "string", description: "Only to update an existing memory: its file, e.g. feedback_testing.md. Leave it out for a new one." },
+    ifMatch: { type: "string", description: IF_MATCH },
   },
   required: ["type", "name", "description", "body"],
   additionalProperties: false,
@@ -45,7 +49,7 @@ const REMEMBER_SCHEMA = {
 
 const FORGET_SCHEMA = {
   type: "object",
-  properties: { file: { type: "string", description: "The memory's file, relative to the memory folder, e.g. feedback_testing.md." } },
+  properties: { file: { type: "string", description: "The memory's file, relative to the memory folder, e.g. feedback_testing.md." }, ifMatch: { type: "string", description: IF_MATCH } },
   required: ["file"],
   additionalProperties: false,
 } satisfies JSONSchema7;
@@ -57,16 +61,16 @@ export function rememberTool(memory: OpenedMemory, options: RememberToolOptions 
   return tool({
     description: "Save a memory that will help in later conversations: one topic per call. It writes the topic file and its line in MEMORY.md, the index. Pass `file` to update an existing memory instead of adding a duplicate.",
     inputSchema: jsonSchema<RememberToolInput>(REMEMBER_SCHEMA),
-    execute: async (input) => output(await memory.remember({ ...input, ...(options.sessionId ? { sessionId: options.sessionId } : {}) } as RememberInput)),
+    execute: async (input) => output(await memory.remember({ ...input, ...(options.sessionId ? { sessionId: options.sessionId } : {}) } as RememberRequest)),
   });
 }
 
 /** The `forget` tool: removes a memory's file and every index line linking to it. */
-export function forgetTool(memory: OpenedMemory): Tool<{ file: string }, MemoryToolOutput> {
+export function forgetTool(memory: OpenedMemory): Tool<{ file: string; ifMatch?: string }, MemoryToolOutput> {
   return tool({
     description: "Forget a memory that no longer holds: removes its file and its line in MEMORY.md.",
-    inputSchema: jsonSchema<{ file: string }>(FORGET_SCHEMA),
-    execute: async ({ file }) => output(await memory.forget({ file })),
+    inputSchema: jsonSchema<{ file: string; ifMatch?: string }>(FORGET_SCHEMA),
+    execute: async ({ file, ifMatch }) => output(await memory.forget({ file, ...(ifMatch ? { ifMatch } : {}) })),
   });
 }
 
