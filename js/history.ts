@@ -187,6 +187,8 @@ export async function readHistory(ctx: HistoryContext, io: MemoryHost, options: 
 export interface ReverseResult {
   /** Unified diff of every file, from now to after. */
   diff: string;
+  /** The files the plan changes (or changed): created, rewritten or removed. */
+  files: string[];
   /** Whether the files were changed (`false` for `dryRun` or when nothing differs). */
   applied: boolean;
   /** The record of the change made, in the history like any other. */
@@ -217,7 +219,8 @@ async function reverse(ctx: HistoryContext, io: MemoryHost, kind: "undo" | "rest
     const read = historyReverseReadPlan(segments, target.id ?? null, target.atMs ?? null);
     const contents = await readAll(io, read, fileReadBytes(limits));
     const plan = planHistoryReverse({ segments, contents, id: target.id ?? null, atMs: target.atMs ?? null, force: options.force === true });
-    const result: ReverseResult = { diff: plan.diff, applied: false, record: null, reachesMs: plan.reachesMs ?? null };
+    const files = [...new Set(plan.effects.map((e) => ("path" in e ? e.path : e.to)))];
+    const result: ReverseResult = { diff: plan.diff, files, applied: false, record: null, reachesMs: plan.reachesMs ?? null };
     if (options.dryRun || plan.effects.length === 0) return result;
     result.record = await applyJournaled(io, plan.effects, { ...ctx, route: kind, ...(target.id ? { undoes: target.id } : {}), nowMs: ctx.now() });
     result.applied = true;

@@ -78,6 +78,38 @@ export const COMMANDS: Record<string, Command> = {
     positionals: none("doctor"),
     run: (ctx) => import("./run.js").then((m) => m.doctor.run(ctx)),
   },
+  log: {
+    args: "[<file>]",
+    summary: "the history: every change memdir made to the folder, newest first",
+    usage: "memdir log [<file>] [--since <time>] [options]",
+    details: "Each change: its id (for undo), when, which route (remember, forget, tool, doctor, undo, restore) and\nwriter (cli, mcp, vscode, an agent's label), and each file created, changed or removed.",
+    options: ["since"],
+    positionals: (args) => {
+      if (args.length > 1) throw new UsageError("log takes at most one file: memdir log feedback_testing.md", "log");
+    },
+    run: (ctx) => import("./run.js").then((m) => m.history.log(ctx)),
+  },
+  undo: {
+    args: "<id> | --last",
+    summary: "take one change back: shows the diff, asks, then restores each file (a deleted memory with its index line)",
+    usage: "memdir undo <id> | --last [--yes | --dry-run] [--force] [options]",
+    details:
+      "Refused with CHANGED, nothing written, when a file changed since that change (a later edit is never\noverwritten) unless --force. Exit 1 when refused, 2 when there was no terminal to ask on and no --yes.",
+    options: ["last", "yes", "dry-run", "force"],
+    positionals: (args) => {
+      if (args.length > 1) throw new UsageError("undo takes one change's id (memdir log lists them)", "undo");
+    },
+    run: (ctx) => import("./run.js").then((m) => m.history.undo(ctx)),
+  },
+  restore: {
+    args: "--at <time>",
+    summary: "bring every file memdir changed since a time back to how it was then: shows the diff, asks",
+    usage: "memdir restore --at <time> [--yes | --dry-run] [--force] [options]",
+    details: "As far back as the history reaches. Refused with CHANGED for a file changed outside memdir since,\nunless --force. Exit 1 when refused, 2 when there was no terminal to ask on and no --yes.",
+    options: ["at", "yes", "dry-run", "force"],
+    positionals: none("restore"),
+    run: (ctx) => import("./run.js").then((m) => m.history.restore(ctx)),
+  },
   mcp: {
     args: "[--read-only] [--no-index]",
     summary: "serve the memory to MCP clients over stdio (needs @modelcontextprotocol/sdk)",

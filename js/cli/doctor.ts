@@ -4,7 +4,7 @@
  * applies without asking, `--dry-run` only shows; with no terminal and no `--yes`, nothing is
  * written and the exit is 2).
  */
-import { createInterface } from "node:readline";
+import { ask } from "./ask.js";
 import type { DoctorReport } from "../core.js";
 import { UsageError, wholeNumber } from "./args.js";
 import type { CommandContext } from "./command.js";
@@ -48,16 +48,3 @@ export async function run(ctx: CommandContext): Promise<number> {
   return after.errors > 0 ? 1 : 0;
 }
 
-/** Asks on the terminal; `true` for y or yes. */
-async function ask(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await new Promise<string>((resolve) => {
-      rl.question(question, resolve);
-      rl.once("close", () => resolve(""));
-    });
-    return /^\s*y(es)?\s*$/i.test(answer);
-  } finally {
-    rl.close();
-  }
-}

@@ -311,7 +311,7 @@ function undoTool({ memory }: ToolContext): McpTool {
     async run(args) {
       try {
         const done = await memory.undo(args.id as string, { dryRun: args.dry_run === true });
-        if (!done.applied) return ok(done.diff ? `Would undo ${args.id as string}:\n${done.diff}` : "Nothing to undo: the files are already as before that change.");
+        if (!done.applied) return ok(done.files.length > 0 ? `Would undo ${args.id as string} (${done.files.join(", ")}):\n${done.diff}` : "Nothing to undo: the files are already as before that change.");
         return ok(`Undid ${args.id as string} (recorded as ${done.record?.id ?? "no change"}):\n${done.diff}`, true);
       } catch (error) {
         return refusal(error);
