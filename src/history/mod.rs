@@ -23,6 +23,8 @@ pub mod reverse;
 
 /// The history's folder, relative to the memory folder.
 pub const HISTORY_DIR: &str = ".memdir/history";
+/// The live segment: records are appended here; a full one is renamed to `journal-<first id>.jsonl`.
+pub const LIVE_SEGMENT: &str = ".memdir/history/journal.jsonl";
 /// The folder writers may never touch (the history, and what memdir keeps later).
 pub const RESERVED_DIR: &str = ".memdir";
 
@@ -47,8 +49,8 @@ pub fn segments(entries: &[crate::write::snapshot::Entry]) -> Vec<String> {
         .map(|e| e.path.clone())
         .collect();
     closed.sort();
-    if entries.iter().any(|e| e.path == record::LIVE_SEGMENT) {
-        closed.push(record::LIVE_SEGMENT.to_owned());
+    if entries.iter().any(|e| e.path == LIVE_SEGMENT) {
+        closed.push(LIVE_SEGMENT.to_owned());
     }
     closed
 }

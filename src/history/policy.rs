@@ -69,7 +69,7 @@ pub fn plan_prune(
         .collect();
     let live_bytes: f64 = entries
         .iter()
-        .filter(|e| e.path == super::record::LIVE_SEGMENT)
+        .filter(|e| e.path == super::LIVE_SEGMENT)
         .map(|e| e.size)
         .sum();
     let mut total: f64 = live_bytes

@@ -14,9 +14,6 @@ use crate::scan::Head;
 use crate::write::snapshot::Entry;
 use crate::write::Effect;
 
-/// The live segment: records are appended here; a full one is renamed to `journal-<first id>.jsonl`.
-pub const LIVE_SEGMENT: &str = ".memdir/history/journal.jsonl";
-
 /// What to read before journaling a change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
