@@ -182,7 +182,7 @@ export interface OpenedMemory {
    * are the caller's own; the memory objects are shared with the opened memory's cache (an
    * unchanged file's memory is the same object turn after turn): read them, do not change them.
    */
-  scan(options?: ScanOptions): Promise<ScanResult & { memories: (Memory & { sha256?: string })[] }>;
+  scan(options?: ScanOptions): Promise<Omit<ScanResult, "memories"> & { memories: (Memory & { sha256?: string })[] }>;
   recall(query: string, options?: RecallOptions): Promise<RecallResult>;
   /** Stops the folder watchers (they never keep a process alive); the memory still works, checking every turn. */
   close(): void;

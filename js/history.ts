@@ -114,6 +114,21 @@ export async function recoverInterrupted(io: MemoryHost, limits: Limits): Promis
 }
 
 /**
+ * At open: when the live segment ends with a change a kill interrupted, takes the lock and rolls
+ * it back, so even a reader that never writes sees the folder as before that change. One small
+ * read otherwise. A folder that cannot be written (read-only) is left for the next writer.
+ */
+export async function recoverAtOpen(ctx: HistoryContext, io: MemoryHost): Promise<void> {
+  try {
+    const live = await readIfThere(io, LIVE_SEGMENT);
+    if (live === undefined || historyRecoveryReadPlan(decoder.decode(live)).length === 0) return;
+    await withIoLock(ctx.host, () => recoverInterrupted(io, ctx.limits), ctx.lock);
+  } catch {
+    // the next write (or history()) tries again, and reports what stops it
+  }
+}
+
+/**
  * Applies `effects` journaled: the record ahead of the change, the `done` line after it, the
  * history held to its bounds. Returns the record (`null` for no effects).
  */

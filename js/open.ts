@@ -17,7 +17,7 @@ import { sharedCache, type ScanCache } from "./scan-cache.js";
 import type { SelectorConfig, SelectorFunction } from "./selectors.js";
 import { session } from "./session.js";
 import { memoryTool } from "./tool.js";
-import { ifMatchOf, readHistory, restoreAt, undoChange, type HistoryOptions } from "./history.js";
+import { ifMatchOf, readHistory, recoverAtOpen, restoreAt, undoChange, type HistoryOptions } from "./history.js";
 import { ioHost } from "./io.js";
 import { forget, remember } from "./writes.js";
 
@@ -61,6 +61,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   const history: HistoryOptions = { ...options.history };
   const writes = { host: writing, limits, now, concurrency, cache, history, ...(options.lock ? { lock: options.lock } : {}) };
   const historyCtx = { host: writing, limits, now, ...history, ...(options.lock ? { lock: options.lock } : {}) };
+  // a change a kill interrupted is rolled back before this memory reads anything (rules §4.6)
+  await recoverAtOpen(historyCtx, ioHost(writing));
   const recallOnce = (query: string, turn = {}) => recall(ctx, query, turn);
   return {
     host,

@@ -26,6 +26,10 @@ import { Listing } from "./listing.js";
 import { ScanSession, type LexicalAmong } from "./scan-session.js";
 import { due, immediate, pause } from "./slice.js";
 
+
+/** memdir's own folder (`.memdir`: the history, rules §4.6): no scan reads it, so no change in it is news. */
+const ownFolder = (path: string): boolean => path === ".memdir" || path.startsWith(".memdir/");
+
 /**
  * What a cache holds outside itself: the core's scan session (in the wasm module's memory), the host's
  * watchers (`fs.watch` handles, which the runtime keeps alive on their own) and the timer of the
@@ -224,6 +228,8 @@ export class ScanCache {
 
   /** Tells the cache that memdir wrote, removed or renamed `paths` (seen at the next scan, without waiting for a watcher). */
   touched(...paths: string[]): void {
+    paths = paths.filter((p) => !ownFolder(p));
+    if (paths.length === 0) return; // the history's own files are never part of a scan
     for (const p of paths) {
       this.dirty.add(p);
       const slash = p.lastIndexOf("/");
@@ -510,7 +516,7 @@ export class ScanCache {
    * the event loop), and the listing that turn takes opens them again.
    */
   private noticed(dir: string, name: string | null): void {
-    if (this.unknown) return;
+    if (this.unknown || ownFolder(dir ? `${dir}/${name ?? ""}` : (name ?? ""))) return;
     if (name !== null && this.dirty.size < MAX_DIRTY) {
       this.dirty.add(dir ? `${dir}/${name}` : name);
       return;

@@ -46,6 +46,8 @@ export const OPTIONS = {
   yes: { short: "y", help: "apply without asking (doctor --fix, undo, restore; needed where there is no terminal to ask on)" },
   "dry-run": { help: "show the diff, change nothing (doctor --fix, undo, restore)" },
   last: { help: "the newest change not undone yet" },
+  "if-match": { value: "sha256", help: "write only if the file is still as read: its SHA-256 from scan --hashes; CHANGED (exit 1) otherwise" },
+  hashes: { help: "each memory's SHA-256 (what --if-match takes), from its whole file" },
   at: { value: "time", help: "the time to bring the folder back to: an ISO date or time (2026-12-04T15:30:00Z) or ms since 1970" },
   since: { value: "time", help: "only the changes at or after this time (an ISO date or time, or ms since 1970)" },
   force: { help: "overwrite files changed since (a later edit is otherwise never overwritten: CHANGED)" },

@@ -30,8 +30,8 @@ export const COMMANDS: Record<string, Command> = {
   },
   scan: {
     summary: "the memories: type, path, age, description (dropped files marked)",
-    usage: "memdir scan [--max-files <n>] [options]",
-    options: ["max-files"],
+    usage: "memdir scan [--max-files <n>] [--hashes] [options]",
+    options: ["max-files", "hashes"],
     positionals: none("scan"),
     run: (ctx) => import("./run.js").then((m) => m.read.scan(ctx)),
   },
@@ -54,15 +54,15 @@ export const COMMANDS: Record<string, Command> = {
     summary: "write a memory and its MEMORY.md line (body from stdin if no --body)",
     usage: "memdir remember --type <t> --name <n> --description <d> [--file <f>] [--body <text>] [options]",
     details: 'Example: echo "Use a real DB." | memdir remember --type feedback --name Testing --description "Integration tests hit a real database"\nExit 1 when a rule refuses the memory (nothing is written), 3 when --dir is a file.',
-    options: ["type", "name", "description", "file", "body"],
+    options: ["type", "name", "description", "file", "body", "if-match"],
     positionals: none("remember"),
     run: (ctx) => import("./run.js").then((m) => m.write.remember(ctx)),
   },
   forget: {
     args: "<file>",
     summary: "remove a memory and its MEMORY.md line",
-    usage: "memdir forget <file> [options]",
-    options: [],
+    usage: "memdir forget <file> [--if-match <sha256>] [options]",
+    options: ["if-match"],
     positionals: (args) => {
       if (args.length !== 1) throw new UsageError("forget takes one file: memdir forget feedback_testing.md", "forget");
     },

@@ -58,7 +58,7 @@ export async function remember(ctx: CommandContext): Promise<number> {
   for (const k of ["type", "name", "description"] as const) if (!o[k]) throw new UsageError(`remember needs --${k}: memdir remember --type feedback --name "Testing" --description "Integration tests hit a real database"`, "remember");
   const memory = await openFromArgs(ctx);
   const body = o.body ?? (await readBody(ctx));
-  return write(ctx, () => memory.remember({ type: o.type!, name: o.name!, description: o.description!, body, ...(o.file ? { file: o.file } : {}) }));
+  return write(ctx, () => memory.remember({ type: o.type!, name: o.name!, description: o.description!, body, ...(o.file ? { file: o.file } : {}), ...(o["if-match"] ? { ifMatch: o["if-match"] } : {}) }));
 }
 
 /**
@@ -77,5 +77,5 @@ function relativeToRoot(root: string, file: string): string {
 export async function forget(ctx: CommandContext): Promise<number> {
   const memory = await openFromArgs(ctx);
   const file = relativeToRoot(memory.host.root, ctx.positionals[0]!);
-  return write(ctx, () => memory.forget({ file }));
+  return write(ctx, () => memory.forget({ file, ...(ctx.values["if-match"] ? { ifMatch: ctx.values["if-match"] } : {}) }));
 }

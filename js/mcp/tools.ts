@@ -320,11 +320,41 @@ function undoTool({ memory }: ToolContext): McpTool {
   };
 }
 
+/** `restore`: every file memdir changed since a time, as it was then. */
+function restoreTool({ memory }: ToolContext): McpTool {
+  return {
+    name: "restore",
+    title: "Restore the memory to a time",
+    description: "Brings every file memdir changed after a time back to how it was then (as far back as the history reaches). Refused with CHANGED, nothing written, for a file changed outside memdir since. With dry_run, only shows the diff.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        at: { type: "string", minLength: 1, description: "The time: an ISO 8601 date or time (2026-12-04T15:30:00Z), e.g. a change's time from history." },
+        dry_run: { type: "boolean", description: "Show the diff; change nothing. Default false." },
+      },
+      required: ["at"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Restore the memory to a time", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+    async run(args) {
+      const at = Date.parse(args.at as string);
+      if (!Number.isFinite(at)) return failed(`INVALID_ARGUMENT: restore: \`at\` must be an ISO 8601 date or time, not ${JSON.stringify(args.at)}`);
+      try {
+        const done = await memory.restore({ at, dryRun: args.dry_run === true });
+        if (done.files.length === 0) return ok("Nothing to restore: the files memdir changed since then are already as they were.");
+        return done.applied ? ok(`Restored ${done.files.join(", ")} (recorded as ${done.record?.id ?? "no change"}):\n${done.diff}`, true) : ok(`Would restore ${done.files.join(", ")}:\n${done.diff}`);
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  };
+}
+
 /** The tools, in the order a client lists them. */
 export function mcpTools(context: ToolContext): McpTool[] {
   const own = context.readOnly
     ? [recallTool(context), doctorTool(context), historyTool(context)]
-    : [recallTool(context), rememberTool(context), forgetTool(context), doctorTool(context), historyTool(context), undoTool(context)];
+    : [recallTool(context), rememberTool(context), forgetTool(context), doctorTool(context), historyTool(context), undoTool(context), restoreTool(context)];
   return [...own, ...memoryCommandTools(context, memoryToolInputSchema())];
 }
 

@@ -137,8 +137,8 @@ test("OpfsHost: a browser killed in the middle of two writes leaves the old file
     assert.equal(after.big, null, "the new file never appeared");
     // the next write: the dead tab's lock broken at once (its tab lock died with it), everything cleared
     assert.ok(after.ms < 3000, `${after.ms} ms for both writes`);
-    assert.deepEqual(after.cleanOld, ["MEMORY.md", "old.md", "user_role.md"]);
-    assert.deepEqual(after.cleanNew, ["MEMORY.md", "user_role.md"]);
+    assert.deepEqual(after.cleanOld, [".memdir", "MEMORY.md", "old.md", "user_role.md"], "nothing temporary left; .memdir holds the history");
+    assert.deepEqual(after.cleanNew, [".memdir", "MEMORY.md", "user_role.md"]);
     assert.equal(after.indexAfter, "- [Old](old.md) — the index before the crash\n- [Role](user_role.md) — The user is a Go engineer new to React\n");
   } finally {
     await second.browser.close().catch(() => {});

@@ -55,6 +55,16 @@ for (const backend of ["OpfsHost", "IndexedDbHost"]) {
     const [a, b] = [await tab(), await tab()];
     const name = `twotabs-${backend}-${Date.now()}`;
     await inPage(a, ({ seedMemories }, { backend, name }) => seedMemories(backend, name, 6, { folders: ["team", "team/x", "misc"] }), { backend, name });
+    // a folder memdir has written before: its history folder (.memdir) exists, so a later write
+    // adds no folder to the root (the first write's new folder changes the root's key: one listing)
+    await inPage(
+      a,
+      async ({ memdir, backends }, { backend, name }) => {
+        const memory = await memdir.openMemory({ host: await backends[backend].open(name), selector: { provider: "lexical" } });
+        await memory.tool().create({ command: "create", path: "/memories/misc/notes.txt", file_text: "not a memory\n" });
+      },
+      { backend, name },
+    );
     const first = await inPage(
       b,
       async ({ memdir, countedHost }, { backend, name }) => {

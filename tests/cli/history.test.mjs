@@ -90,3 +90,21 @@ test("restore --at: every file memdir changed since then, as it was; bad times a
   assert.equal(unknown.code, 1);
   assert.match(unknown.err, /NOT_FOUND: no change 0000000000000001-0000 in the history/);
 });
+
+test("--if-match: scan --hashes gives each memory's SHA-256; remember and forget with a stale one are CHANGED (exit 1) and write nothing", () => {
+  const dir = tempDir();
+  memdir(["remember", "--dir", dir, "--type", "project", "--name", "Deploys", "--description", "We deploy on Tuesdays after the freeze review", "--body", "Tuesdays."]);
+  const scanned = JSON.parse(memdir(["scan", "--dir", dir, "--hashes", "--json"]).out).memories[0];
+  assert.match(scanned.sha256, /^[0-9a-f]{64}$/);
+  assert.match(memdir(["scan", "--dir", dir, "--hashes"]).out, new RegExp(`project_deploys\\.md .*${scanned.sha256}  We deploy`));
+  writeFileSync(join(dir, "project_deploys.md"), `${readFileSync(join(dir, "project_deploys.md"), "utf8")}A person's line.\n`);
+  const stale = memdir(["forget", "--dir", dir, "project_deploys.md", "--if-match", scanned.sha256]);
+  assert.equal(stale.code, 1);
+  assert.match(stale.err, /^memdir: forget refused \(CHANGED\): project_deploys\.md changed since it was read/);
+  const update = memdir(["remember", "--dir", dir, "--type", "project", "--name", "Deploys", "--description", "We deploy on Wednesdays now", "--body", "W.", "--file", "project_deploys.md", "--if-match", scanned.sha256]);
+  assert.equal(update.code, 1);
+  assert.match(readFileSync(join(dir, "project_deploys.md"), "utf8"), /A person's line\./);
+  const fresh = JSON.parse(memdir(["scan", "--dir", dir, "--hashes", "--json"]).out).memories[0].sha256;
+  assert.equal(memdir(["forget", "--dir", dir, "project_deploys.md", "--if-match", fresh]).code, 0);
+  assert.equal(existsSync(join(dir, "project_deploys.md")), false);
+});

@@ -60,6 +60,9 @@ async function rejectsWith(promise, code, fields = {}) {
 test("bad arguments to remember and forget are refused by the core before any I/O", async () => {
   const { host, calls } = recordingHost({ "MEMORY.md": "" });
   const memory = await openMemory({ host, selector: { provider: "lexical" } });
+  // the open itself reads one file: the history's live segment, for a change a kill interrupted
+  assert.deepEqual(calls, [["readFile", ".memdir/history/journal.jsonl"]]);
+  calls.length = 0;
   // a NUL reached Node's fs (a TypeError) before the core saw the path; 42 reached `path.split`
   await rejectsWith(memory.remember({ ...role, file: "a\u0000.md" }), "UNSAFE_PATH");
   await rejectsWith(memory.forget("a\u0000.md"), "UNSAFE_PATH");

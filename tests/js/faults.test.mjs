@@ -360,7 +360,10 @@ test("the index's rename fails: the change is taken back whole (the topic file r
 test("recall when the directory cannot be listed: failed, saying why, naming no host path", async () => {
   for (const [fn, code] of [["readdir", "EIO"], ["lstat", "EIO"], ["open", "EACCES"]]) {
     const dir = makeDir("base");
-    const { fs, rawFs, state } = faultyFs({ fault: { fn, k: 0, code } });
+    const { fs, rawFs, state } = faultyFs({});
+    // armed once the memory is open (the open reads the history's live segment)
+    const memory = await openMemory({ host: new NodeHost(dir, { fs, rawFs }), selector: { provider: "lexical" } });
+    state.arm({ fn, k: 0, code });
     if (fn === "lstat") {
       // an entry's lstat fails through the folder's plain path and again through its descriptor
       // (one failure alone is taken again through the descriptor: see the next test)
@@ -374,7 +377,7 @@ test("recall when the directory cannot be listed: failed, saying why, naming no 
       };
       state.fault = null;
     }
-    const r = await (await openMemory({ host: new NodeHost(dir, { fs, rawFs }), selector: { provider: "lexical" } })).recall("when do deploys go out?");
+    const r = await memory.recall("when do deploys go out?");
     assert.ok(state.hit, `${fn}: the fault was met`);
     assert.equal(r.outcome, "failed", `${fn}: ${r.error}`);
     assert.match(r.error, new RegExp(`^recall failed: could not list the memory directory: .*\\(${code}\\)$`));

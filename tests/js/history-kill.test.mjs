@@ -1,6 +1,6 @@
 // The history's promise under kill -9 (rules §4.6): a writer killed before any one of its
 // mutating calls — the blobs, the segment closed, the intent, each change, the `done` line, the
-// bounds kept — leaves a folder that, once the history is next read (or written), holds exactly
+// bounds kept — leaves a folder that, once memdir next opens it, holds exactly
 // the state before the change (the record `aborted`) or after it (the record `done`), with no
 // record left `interrupted`, and takes the next write.
 import assert from "node:assert/strict";
@@ -78,10 +78,12 @@ for (const scenario of ["remember", "update", "forget", "tool-delete-folder", "t
       const dir = copy();
       const k = run(dir, scenario, killAt);
       assert.equal(k.signal, "SIGKILL", `killed at call ${killAt}: ${k.stderr}`);
+      // the next open rolls an interrupted change back before anything is read: the folder is
+      // whole before history() (or any write) is called
       const m = await openMemory({ dir, cache: false });
+      const now = state(dir);
       const items = await m.history();
       assert.ok(!items.some((i) => i.status === "interrupted"), `killed at ${killAt}: nothing left interrupted`);
-      const now = state(dir);
       const fresh = items.slice(0, items.length - baseItems);
       if (JSON.stringify(now) === JSON.stringify(baseState)) {
         assert.ok(fresh.every((i) => i.status === "aborted"), `killed at ${killAt}: as before, so no change is done (${JSON.stringify(fresh)})`);

@@ -35,10 +35,10 @@ function tree(dir, prefix = "") {
   return out;
 }
 
-const WRITE_TOOLS = ["remember", "forget", "undo", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
-const ALL_TOOLS = ["recall", "remember", "forget", "doctor", "history", "undo", "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
+const WRITE_TOOLS = ["remember", "forget", "undo", "restore", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
+const ALL_TOOLS = ["recall", "remember", "forget", "doctor", "history", "undo", "restore", "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
 
-test("tools: the twelve, flat schemas (no root oneOf/anyOf/allOf, which Claude Code drops), the memory-tool ones straight from the core", async () => {
+test("tools: the thirteen, flat schemas (no root oneOf/anyOf/allOf, which Claude Code drops), the memory-tool ones straight from the core", async () => {
   const s = await connect(["--dir", seeded()]);
   try {
     const { tools } = await s.client.listTools();
@@ -501,6 +501,19 @@ test("history, undo and if_match over MCP: each write recorded with the server's
     const again = await s.call("undo", { id });
     assert.equal(again.isError, true);
     assert.match(again.text, /^CHANGED: change \d{16}-\d{4} was already undone/);
+    // restore to just after the undo: a memory remembered since goes, the rest stays
+    const undoId = (await s.call("history", { limit: 1 })).text.split(/\s/)[0];
+    assert.equal((await s.call("remember", { type: "user", name: "Role", description: "The user is on the platform team", body: "Platform." })).isError, false);
+    const at = new Date(Number(undoId.split("-")[0])).toISOString();
+    const dry = await s.call("restore", { at, dry_run: true });
+    assert.match(dry.text, /^Would restore MEMORY\.md, user_role\.md:/);
+    assert.ok(existsSync(join(dir, "user_role.md")), "a dry run writes nothing");
+    const restored = await s.call("restore", { at });
+    assert.equal(restored.isError, false, restored.text);
+    assert.equal(existsSync(join(dir, "user_role.md")), false);
+    assert.doesNotMatch(readFileSync(join(dir, "MEMORY.md"), "utf8"), /user_role/);
+    assert.match(readFileSync(join(dir, "MEMORY.md"), "utf8"), /\(project_deploys\.md\)/);
+    assert.match((await s.call("restore", { at: "soon" })).text, /^INVALID_ARGUMENT: restore: `at` must be an ISO 8601 date or time/);
   } finally {
     await s.close();
   }
