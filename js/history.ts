@@ -37,7 +37,7 @@ export const LIVE_SEGMENT = ".memdir/history/journal.jsonl";
 export interface HistoryOptions {
   /** Who writes, recorded with every change: an agent or session id (`"cli"`, `"mcp"`, `"vscode"` for memdir's own). */
   label?: string;
-  /** The bounds (defaults: 16 KiB inline, 256 KiB segments, 32 MiB in all, 90 days). */
+  /** The bounds (defaults: 16 KiB inline, 64 KiB segments, 32 MiB in all, 90 days). */
   policy?: Partial<HistoryPolicy>;
 }
 
@@ -139,7 +139,13 @@ export async function applyJournaled(io: MemoryHost, effects: Effect[], j: Journ
   let entries: HostEntry[] = [];
   const ifMatchPath = j.ifMatch?.path ?? null;
   let plan = historyReadPlan(effects, null, ifMatchPath, limits);
-  if (plan.list) plan = historyReadPlan(effects, (entries = await io.list()), ifMatchPath, limits);
+  if (plan.list) {
+    // a remove or rename may name a folder: look the targets up, and list only for a folder
+    const targets = effects.flatMap((e) => (e.op === "remove" ? [e.path] : e.op === "rename" ? [e.from] : []));
+    const found = await Promise.all(targets.map((p) => io.stat(p).catch(() => null)));
+    entries = found.some((e) => e?.kind === "directory") ? await io.list() : found.filter((e): e is HostEntry => e !== null);
+    plan = historyReadPlan(effects, entries, ifMatchPath, limits);
+  }
   const contents = await readAll(io, plan.read, plan.readBytes);
   const record = planHistoryRecord(
     { effects, entries, contents, segment, route: j.route, label: j.label ?? null, undoes: j.undoes ?? null, nowMs: j.nowMs, policy: policyOf(j) ?? null, ifMatch: j.ifMatch ?? null },
@@ -151,11 +157,13 @@ export async function applyJournaled(io: MemoryHost, effects: Effect[], j: Journ
   }
   for (const blob of record.blobs) await io.writeFile(blob.to, contents[blob.from]!);
   if (record.rotateTo) await io.rename(LIVE_SEGMENT, record.rotateTo);
-  await io.writeFile(LIVE_SEGMENT, encoder.encode(record.intentText));
+  // the record, ahead of the change; not flushed (as the `done` line below): a killed process
+  // leaves both in the page cache, and the files it rewrites are flushed themselves
+  await io.writeFile(LIVE_SEGMENT, encoder.encode(record.intentText), { durable: false });
   try {
     await applyEffects(io, effects);
     // the commit: a change is made when its `done` line is written, not before
-    await io.writeFile(LIVE_SEGMENT, encoder.encode(record.doneText));
+    await io.writeFile(LIVE_SEGMENT, encoder.encode(record.doneText), { durable: false });
   } catch (error) {
     // half a change is no state to leave: take back what was made now, as the next write
     // would (a failed rollback is left to it)

@@ -11,7 +11,8 @@ pub struct HistoryPolicy {
     /// Earlier contents up to this many bytes are kept inside the record; larger ones (and
     /// bytes that are not UTF-8) go to a blob file.
     pub inline_bytes: u32,
-    /// A segment is closed when the next record would take it past this many bytes.
+    /// A segment is closed when the next record would take it past this many bytes (a change
+    /// rewrites the live segment twice, so this also bounds what a write costs).
     pub segment_bytes: u32,
     /// Segments and blobs together are kept under this many bytes: the oldest segments (and the
     /// blobs of their records) are dropped first.
@@ -25,7 +26,7 @@ impl Default for HistoryPolicy {
     fn default() -> Self {
         Self {
             inline_bytes: 16 * 1024,
-            segment_bytes: 256 * 1024,
+            segment_bytes: 64 * 1024,
             max_bytes: 32 * 1024 * 1024,
             max_age_days: 90,
         }
