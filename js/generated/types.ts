@@ -979,7 +979,8 @@ export type HistoryPolicy = {
  */
 inlineBytes: number, 
 /**
- * A segment is closed when the next record would take it past this many bytes.
+ * A segment is closed when the next record would take it past this many bytes (a change
+ * rewrites the live segment twice, so this also bounds what a write costs).
  */
 segmentBytes: number, 
 /**
