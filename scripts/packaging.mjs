@@ -111,7 +111,8 @@ export function bundleCli(pkgDir) {
   const out = mkdtempSync(join(pkgDir, ".cli-"));
   try {
     esbuild.buildSync({
-      entryPoints: [join(cliDir, "main.js")],
+      // main.js is the process; cli.js its runCli, for running the command line in-process (tests)
+      entryPoints: [join(cliDir, "main.js"), join(cliDir, "cli.js")],
       bundle: true,
       splitting: true,
       format: "esm",

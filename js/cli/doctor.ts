@@ -35,12 +35,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   let apply = plan.effects.length > 0 && !o["dry-run"];
   if (apply && !o.yes) {
     if (!process.stdin.isTTY) {
-      process.stderr.write(`memdir: nothing written: --fix asks before it changes ${files} file${files === 1 ? "" : "s"}, and there is no terminal to ask on; pass --yes to apply, or --dry-run to only look\n`);
+      out.err(`memdir: nothing written: --fix asks before it changes ${files} file${files === 1 ? "" : "s"}, and there is no terminal to ask on; pass --yes to apply, or --dry-run to only look\n`);
       if (out.json) out.result({ diff: plan.diff, fixed: 0, applied: false, before: plan.before, after: plan.before }, () => "");
       return 2;
     }
     apply = await ask(`Apply these fixes to ${files} file${files === 1 ? "" : "s"}? [y/N] `);
-    if (!apply) process.stderr.write("memdir: nothing written\n");
+    if (!apply) out.err("memdir: nothing written\n");
   }
   const after = apply ? await memory.applyFixes(plan, opts) : plan.before;
   const fixed = apply ? plan.fixed : 0;

@@ -61,12 +61,12 @@ async function reverse(ctx: CommandContext, what: string, run: (options: { dryRu
   let apply = plan.files.length > 0 && !o["dry-run"];
   if (apply && !o.yes) {
     if (!process.stdin.isTTY) {
-      process.stderr.write(`memdir: nothing written: ${ctx.command} asks before it changes files, and there is no terminal to ask on; pass --yes to apply, or --dry-run to only look\n`);
+      ctx.out.err(`memdir: nothing written: ${ctx.command} asks before it changes files, and there is no terminal to ask on; pass --yes to apply, or --dry-run to only look\n`);
       if (out.json) out.result({ diff: plan.diff, applied: false, record: null }, () => "");
       return 2;
     }
     apply = await ask(`${what}? [y/N] `);
-    if (!apply) process.stderr.write("memdir: nothing written\n");
+    if (!apply) ctx.out.err("memdir: nothing written\n");
   }
   const done = apply ? await run({ force }) : { ...plan, applied: false, record: null };
   if (done.applied || out.json) out.result({ diff: done.diff, applied: done.applied, record: done.record }, () => `done: recorded as ${done.record?.id ?? "no change"}`);
@@ -95,6 +95,6 @@ export async function restore(ctx: CommandContext): Promise<number> {
   if (at === undefined) throw new UsageError("restore needs --at <time>: memdir restore --at 2026-12-04T15:30:00Z", "restore");
   const memory = await opened(ctx);
   const probe = await memory.restore({ at, dryRun: true, force: true }).catch(() => null);
-  if (probe?.reachesMs != null && at < probe.reachesMs) process.stderr.write(`memdir: the history reaches back to ${when(probe.reachesMs)}: files are restored as far as it goes\n`);
+  if (probe?.reachesMs != null && at < probe.reachesMs) ctx.out.err(`memdir: the history reaches back to ${when(probe.reachesMs)}: files are restored as far as it goes\n`);
   return reverse(ctx, `Restore the folder to ${when(at)}`, (options) => memory.restore({ at, ...options }));
 }

@@ -26,11 +26,30 @@ export function visibleControls(text: string): string {
   });
 }
 
-function quietOnEpipe(stream: NodeJS.WriteStream, onClosed: () => void): void {
+/** Where the CLI writes: the process's streams, or a test's (`runCli`'s third argument). */
+export interface CliStreams {
+  stdout: CliStream;
+  stderr: CliStream;
+}
+
+/** A stream the CLI writes text to (a `process.stdout`, or anything with `write`). */
+export interface CliStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  on?(event: "error", listener: (error: NodeJS.ErrnoException) => void): unknown;
+}
+
+/** The streams a reader closed (EPIPE): further output to them is dropped, quietly. */
+const closedStreams = new WeakSet<CliStream>();
+const watchedStreams = new WeakSet<CliStream>();
+
+function quietOnEpipe(stream: CliStream, stderr: CliStream): void {
+  if (watchedStreams.has(stream) || !stream.on) return;
+  watchedStreams.add(stream);
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") return onClosed();
-    onClosed();
-    if (stream !== process.stderr) process.stderr.write(`memdir: could not write the output: ${error.message}\n`);
+    closedStreams.add(stream);
+    if (error.code === "EPIPE" || error.code === "ERR_STREAM_DESTROYED") return;
+    if (stream !== stderr) stderr.write(`memdir: could not write the output: ${error.message}\n`);
     process.exitCode = 1;
   });
 }
@@ -40,22 +59,23 @@ export class Output {
   readonly json: boolean;
   /** Debug lines on stderr (`--verbose`, `MEMDIR_DEBUG=1`). */
   readonly verbose: boolean;
-  #stdoutClosed = false;
-  #stderrClosed = false;
   readonly #secrets: string[];
+  readonly #streams: CliStreams;
 
   /** `secrets`: strings never printed (API keys), replaced by `[redacted]` in debug lines. */
-  constructor(options: { json: boolean; verbose: boolean; secrets?: string[] }) {
+  constructor(options: { json: boolean; verbose: boolean; secrets?: string[]; streams?: CliStreams }) {
     this.json = options.json;
     this.verbose = options.verbose;
     this.#secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
-    quietOnEpipe(process.stdout, () => (this.#stdoutClosed = true));
-    quietOnEpipe(process.stderr, () => (this.#stderrClosed = true));
+    this.#streams = options.streams ?? { stdout: process.stdout, stderr: process.stderr };
+    quietOnEpipe(this.#streams.stdout, this.#streams.stderr);
+    quietOnEpipe(this.#streams.stderr, this.#streams.stderr);
   }
 
   /** Text on stdout, as is. */
   write(text: string): void {
-    if (!this.#stdoutClosed) process.stdout.write(process.stdout.isTTY ? visibleControls(text) : text);
+    const { stdout } = this.#streams;
+    if (!closedStreams.has(stdout)) stdout.write(stdout.isTTY ? visibleControls(text) : text);
   }
 
   /** A result: its JSON with `--json`, else the text, each ending with a newline. */
@@ -73,10 +93,16 @@ export class Output {
     if (this.verbose) this.#stderr(`memdir: ${heading}\n${block === undefined ? "" : block.replace(/\n?$/, "\n")}`);
   }
 
+  /** Text on stderr, as it comes (a command's own lines: "memdir: nothing written", the help). */
+  err(text: string): void {
+    this.#stderr(text);
+  }
+
   #stderr(text: string): void {
-    if (this.#stderrClosed) return;
+    const { stderr } = this.#streams;
+    if (closedStreams.has(stderr)) return;
     const safe = this.redact(text);
-    process.stderr.write(process.stderr.isTTY ? visibleControls(safe) : safe);
+    stderr.write(stderr.isTTY ? visibleControls(safe) : safe);
   }
 
   /** The text with every secret replaced. */

@@ -5,20 +5,20 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { fm, memdir, removeTemps, tempDir, tempMemory } from "./helpers.mjs";
+import { fm, memdir, memdirIn, removeTemps, tempDir, tempMemory } from "./helpers.mjs";
 
 after(removeTemps);
 const version = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
-test("--version prints the version from package.json, wherever it is given", () => {
+test("--version prints the version from package.json, wherever it is given", async () => {
   for (const args of [["--version"], ["scan", "--version"], ["--version", "--bogus"]]) {
-    const r = memdir(args);
+    const r = await memdirIn(args);
     assert.equal(r.code, 0, `${args.join(" ")}: ${r.err}`);
     assert.equal(r.out, `memdir ${version}\n`);
   }
 });
 
-test("--version and --help do not load the WebAssembly core; a command does", () => {
+test("--version and --help do not load the WebAssembly core; a command does", async () => {
   const probe = { NODE_OPTIONS: `--require ${fileURLToPath(new URL("./wasm-probe.cjs", import.meta.url))}` };
   for (const args of [["--version"], ["--help"], ["recall", "--help"], ["help", "doctor"]]) {
     const r = memdir(args, { env: probe });
@@ -31,7 +31,7 @@ test("--version and --help do not load the WebAssembly core; a command does", ()
   assert.match(r.err, /\[wasm-probe\]/, "the probe sees a command load the core");
 });
 
-test("a command sets V8's WebAssembly flags before it compiles the core: the largest tiering budget, lazy validation", () => {
+test("a command sets V8's WebAssembly flags before it compiles the core: the largest tiering budget, lazy validation", async () => {
   const probe = { NODE_OPTIONS: `--require ${fileURLToPath(new URL("./wasm-probe.cjs", import.meta.url))}` };
   const dir = tempMemory({ "MEMORY.md": "- [A](a.md) — a\n" });
   const r = memdir(["index", "--dir", dir], { env: probe });
@@ -40,38 +40,38 @@ test("a command sets V8's WebAssembly flags before it compiles the core: the lar
   assert.deepEqual(events, ["[v8-flag] --wasm-tiering-budget=2147483647", "[v8-flag] --wasm-lazy-validation", "[wasm-probe] new WebAssembly.Module"]);
 });
 
-test("help for each command: memdir <command> --help, -h, and memdir help <command>", () => {
+test("help for each command: memdir <command> --help, -h, and memdir help <command>", async () => {
   for (const command of ["path", "index", "scan", "recall", "remember", "forget", "doctor"]) {
-    const a = memdir([command, "--help"]);
+    const a = await memdirIn([command, "--help"]);
     assert.equal(a.code, 0, a.err);
     assert.match(a.out, new RegExp(`^memdir ${command} — `));
     assert.match(a.out, new RegExp(`^Usage: memdir ${command}\\b`, "m"));
-    assert.equal(memdir(["help", command]).out, a.out);
-    assert.equal(memdir([command, "-h"]).out, a.out);
+    assert.equal((await memdirIn(["help", command])).out, a.out);
+    assert.equal((await memdirIn([command, "-h"])).out, a.out);
   }
-  const recall = memdir(["recall", "--help"]).out;
+  const recall = (await memdirIn(["recall", "--help"])).out;
   for (const option of ["--provider <name>", "--model <id>", "--base-url <url>", "--timeout <ms>", "--fallback", "--max-files <n>", "--dir <path>", "--json", "--verbose"]) assert.ok(recall.includes(option), option);
   assert.ok(!recall.includes("--stale-core-days"), "only recall's options");
-  assert.match(memdir(["doctor", "--help"]).out, /--stale-core-days <n>/);
+  assert.match((await memdirIn(["doctor", "--help"])).out, /--stale-core-days <n>/);
   // help wins over the rest of the line: a user asking for help gets it
-  assert.equal(memdir(["recall", "--help", "--provider", "gemini"]).code, 0);
+  assert.equal((await memdirIn(["recall", "--help", "--provider", "gemini"])).code, 0);
 
-  const general = memdir(["--help"]);
+  const general = await memdirIn(["--help"]);
   assert.equal(general.code, 0);
   assert.match(general.out, /memdir recall "<query>"/);
   assert.match(general.out, /memdir help <command>/);
-  assert.equal(memdir(["help"]).out, general.out);
+  assert.equal((await memdirIn(["help"])).out, general.out);
 });
 
-test("no command: the help on stderr, exit 2", () => {
-  const r = memdir([]);
+test("no command: the help on stderr, exit 2", async () => {
+  const r = await memdirIn([]);
   assert.equal(r.code, 2);
   assert.equal(r.out, "");
   assert.match(r.err, /^memdir: a command is required\n\nmemdir — long-term memory/);
   assert.match(r.err, /memdir recall "<query>"/);
 });
 
-test("an unknown command or option names the nearest one; never Node's parser text", () => {
+test("an unknown command or option names the nearest one; never Node's parser text", async () => {
   for (const [args, message] of [
     [["scna"], /^memdir: unknown command "scna"; did you mean scan\?\nmemdir: see memdir --help\n$/],
     [["recal", "a b"], /^memdir: unknown command "recal"; did you mean recall\?/],
@@ -109,7 +109,7 @@ test("an unknown command or option names the nearest one; never Node's parser te
     [["recall", "   "], /^memdir: the query is empty/],
     [["forget"], /^memdir: forget takes one file: memdir forget feedback_testing\.md/],
   ]) {
-    const r = memdir(args);
+    const r = await memdirIn(args);
     assert.equal(r.code, 2, `${args.join(" ")} → ${r.err}`);
     assert.match(r.err, message, args.join(" "));
     assert.ok(!/To specify a positional argument|ERR_PARSE_ARGS|\n +at /.test(r.err), `no parser text or stack: ${r.err}`);
@@ -117,7 +117,7 @@ test("an unknown command or option names the nearest one; never Node's parser te
   }
 });
 
-test("numbers are whole numbers in range: --max-files abc, --timeout -1, a timeout past what a timer holds", () => {
+test("numbers are whole numbers in range: --max-files abc, --timeout -1, a timeout past what a timer holds", async () => {
   const dir = tempMemory({ "project_a.md": [fm("the harbor lantern is lit at dusk", "project"), 1] });
   for (const [args, message] of [
     [["scan", "--dir", dir, "--max-files", "abc"], /^memdir: --max-files takes a whole number of files from 1 to 4,294,967,295, not "abc"/],
@@ -130,40 +130,40 @@ test("numbers are whole numbers in range: --max-files abc, --timeout -1, a timeo
     [["recall", "a b", "--dir", dir, "--timeout", " 5"], /not " 5"/],
     [["doctor", "--dir", dir, "--stale-core-days", "-3"], /^memdir: --stale-core-days takes a whole number of days from 0/],
   ]) {
-    const r = memdir(args);
+    const r = await memdirIn(args);
     assert.equal(r.code, 2, `${args.join(" ")} → ${r.err}`);
     assert.match(r.err, message);
     assert.ok(!/\n +at /.test(r.err), r.err);
   }
-  assert.equal(memdir(["scan", "--dir", dir, "--max-files", "4294967295", "--json"]).code, 0, "the largest value the core takes");
+  assert.equal((await memdirIn(["scan", "--dir", dir, "--max-files", "4294967295", "--json"])).code, 0, "the largest value the core takes");
 });
 
-test("--base-url must be an http(s) URL the provider path can be appended to", () => {
+test("--base-url must be an http(s) URL the provider path can be appended to", async () => {
   for (const [url, message] of [
     ["localhost:8080", /--base-url takes an http:\/\/ or https:\/\/ URL, not "localhost:8080" \(did you mean http:\/\/localhost:8080\?\)/],
     ["ftp://x", /not "ftp:\/\/x"/],
     ["http://user:pw@127.0.0.1:1", /--base-url cannot hold a user or password/],
     ["http://127.0.0.1:1/?key=abc", /--base-url cannot hold a query or fragment/],
   ]) {
-    const r = memdir(["recall", "a b", "--provider", "ollama", "--base-url", url]);
+    const r = await memdirIn(["recall", "a b", "--provider", "ollama", "--base-url", url]);
     assert.equal(r.code, 2, r.err);
     assert.match(r.err, message);
   }
 });
 
-test("a --dir that is a file, or missing, exits 3 and says which", () => {
+test("a --dir that is a file, or missing, exits 3 and says which", async () => {
   const root = tempDir();
   const file = join(root, "notes.txt");
   writeFileSync(file, "a file\n");
   for (const command of [["scan"], ["index"], ["doctor"], ["recall", "a b"]]) {
-    const r = memdir([...command, "--dir", file]);
+    const r = await memdirIn([...command, "--dir", file]);
     assert.equal(r.code, 3, `${command[0]}: ${r.err}`);
     assert.equal(r.err, `memdir: ${file} is a file, not a memory directory\n`);
-    const missing = memdir([...command, "--dir", join(root, "nope")]);
+    const missing = await memdirIn([...command, "--dir", join(root, "nope")]);
     assert.equal(missing.code, 3);
     assert.equal(missing.err, `memdir: no memory directory at ${join(root, "nope")}\n`);
   }
-  const project = memdir(["scan", "--project", root], { env: { HOME: root, CLAUDE_CONFIG_DIR: "" } });
+  const project = await memdirIn(["scan", "--project", root], { env: { HOME: root, CLAUDE_CONFIG_DIR: "" } });
   assert.equal(project.code, 3);
   assert.match(project.err, /no memory directory at .*\(the memory of project .*; memdir remember creates it, or use --dir to point at another\)/);
 });

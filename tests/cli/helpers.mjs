@@ -74,3 +74,17 @@ export function freePort() {
     });
   });
 }
+
+/**
+ * Runs memdir in this process, for the cases where spawning is not the point (arguments, help,
+ * what a command prints and writes): `runCli` with the same clean environment, writing to
+ * strings instead of the process's streams. The same `{code, out, err}` as `memdir`, without a
+ * process a call. No stdin: a case that pipes one spawns.
+ */
+export async function memdirIn(args, { env = {} } = {}) {
+  const { runCli } = await import("../../pkg/cli/cli.js");
+  let out = "";
+  let err = "";
+  const code = await runCli(args, cleanEnv(env), { stdout: { write: (t) => (out += t) }, stderr: { write: (t) => (err += t) } });
+  return { code, out, err };
+}
