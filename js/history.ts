@@ -53,6 +53,13 @@ export interface Journaling extends HistoryOptions {
   limits: Limits;
 }
 
+/**
+ * The most of a segment read: memdir's own segments stay near `segmentBytes` (a record of a
+ * doctor fix over 200 files can reach a few MiB); a larger file there is not memdir's (a copy
+ * gone wrong, a hostile folder), and is read no further than this instead of whole.
+ */
+const SEGMENT_READ_BYTES = 64 * 1024 * 1024;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -89,7 +96,7 @@ async function readSegments(io: MemoryHost): Promise<string[]> {
   const paths = historySegments(await io.list());
   const texts: string[] = [];
   for (const path of paths) {
-    const bytes = await readIfThere(io, path);
+    const bytes = await readIfThere(io, path, SEGMENT_READ_BYTES);
     if (bytes !== undefined) texts.push(decoder.decode(bytes));
   }
   return texts;
@@ -100,7 +107,7 @@ async function readSegments(io: MemoryHost): Promise<string[]> {
  * `aborted`; `null` when there were none. Runs under the write lock, before a writer plans.
  */
 export async function recoverInterrupted(io: MemoryHost, limits: Limits): Promise<HistoryRecoveryPlan | null> {
-  const live = await readIfThere(io, LIVE_SEGMENT);
+  const live = await readIfThere(io, LIVE_SEGMENT, SEGMENT_READ_BYTES);
   if (live === undefined) return null;
   const segment = decoder.decode(live);
   const read = historyRecoveryReadPlan(segment);
@@ -120,7 +127,7 @@ export async function recoverInterrupted(io: MemoryHost, limits: Limits): Promis
  */
 export async function recoverAtOpen(ctx: HistoryContext, io: MemoryHost): Promise<void> {
   try {
-    const live = await readIfThere(io, LIVE_SEGMENT);
+    const live = await readIfThere(io, LIVE_SEGMENT, SEGMENT_READ_BYTES);
     if (live === undefined || historyRecoveryReadPlan(decoder.decode(live)).length === 0) return;
     await withIoLock(ctx.host, () => recoverInterrupted(io, ctx.limits), ctx.lock);
   } catch {
@@ -135,7 +142,7 @@ export async function recoverAtOpen(ctx: HistoryContext, io: MemoryHost): Promis
 export async function applyJournaled(io: MemoryHost, effects: Effect[], j: Journaling): Promise<HistoryRecord | null> {
   if (effects.length === 0 && !j.ifMatch) return null;
   const { limits } = j;
-  const segment = decoder.decode((await readIfThere(io, LIVE_SEGMENT)) ?? new Uint8Array(0));
+  const segment = decoder.decode((await readIfThere(io, LIVE_SEGMENT, SEGMENT_READ_BYTES)) ?? new Uint8Array(0));
   let entries: HostEntry[] = [];
   const ifMatchPath = j.ifMatch?.path ?? null;
   let plan = historyReadPlan(effects, null, ifMatchPath, limits);
@@ -185,7 +192,7 @@ export async function applyJournaled(io: MemoryHost, effects: Effect[], j: Journ
 /** Whether the record `id` is committed in the live segment (`false` when it cannot be read). */
 async function committed(io: MemoryHost, id: string): Promise<boolean> {
   try {
-    const live = await readIfThere(io, LIVE_SEGMENT);
+    const live = await readIfThere(io, LIVE_SEGMENT, SEGMENT_READ_BYTES);
     return live !== undefined && historyItems([decoder.decode(live)], null, null).some((item) => item.id === id && item.status === "done");
   } catch {
     return false;

@@ -330,13 +330,22 @@ pub fn plan_record(input: &RecordInput, max_file_bytes: u32) -> Result<RecordPla
     let line = record_line(&record);
     let full = !input.segment.is_empty()
         && input.segment.len() + line.len() > policy.segment_bytes as usize;
-    let (rotate_to, base) = match (full, live.entries.first()) {
-        (true, Some(first)) => (
-            Some(format!("{HISTORY_DIR}/journal-{}.jsonl", first.record.id)),
+    // a full segment is closed under its first record's id (under this record's when it holds
+    // none: junk that is not memdir's, which the bounds then take like any closed segment)
+    let (rotate_to, mut base) = match (full, live.entries.first()) {
+        (true, first) => (
+            Some(format!(
+                "{HISTORY_DIR}/journal-{}.jsonl",
+                first.map_or(id.as_str(), |f| f.record.id.as_str())
+            )),
             String::new(),
         ),
-        _ => (None, input.segment.clone()),
+        (false, _) => (None, input.segment.clone()),
     };
+    // a segment cut mid-line (not memdir's doing) ends its last line before this one starts
+    if !base.is_empty() && !base.ends_with('\n') {
+        base.push('\n');
+    }
     let intent_text = format!("{base}{line}");
     let done_text = format!("{intent_text}{}", done_line(&id));
     Ok(RecordPlan {
