@@ -147,11 +147,24 @@ async function start(): Promise<void> {
         return refreshing;
       }
       refreshing = (async () => {
+        let failures = 0;
         do {
           again = false;
           const withDoctor = wantDoctor;
           wantDoctor = false;
-          const next = await read(withDoctor);
+          let next: Snapshot;
+          try {
+            next = await read(withDoctor);
+          } catch (error) {
+            // a read that met a write under way (a file renamed into place as it was read): the
+            // views would stay as they were until the next change; read again, a few times
+            if (++failures > 3) throw error;
+            say(`reading the folder again: ${errorText(error)}`, "error");
+            await new Promise((resolve) => setTimeout(resolve, 100 * failures));
+            wantDoctor ||= withDoctor;
+            again = true;
+            continue;
+          }
           // without doctor (an edit being typed): the last report stays until doctor runs again
           app.snap = withDoctor ? next : { ...next, doctor: app.snap.doctor, doctorDone: app.snap.doctorDone, history: app.snap.history, historyError: app.snap.historyError };
           draw();
