@@ -65,6 +65,11 @@ import type {
   ToolResult,
   WritePlan,
   WriteVia,
+  Extraction,
+  ExtractionInput,
+  ExtractionPlan,
+  ExtractionRequest,
+  Proposal,
 } from "./generated/types.js";
 import { crossing } from "./edge.js";
 import { MemdirError, toMemdirError } from "./errors.js";
@@ -486,6 +491,26 @@ export function memoryToolInputSchema(options?: MemoryToolSchemaOptions | null):
 /** Plans `remember`, or throws a `MemdirError` saying why it is refused (nothing is written). */
 export function planRemember(input: RememberInput, snapshot: Snapshot, limits?: Partial<Limits> | null): WritePlan {
   return guard({ input, snapshot, limits }, (a) => wasm.planRemember(a.input, a.snapshot, a.limits ?? null));
+}
+
+/** The extraction's side query over the messages and the saved memories, or why none is sent (rules §4.7). */
+export function buildExtractionRequest(input: ExtractionInput): ExtractionRequest {
+  return guard({ input }, (a) => wasm.buildExtractionRequest(a.input));
+}
+
+/** The extractor's answer checked for shape against the saved memories it was shown; never throws for a bad answer. */
+export function parseExtraction(answer: string, files: string[]): Extraction {
+  return guard({ answer, files }, (a) => wasm.parseExtraction(a.answer, a.files));
+}
+
+/** What to read before `planExtraction`: the index, every head, the files the proposals change. */
+export function extractionReadPlan(proposals: Proposal[], limits?: Partial<Limits> | null): ReadPlan {
+  return guard({ proposals, limits }, (a) => wasm.extractionReadPlan(a.proposals, a.limits ?? null));
+}
+
+/** Each proposal checked as `remember` checks a write; the writes of all that pass, one per file. */
+export function planExtraction(proposals: Proposal[], snapshot: Snapshot, limits?: Partial<Limits> | null, nowMs?: number | null, sessionId?: string | null): ExtractionPlan {
+  return guard({ proposals, snapshot, limits, nowMs, sessionId }, (a) => wasm.planExtraction(a.proposals, a.snapshot, a.limits ?? null, a.nowMs ?? null, a.sessionId ?? null));
 }
 
 /** Plans `forget`, or throws `NOT_FOUND`. */

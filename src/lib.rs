@@ -19,6 +19,7 @@ pub mod frontmatter_simple;
 pub mod history;
 pub mod index;
 pub mod instructions;
+pub mod keep;
 pub mod lexical;
 pub mod limits;
 pub mod manifest;

@@ -25,6 +25,11 @@ use crate::history::reverse::{
 };
 use crate::index::{IndexInput, IndexPrompt, IndexReadPlan, IndexView};
 use crate::instructions::WriteVia;
+use crate::keep::extract::{
+    ExtractSkip, Extraction, ExtractionInput, ExtractionPlan, ExtractionRequest, PlannedProposal,
+    Proposal, ProposalAction, RefusedProposal, TurnMessage,
+};
+use crate::keep::KeepMode;
 use crate::lexical::{LexicalInput, LexicalSelection, QueryTerm, Scored};
 use crate::limits::Limits;
 use crate::paths::MemoryDirInput;
@@ -120,6 +125,17 @@ pub(crate) fn declarations() -> String {
         RememberInput,
         WriteAction,
         WritePlan,
+        KeepMode,
+        TurnMessage,
+        ExtractionInput,
+        ExtractSkip,
+        ExtractionRequest,
+        ProposalAction,
+        Proposal,
+        Extraction,
+        PlannedProposal,
+        RefusedProposal,
+        ExtractionPlan,
         SecretFinding,
         DoctorInput,
         Severity,

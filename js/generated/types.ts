@@ -864,6 +864,121 @@ indexLine: string | null,
 effects: Array<Effect>, };
 
 /**
+ * How an automatic writer may change the memory.
+ */
+export type KeepMode = "off" | "suggest" | "confirm" | "auto";
+
+/**
+ * One message of the conversation, as text (the JavaScript layer flattens a message's parts).
+ */
+export type TurnMessage = { 
+/**
+ * `user`, `assistant`, `tool` or `system` (system messages are not sent: they are the
+ * agent's instructions, not what was said).
+ */
+role: string, text: string, };
+
+/**
+ * What an extraction is built from.
+ */
+export type ExtractionInput = { 
+/**
+ * The messages since the last extraction, oldest first.
+ */
+messages: Array<TurnMessage>, 
+/**
+ * The scan's memories (newest first): the manifest the model updates rather than duplicates.
+ */
+memories: Array<Memory>, 
+/**
+ * The turn already wrote memory through a tool: extraction is skipped (the main model
+ * and the extractor never both write for the same messages).
+ */
+wroteMemory?: boolean, 
+/**
+ * Today, for absolute dates (ms since the epoch).
+ */
+nowMs?: number | null, limits?: Partial<Limits> | null, };
+
+/**
+ * Why no extraction is sent.
+ */
+export type ExtractSkip = "no_messages" | "memory_written";
+
+/**
+ * The request to send (the side query's shape, as recall's), or why none is sent.
+ */
+export type ExtractionRequest = { skip: ExtractSkip | null, request: SelectionRequest, 
+/**
+ * Messages left out because the conversation ran past its budget (the oldest first).
+ */
+messagesLeftOut: number, };
+
+/**
+ * What a proposal does.
+ */
+export type ProposalAction = "create" | "update" | "supersede";
+
+/**
+ * One memory the model proposes to keep. Its fields are `remember`'s.
+ */
+export type Proposal = { action: ProposalAction, 
+/**
+ * The saved memory updated or superseded; `null` for `create`.
+ */
+file?: string | null, type: MemoryType, name: string, description: string, body: string, };
+
+/**
+ * The model's answer, checked for shape against the memories it was shown.
+ */
+export type Extraction = { proposals: Array<Proposal>, 
+/**
+ * Operations refused: `not_an_object`, `unknown_action`, `missing_field`, `unknown_type`,
+ * `unsafe_path`, `unknown_file`, `duplicate` or `over_limit`.
+ */
+rejected: Array<Rejected>, 
+/**
+ * Set when no list of operations could be read at all.
+ */
+failure: SelectionFailure | null, };
+
+/**
+ * A proposal that passed every check, as it would be written.
+ */
+export type PlannedProposal = { proposal: Proposal, 
+/**
+ * The topic file written.
+ */
+file: string, action: WriteAction, 
+/**
+ * The index line written.
+ */
+indexLine: string | null, 
+/**
+ * Set when a `create` was turned into an update of a saved memory it nearly duplicates.
+ */
+mergedInto: string | null, };
+
+/**
+ * A proposal a write rule refused: the same code and message `remember` would throw.
+ */
+export type RefusedProposal = { proposal: Proposal, 
+/**
+ * The stable code: `SECRET_DETECTED`, `LIMIT_EXCEEDED`, `INVALID_MEMORY`, …
+ */
+code: string, message: string, };
+
+/**
+ * The writes of one extraction: every accepted proposal, planned in order over the folder as
+ * each earlier one leaves it, and the effects of all of them (one change in the history).
+ */
+export type ExtractionPlan = { planned: Array<PlannedProposal>, refused: Array<RefusedProposal>, 
+/**
+ * One write per file (its last content), in the order the files were first written.
+ */
+effects: Array<Effect>, };
+
+/**
  * One credential found in a text. The secret itself is never carried in full.
  */
 export type SecretFinding = { 

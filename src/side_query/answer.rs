@@ -114,7 +114,7 @@ pub fn parse_selection(
 }
 
 /// Local reasoning models wrap their thoughts in `<think>…</think>` before the answer.
-fn strip_think(text: &str) -> &str {
+pub(crate) fn strip_think(text: &str) -> &str {
     match text.rfind("</think>") {
         Some(end) => text.get(end + "</think>".len()..).unwrap_or(text),
         None => text,
@@ -124,6 +124,11 @@ fn strip_think(text: &str) -> &str {
 /// The whole text as JSON; else a fenced block; else the first JSON object inside prose that
 /// has `selected_memories` (or, failing that, the first object at all).
 fn find_json(text: &str) -> Option<Value> {
+    find_json_with(text, "selected_memories")
+}
+
+/// [`find_json`] for an answer whose object has the field `key` (every side query's answer).
+pub(crate) fn find_json_with(text: &str, key: &str) -> Option<Value> {
     let trimmed = text.trim();
     if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
         if value.is_object() {
@@ -144,7 +149,7 @@ fn find_json(text: &str) -> Option<Value> {
         };
         let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
         if let Some(Ok(value)) = stream.next() {
-            if value.get("selected_memories").is_some() {
+            if value.get(key).is_some() {
                 return Some(value);
             }
             if first_object.is_none() && value.is_object() {

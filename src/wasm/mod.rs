@@ -3,6 +3,7 @@
 //! `MemdirError` (`code: "INVALID_ARGUMENT"`) rather than a coercion or a trap.
 
 mod convert;
+mod extract;
 mod history;
 mod scan_session;
 mod strict;

@@ -139,21 +139,20 @@ pub fn plan_remember(
         let Some(fields) = header(other) else {
             continue;
         };
-        if fields.0.as_deref().is_some_and(|n| name_key(n) == key) {
-            return Err(Error::refused(
-                Refusal::DuplicateMemory,
-                format!("a memory named {name:?} already exists in {other}: update it (pass file: {other:?}) instead of adding a second"),
-            ));
-        }
-        if let Some(d) = fields
-            .1
-            .as_deref()
-            .filter(|d| WordSet::of(d).similar(&words))
-        {
-            return Err(Error::refused(
-                Refusal::DuplicateMemory,
-                format!("{other} already has almost the same description ({d:?}): update it (pass file: {other:?}) or say how this one differs"),
-            ));
+        match same_memory(&fields, &key, &words) {
+            Some(Same::Name) => {
+                return Err(Error::refused(
+                    Refusal::DuplicateMemory,
+                    format!("a memory named {name:?} already exists in {other}: update it (pass file: {other:?}) instead of adding a second"),
+                ));
+            }
+            Some(Same::Description(d)) => {
+                return Err(Error::refused(
+                    Refusal::DuplicateMemory,
+                    format!("{other} already has almost the same description ({d:?}): update it (pass file: {other:?}) or say how this one differs"),
+                ));
+            }
+            None => {}
         }
     }
     if !updating {
@@ -211,6 +210,43 @@ pub fn plan_remember(
         index_line: Some(line),
         effects,
     })
+}
+
+/// Why two memories are the same memory.
+enum Same<'a> {
+    Name,
+    /// Almost the same description: the other's.
+    Description(&'a str),
+}
+
+/// A saved memory's header against a new one's name key and description words.
+fn same_memory<'a>(fields: &'a HeaderFields, key: &str, words: &WordSet) -> Option<Same<'a>> {
+    if fields.0.as_deref().is_some_and(|n| name_key(n) == key) {
+        return Some(Same::Name);
+    }
+    fields
+        .1
+        .as_deref()
+        .filter(|d| WordSet::of(d).similar(words))
+        .map(Same::Description)
+}
+
+/// The saved memory a new one (no `file`) would nearly duplicate — the same name, or almost
+/// the same description — which `remember` refuses: an automatic writer updates it instead.
+pub fn duplicate_of(input: &RememberInput, snapshot: &Snapshot, limits: &Limits) -> Option<String> {
+    let scanned = snapshot.scanned_headers().ok()?;
+    let (key, words) = (
+        name_key(input.name.trim()),
+        WordSet::of(input.description.trim()),
+    );
+    snapshot
+        .topic_files()
+        .map(|e| e.path.as_str())
+        .find(|path| {
+            header_of(snapshot, &scanned, path, limits)
+                .is_some_and(|fields| same_memory(&fields, &key, &words).is_some())
+        })
+        .map(str::to_owned)
 }
 
 /// The `name` and `description` in a file's frontmatter, if it was read and parses: from its
