@@ -11,6 +11,9 @@ import type { LockOptions } from "./lock.js";
 import type { SelectorConfig, SelectorFunction } from "./selectors.js";
 import type { ScanCacheOptions } from "./scan-cache.js";
 import type { MemoryTool } from "./tool.js";
+import type { ConversationMessage, ExtractEvent, ExtractOptions, ExtractResult, ProposedMemory } from "./extract.js";
+import type { KeepMode } from "./core.js";
+export type { ConversationMessage, ExtractEvent, ExtractOptions, ExtractResult, ExtractOutcome, ProposedMemory } from "./extract.js";
 
 export type { SelectorConfig, SelectorFunction, SelectorRequest } from "./selectors.js";
 
@@ -30,8 +33,14 @@ export interface OpenMemoryOptions {
   limits?: Partial<Limits>;
   /** The clock, for ages. Default `Date.now`. */
   now?: () => number;
-  /** Called once per recall with what happened. */
-  onEvent?: (event: RecallEvent) => void;
+  /** Called once per recall, and once per extraction, with what happened. */
+  onEvent?: (event: RecallEvent | ExtractEvent) => void;
+  /**
+   * The memory's automatic writers (rules §4.7). `extract`: what extraction after a turn does
+   * — `off`, `suggest` (proposals returned, nothing written; the default), `confirm` (`confirm`
+   * approves each), `auto`. Given here, the main model's `instructions()` say so too.
+   */
+  keep?: KeepOptions;
   /** Files read at once. Default 16. */
   concurrency?: number;
   /** How long a write waits for another writer's lock, and when a lock counts as abandoned. */
@@ -47,6 +56,14 @@ export interface OpenMemoryOptions {
    * what changed. `false` starts every scan over.
    */
   cache?: boolean | ScanCacheOptions;
+}
+
+/** The automatic writers' settings (`openMemory({ keep })`). */
+export interface KeepOptions {
+  /** Extraction after a turn. Default `suggest`. */
+  extract?: KeepMode;
+  /** `confirm` mode: approves each proposal (a VS Code prompt, a terminal question); a throw is a no. */
+  confirm?: (proposal: ProposedMemory) => boolean | Promise<boolean>;
 }
 
 /** What `forget` removes: the topic file, relative to the memory directory. */
@@ -176,7 +193,7 @@ export interface OpenedMemory {
    * when it writes through `tool()` (its `/memories` paths), `remember-tool` when it has the
    * `remember` and `forget` tools (`memdir/ai-sdk`). The text always names the real folder.
    */
-  instructions(options?: { via?: WriteVia }): string;
+  instructions(options?: { via?: WriteVia; extract?: KeepMode }): string;
   /**
    * The memories, newest first, the files past the cap and what is wrong with them. The arrays
    * are the caller's own; the memory objects are shared with the opened memory's cache (an
@@ -187,6 +204,13 @@ export interface OpenedMemory {
   /** Stops the folder watchers (they never keep a process alive); the memory still works, checking every turn. */
   close(): void;
   session(): MemorySession;
+  /**
+   * Reads the messages and keeps what is worth remembering (rules §4.7): the side query
+   * proposes, the core checks each proposal as `remember` checks a write, and the mode
+   * (`keep.extract`, default `suggest`) says whether they are returned, confirmed or written —
+   * as one change `undo` takes back. Never throws for a model, network or file problem.
+   */
+  extract(options: ExtractOptions): Promise<ExtractResult>;
   /**
    * Writes a topic file with valid frontmatter and its one line in MEMORY.md (added, or
    * updated in place). Throws a `MemdirError` — `INVALID_ARGUMENT`, `INVALID_MEMORY`,
@@ -248,6 +272,17 @@ export interface MemorySession {
   readonly surfaced: readonly string[];
   /** UTF-16 units surfaced so far; recall stops at `maxSessionUtf16`. */
   readonly surfacedUtf16: number;
-  /** After compaction: memories may surface again and the budget starts over. */
+  /**
+   * Extracts from the messages since this session's last extraction (pass the whole
+   * conversation each time). Skipped when the turn wrote memory through this memory already.
+   */
+  extract(messages: readonly ConversationMessage[], options?: Omit<ExtractOptions, "messages" | "wroteMemory">): Promise<ExtractResult>;
+  /**
+   * `extract` in the background, after a turn: one at a time per memory, overlapping calls
+   * coalesced into one run over the newest messages; the promise never rejects (a failure is
+   * `outcome: "failed"`), so the turn never waits for it or fails with it.
+   */
+  afterTurn(messages: readonly ConversationMessage[], options?: Omit<ExtractOptions, "messages" | "wroteMemory">): Promise<ExtractResult>;
+  /** After compaction: memories may surface again, the budget starts over, extraction reads the messages anew. */
   reset(): void;
 }

@@ -67,6 +67,7 @@ import type {
   WriteVia,
   Extraction,
   ExtractionInput,
+  KeepMode,
   ExtractionPlan,
   ExtractionRequest,
   Proposal,
@@ -407,8 +408,8 @@ export function lexicalSelect(input: LexicalInput): LexicalSelection {
  * (Anthropic's memory tool, whose `/memories` is `dir`) or `remember-tool` (the `remember` and
  * `forget` tools). Every form names `dir`.
  */
-export function memoryInstructions(dir: string, via?: WriteVia | null): string {
-  return guard({ dir, via: via ?? null }, (a) => wasm.memoryInstructions(a.dir, a.via));
+export function memoryInstructions(dir: string, via?: WriteVia | null, extract?: KeepMode | null): string {
+  return guard({ dir, via: via ?? null, extract: extract ?? null }, (a) => wasm.memoryInstructions(a.dir, a.via, a.extract));
 }
 
 /** The journal's segments in a listing, oldest first (the live one last): `js/history.ts`. */

@@ -5,7 +5,8 @@
  * `doctor.ts`.
  */
 import { contentHash, defaultLimits, defaultSelector, indexPrompt, indexReadPlan, memoryInstructions } from "./core.js";
-import type { Limits, Memory, ScanResult } from "./core.js";
+import type { KeepMode, Limits, Memory, ScanResult } from "./core.js";
+import type { ExtractOptions } from "./extract.js";
 import { bounded } from "./bounded.js";
 import type { OpenedMemory, OpenMemoryOptions } from "./api.js";
 import { applyDoctorFixes, doctorFixPlan, doctorReport } from "./doctor.js";
@@ -20,6 +21,7 @@ import { memoryTool } from "./tool.js";
 import { ifMatchOf, readHistory, recoverAtOpen, restoreAt, undoChange, type HistoryOptions } from "./history.js";
 import { ioHost } from "./io.js";
 import { forget, remember } from "./writes.js";
+import { extract, keepMode, type ExtractContext } from "./extract.js";
 
 export function envKey(name: string): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
@@ -56,14 +58,35 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   // memories open on one host share its cache (one listing, one watcher a folder, one core session)
   const { cache, release } = sharedCache(host, limits, cacheOptions);
   const ctx: RecallContext = { host, limits, selector, now, concurrency, cache, ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
-  // every write through memdir tells the cache what it touched, before any watcher could
-  const writing = tellingCache(host, cache);
+  // every write through memdir tells the cache what it touched, before any watcher could, and
+  // counts the memory files it wrote (a session skips extraction for a turn that wrote memory)
+  let memoryWrites = 0;
+  const writing = tellingCache(host, cache, (path) => {
+    if (path.endsWith(".md") && !path.startsWith(".memdir/")) memoryWrites++;
+  });
+  const keep = options.keep ?? {};
+  let extractMode: KeepMode | undefined;
+  try {
+    extractMode = keep.extract === undefined ? undefined : keepMode(keep.extract, "keep.extract");
+  } catch (error) {
+    throw new MemdirError("INVALID_ARGUMENT", `invalid argument: ${(error as Error).message}`);
+  }
   const history: HistoryOptions = { ...options.history };
   const writes = { host: writing, limits, now, concurrency, cache, history, ...(options.lock ? { lock: options.lock } : {}) };
   const historyCtx = { host: writing, limits, now, ...history, ...(options.lock ? { lock: options.lock } : {}) };
   // a change a kill interrupted is rolled back before this memory reads anything (rules §4.6)
   await recoverAtOpen(historyCtx, ioHost(writing));
   const recallOnce = (query: string, turn = {}) => recall(ctx, query, turn);
+  const extractCtx: ExtractContext = { recall: ctx, writes, ...(extractMode ? { mode: extractMode } : {}), ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
+  const extractOnce = (opts: ExtractOptions) => extract(extractCtx, keep.confirm && !opts?.confirm ? { ...opts, confirm: keep.confirm } : opts);
+  // one extraction at a time per opened memory
+  let extracting: Promise<unknown> = Promise.resolve();
+  const serial = <T>(job: () => Promise<T>): Promise<T> => {
+    const run = extracting.then(job, job);
+    extracting = run.catch(() => {});
+    return run;
+  };
+  const keeper = { extract: extractOnce, writes: () => memoryWrites, serial };
   return {
     host,
     dir: host.root,
@@ -89,7 +112,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
       }
       return indexPrompt({ content, fileBytes, absolutePath: host.absolutePath(indexPlan.path), limits });
     },
-    instructions: (opts = {}) => memoryInstructions(host.root, opts?.via),
+    instructions: (opts = {}) => memoryInstructions(host.root, opts?.via, opts?.extract ?? extractMode),
     scan: async (opts = {}) => {
       // the cache keeps its scan for the next turn: the caller gets arrays of its own
       const { result } = await scanWithHeads(ctx);
@@ -99,7 +122,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
       return own;
     },
     recall: recallOnce,
-    session: () => session(recallOnce),
+    session: () => session(recallOnce, keeper),
+    extract: (opts) => serial(() => extractOnce(opts)),
   };
 }
 
@@ -126,8 +150,12 @@ function forgetFile(input: unknown): string {
 }
 
 /** `host`, telling `cache` of every write, removal and rename (also when it fails: it may have half happened). */
-function tellingCache(host: MemoryHost, cache: ScanCache): MemoryHost {
-  const told = <T>(paths: string[], run: () => Promise<T>): Promise<T> => run().finally(() => cache.touched(...paths));
+function tellingCache(host: MemoryHost, cache: ScanCache, wrote: (path: string) => void): MemoryHost {
+  const told = <T>(paths: string[], run: () => Promise<T>): Promise<T> =>
+    run().finally(() => {
+      cache.touched(...paths);
+      for (const p of paths) wrote(p);
+    });
   const overrides: Partial<MemoryHost> = {
     writeFile: (path, data, opts) => told([path], () => host.writeFile(path, data, opts)),
     remove: (path) => told([path], () => host.remove(path)),

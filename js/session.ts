@@ -4,8 +4,40 @@
  * start a side query with the turn and are taken later without waiting.
  */
 import type { MemorySession, RecallOptions, RecallResult } from "./api.js";
+import type { ConversationMessage, ExtractOptions, ExtractResult } from "./extract.js";
 
-export function session(recall: (query: string, options: RecallOptions) => Promise<RecallResult>): MemorySession {
+/** What a session needs to extract: the memory's extraction, and how many writes it has seen. */
+export interface SessionKeeper {
+  extract(options: ExtractOptions): Promise<ExtractResult>;
+  /** Writes made through this memory by any route but extraction (the turn wrote memory when it grew). */
+  writes(): number;
+  /** One extraction at a time per memory: runs `job` after the one running, if any. */
+  serial<T>(job: () => Promise<T>): Promise<T>;
+}
+
+export function session(recall: (query: string, options: RecallOptions) => Promise<RecallResult>, keeper?: SessionKeeper): MemorySession {
+  // extraction's cursor: the messages read so far, and the writes seen when it last ran
+  let extracted = 0;
+  let writesSeen = keeper?.writes() ?? 0;
+  let pending: { messages: readonly ConversationMessage[]; options: Omit<ExtractOptions, "messages"> } | null = null;
+  let running: Promise<ExtractResult> | null = null;
+  const extractNow = (messages: readonly ConversationMessage[], options: Omit<ExtractOptions, "messages"> = {}): Promise<ExtractResult> => {
+    if (!keeper) throw new TypeError("this session has no memory to extract into");
+    const k = keeper;
+    return k.serial(async () => {
+      const all = Array.isArray(messages) ? messages : [];
+      if (all.length < extracted) extracted = 0; // a new or compacted conversation: read it again
+      const since = all.slice(extracted);
+      const writes = k.writes();
+      const result = await k.extract({ ...options, messages: since, wroteMemory: options.wroteMemory === true || writes !== writesSeen });
+      // a failed run leaves the cursor: its messages are read again next time
+      if (result.outcome !== "failed") {
+        extracted = all.length;
+        writesSeen = k.writes();
+      }
+      return result;
+    });
+  };
   let surfaced: string[] = [];
   let surfacedUtf16 = 0;
   let generation = 0;
@@ -53,10 +85,36 @@ export function session(recall: (query: string, options: RecallOptions) => Promi
     get surfacedUtf16() {
       return surfacedUtf16;
     },
+    extract: (messages, options) => extractNow(messages, options),
+    afterTurn(messages, options = {}) {
+      // in the background: never delays or fails the turn; overlapping turns coalesce into one
+      // trailing run over the newest messages
+      if (running) {
+        pending = { messages, options };
+        return running;
+      }
+      const loop = async (): Promise<ExtractResult> => {
+        let last: ExtractResult = await extractNow(messages, options).catch((error) => failedRun(error, options.mode));
+        while (pending) {
+          const next = pending;
+          pending = null;
+          last = await extractNow(next.messages, next.options).catch((error) => failedRun(error, next.options.mode));
+        }
+        running = null;
+        return last;
+      };
+      running = loop();
+      return running;
+    },
     reset() {
+      extracted = 0;
       surfaced = [];
       surfacedUtf16 = 0;
       generation++;
     },
   };
+}
+
+function failedRun(error: unknown, mode: ExtractResult["mode"] = "suggest"): ExtractResult {
+  return { outcome: "failed", mode, proposals: [], saved: [], refused: [], rejected: [], historyId: null, selector: null, model: null, usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, cacheCreation1hInputTokens: 0 }, costUsd: null, latencyMs: 0, error: `extraction failed: ${(error as Error)?.message ?? String(error)}` };
 }

@@ -4,6 +4,7 @@
 //! folder, so the model can tell the user where a memory lives.
 
 use crate::error::Error;
+use crate::keep::KeepMode;
 
 /// How the main model writes its memories: `files` (it edits the files itself),
 /// `memory-tool` (Anthropic's memory tool) or `remember-tool` (memdir's `remember` and
@@ -65,8 +66,21 @@ A memory is a claim about the moment it was written: before you rely on a file, 
 and if what you see now contradicts a memory, trust what you see and fix the memory. \
 If the user asks you to ignore memory, act as if it were empty.";
 
-/// How to save, update and use memories kept in `dir`, written the way the model writes.
-pub fn memory_instructions(dir: &str, via: WriteVia) -> String {
+/// What the main model is told of extraction after a turn, by its mode (rules §4.7): nothing
+/// when it is off or not said.
+fn extraction_note(extract: Option<KeepMode>) -> &'static str {
+    match extract {
+        None | Some(KeepMode::Off) => "",
+        Some(KeepMode::Auto) => "\n\nAfter each turn, a separate pass reads the conversation and saves what is worth keeping. \
+Save a memory yourself only when the user asks you to remember something; do not save again what that pass will keep.",
+        Some(KeepMode::Suggest | KeepMode::Confirm) => "\n\nAfter each turn, a separate pass reads the conversation and proposes memories, and the user decides which are kept. \
+Save a memory yourself only when the user asks you to remember something.",
+    }
+}
+
+/// How to save, update and use memories kept in `dir`, written the way the model writes;
+/// `extract` is the mode of extraction after a turn, when the application runs it.
+pub fn memory_instructions(dir: &str, via: WriteVia, extract: Option<KeepMode>) -> String {
     let (reach, save, forget) = match via {
         WriteVia::Files => (
             "The folder exists; write files in it directly.".to_owned(),
@@ -136,6 +150,7 @@ project that the code and its history do not show. {reach}
 
 ## Using memories
 When the user asks you to remember something, save it now; when asked to forget, {forget}. \
-{CHECK_BEFORE_USE}"
+{CHECK_BEFORE_USE}{}",
+        extraction_note(extract)
     )
 }

@@ -269,6 +269,9 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
             opt::<String>(a, 1, "via")?.map_or(Ok(instructions::WriteVia::Files), |v| {
                 instructions::WriteVia::parse(&v)
             })?,
+            opt::<String>(a, 2, "extract")?
+                .map(|m| memdir::keep::KeepMode::parse_arg(&m, "extract"))
+                .transpose()?,
         )),
         other => panic!("fixture calls unknown function {other}"),
     }

@@ -7,6 +7,8 @@ pub mod extract;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
+
 /// How an automatic writer may change the memory.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -33,5 +35,14 @@ impl KeepMode {
             "auto" => Some(Self::Auto),
             _ => None,
         }
+    }
+
+    /// [`KeepMode::parse`], or `INVALID_ARGUMENT` naming the four.
+    pub fn parse_arg(s: &str, what: &str) -> Result<Self, Error> {
+        Self::parse(s).ok_or_else(|| {
+            Error::invalid(format!(
+                "{what} must be \"off\", \"suggest\", \"confirm\" or \"auto\", got {s:?}"
+            ))
+        })
     }
 }

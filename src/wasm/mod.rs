@@ -258,11 +258,12 @@ pub fn lexical_select(
 
 /// The system-prompt section that teaches the main model how to keep the memory in `dir`,
 /// in the words of the way it writes (`via`: `files`, the default, `memory-tool` or
-/// `remember-tool`).
+/// `remember-tool`), and what it is told of extraction after a turn (`extract`, its mode).
 #[wasm_bindgen(js_name = memoryInstructions)]
 pub fn memory_instructions(
     #[wasm_bindgen(unchecked_param_type = "string")] dir: JsValue,
     #[wasm_bindgen(unchecked_param_type = "WriteVia | null | undefined")] via: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "KeepMode | null | undefined")] extract: JsValue,
 ) -> Result<String, JsValue> {
     let dir = string_arg(&dir, "dir")?;
     let via = if via.is_null() || via.is_undefined() {
@@ -270,7 +271,13 @@ pub fn memory_instructions(
     } else {
         instructions::WriteVia::parse(&string_arg(&via, "via")?).map_err(|e| to_js_error(&e))?
     };
-    Ok(instructions::memory_instructions(&dir, via))
+    let extract = if extract.is_null() || extract.is_undefined() {
+        None
+    } else {
+        let mode = string_arg(&extract, "extract")?;
+        Some(crate::keep::KeepMode::parse_arg(&mode, "extract").map_err(|e| to_js_error(&e))?)
+    };
+    Ok(instructions::memory_instructions(&dir, via, extract))
 }
 
 /// Step 1 of a memory-tool command: the paths to resolve and the files to read. `result`

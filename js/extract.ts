@@ -1,0 +1,257 @@
+/**
+ * Extraction after a turn (rules §4.7): the messages since the last run and the saved memories
+ * go to the side query; the core checks what the model proposes and plans the writes; the mode
+ * says whether they are only proposed, confirmed one by one, or written — as one change in the
+ * history, which `undo` takes back whole. Never throws for a model, network or file problem:
+ * the result says `failed`, and why.
+ */
+import { buildExtractionRequest, estimateCost, extractionReadPlan, parseExtraction, planExtraction } from "./core.js";
+import type { ExtractionPlan, KeepMode, PlannedProposal, Proposal, ProviderName, Rejected, RefusedProposal, TurnMessage, Usage } from "./core.js";
+import type { WriteResult } from "./api.js";
+import { applyJournaled, recoverInterrupted } from "./history.js";
+import { ioHost, withIoLock } from "./io.js";
+import { scanWithHeads, type RecallContext } from "./recall.js";
+import { NO_USAGE, queryFunction, queryProvider } from "./selectors.js";
+import { takeSnapshot } from "./snapshot.js";
+import type { WriteContext } from "./writes.js";
+
+/** A message as agent frameworks hold it: text, or parts of which the text ones are read. */
+export interface ConversationMessage {
+  role: string;
+  content: unknown;
+}
+
+/** A proposal as a `confirm` callback sees it: what would be written, and where. */
+export type ProposedMemory = PlannedProposal;
+
+/** How one extraction runs. */
+export interface ExtractOptions {
+  /** The messages to read (a session passes those since its last extraction). */
+  messages: readonly ConversationMessage[];
+  /** Default: the memory's `keep.extract`, else `suggest`. */
+  mode?: KeepMode;
+  /** `confirm` mode: approves each proposal (a prompt, a terminal question); a throw is a no. */
+  confirm?: (proposal: ProposedMemory) => boolean | Promise<boolean>;
+  /** The turn already wrote memory through a tool: nothing is extracted (default: false). */
+  wroteMemory?: boolean;
+  /** Recorded as each written memory's `metadata.originSessionId`. */
+  sessionId?: string;
+  signal?: AbortSignal;
+  /** Deadline of the side query, retries included. Default 60,000 ms. */
+  timeoutMs?: number;
+}
+
+export type ExtractOutcome = "saved" | "proposed" | "nothing" | "skipped" | "declined" | "failed";
+
+/** What an extraction did. */
+export interface ExtractResult {
+  outcome: ExtractOutcome;
+  mode: KeepMode;
+  /** Why nothing was asked: `off`, `no_messages`, `memory_written`. */
+  skip?: "off" | "no_messages" | "memory_written";
+  /** The proposals that pass every write rule: written (`saved`), or to approve (`proposed`). */
+  proposals: PlannedProposal[];
+  /** What was written, one per file (empty unless `saved`). */
+  saved: WriteResult[];
+  /** Proposals a write rule refused (a credential, the caps…), with the code `remember` would throw. */
+  refused: RefusedProposal[];
+  /** Operations of the answer refused for their shape (an unknown file, past five…). */
+  rejected: Rejected[];
+  /** The change in the history (`undo(historyId)` takes the whole extraction back). */
+  historyId: string | null;
+  selector: string | null;
+  model: string | null;
+  usage: Required<Usage>;
+  costUsd: number | null;
+  latencyMs: number;
+  error?: string;
+}
+
+/** Sent to `onEvent` after every extraction. */
+export interface ExtractEvent {
+  type: "extract";
+  outcome: ExtractOutcome;
+  proposed: number;
+  saved: number;
+  refused: number;
+  latencyMs: number;
+  usage: Required<Usage>;
+  costUsd: number | null;
+  error?: string;
+}
+
+/** What an extraction works with: the opened memory's recall and write settings. */
+export interface ExtractContext {
+  recall: RecallContext;
+  writes: WriteContext;
+  /** The memory's `keep.extract`. */
+  mode?: KeepMode;
+  onEvent?: (event: ExtractEvent) => void;
+}
+
+/** Text of a part of a message, as the SDKs hold them (`text`, tool calls and results). */
+function partText(part: unknown): string {
+  if (typeof part === "string") return part;
+  if (part === null || typeof part !== "object") return "";
+  const p = part as Record<string, unknown>;
+  if (typeof p.text === "string") return p.text;
+  const name = p.toolName ?? p.name;
+  if ((p.type === "tool-call" || p.type === "tool_use") && typeof name === "string") return `(called the tool ${name})`;
+  const output = p.output ?? p.result ?? p.content;
+  if (p.type === "tool-result" || p.type === "tool_result") return typeof output === "string" ? output : Array.isArray(output) ? output.map(partText).join("\n") : "";
+  return "";
+}
+
+/** The messages as the core reads them: role and text. */
+export function turnMessages(messages: readonly ConversationMessage[]): TurnMessage[] {
+  if (!Array.isArray(messages)) return [];
+  return messages.map((m) => {
+    const content = (m as ConversationMessage | null)?.content;
+    const text = typeof content === "string" ? content : Array.isArray(content) ? content.map(partText).filter(Boolean).join("\n") : "";
+    return { role: String((m as ConversationMessage | null)?.role ?? ""), text };
+  });
+}
+
+const MODES: readonly KeepMode[] = ["off", "suggest", "confirm", "auto"];
+
+/** A mode, or the error naming the four. */
+export function keepMode(value: unknown, what: string): KeepMode {
+  if (MODES.includes(value as KeepMode)) return value as KeepMode;
+  throw new TypeError(`${what} must be "off", "suggest", "confirm" or "auto", got ${JSON.stringify(value)}`);
+}
+
+function emptyResult(mode: KeepMode): ExtractResult {
+  return { outcome: "failed", mode, proposals: [], saved: [], refused: [], rejected: [], historyId: null, selector: null, model: null, usage: NO_USAGE, costUsd: null, latencyMs: 0 };
+}
+
+/** Asks the model; the proposals and what it refused, or why it failed. */
+async function ask(ctx: ExtractContext, opts: ExtractOptions, result: ExtractResult, messages: TurnMessage[]): Promise<Proposal[] | null> {
+  const { recall } = ctx;
+  const scanned = await scanWithHeads(recall);
+  const built = buildExtractionRequest({ messages, memories: scanned.result.memories, wroteMemory: opts.wroteMemory ?? false, nowMs: recall.now(), limits: recall.limits });
+  if (built.skip) {
+    result.outcome = "skipped";
+    result.skip = built.skip;
+    return null;
+  }
+  const selector = recall.selector;
+  if (typeof selector !== "function" && selector.provider === "lexical") {
+    result.error = "extraction needs a model: the lexical selector only chooses among saved memories (configure a provider or a selector function)";
+    return null;
+  }
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  const side =
+    typeof selector === "function"
+      ? await queryFunction(selector, built.request, timeoutMs, opts.signal)
+      : await queryProvider({ ...selector, provider: selector.provider as ProviderName, timeoutMs }, built.request, opts.signal);
+  result.selector = typeof selector === "function" ? "function" : selector.provider;
+  result.model = side.model;
+  result.usage = side.usage;
+  result.costUsd = estimateCost({ model: side.model, usage: side.usage }).usd;
+  if (side.text === null) {
+    result.error = side.failure ? `${side.failure.code}: ${side.failure.message}` : "the model gave no answer";
+    return null;
+  }
+  const parsed = parseExtraction(side.text, built.request.candidates);
+  result.rejected = parsed.rejected;
+  if (parsed.failure) {
+    result.error = `${parsed.failure.code}: ${parsed.failure.message}`;
+    return null;
+  }
+  return parsed.proposals;
+}
+
+/** The proposals checked against the folder as it is now (read without the lock: nothing is written). */
+async function plan(ctx: ExtractContext, proposals: Proposal[], opts: ExtractOptions): Promise<ExtractionPlan> {
+  const { writes } = ctx;
+  const io = ioHost(writes.host);
+  const snapshot = await takeSnapshot(io, extractionReadPlan(proposals, writes.limits), writes.concurrency);
+  return planExtraction(proposals, snapshot, writes.limits, writes.now(), opts.sessionId ?? null);
+}
+
+/** Writes `proposals` under the lock, planned again on the folder as it is then: one change. */
+async function save(ctx: ExtractContext, proposals: Proposal[], opts: ExtractOptions, result: ExtractResult): Promise<void> {
+  const { writes } = ctx;
+  const io = ioHost(writes.host);
+  await withIoLock(
+    writes.host,
+    async () => {
+      await recoverInterrupted(io, writes.limits);
+      const planned = await plan(ctx, proposals, opts);
+      result.proposals = planned.planned;
+      // what was refused before stays refused; the folder may have changed since: more may be
+      result.refused = [...result.refused, ...planned.refused];
+      const record = await applyJournaled(io, planned.effects, { ...writes.history, route: "extract", nowMs: writes.now(), limits: writes.limits });
+      result.historyId = record?.id ?? null;
+      result.saved = planned.planned.map((p) => ({ file: p.file, absolutePath: writes.host.absolutePath(p.file), action: p.action, indexLine: p.indexLine ?? null }));
+    },
+    writes.lock,
+  );
+}
+
+/** One extraction (see `OpenedMemory.extract`). */
+export async function extract(ctx: ExtractContext, opts: ExtractOptions): Promise<ExtractResult> {
+  const started = performance.now();
+  const mode = opts.mode ?? ctx.mode ?? "suggest";
+  const result = emptyResult(mode);
+  try {
+    keepMode(mode, "extract's mode");
+    if (mode === "off") {
+      result.outcome = "skipped";
+      result.skip = "off";
+    } else {
+      const proposals = await ask(ctx, opts, result, turnMessages(opts.messages));
+      if (proposals !== null) await decide(ctx, opts, mode, proposals, result);
+    }
+  } catch (error) {
+    result.outcome = "failed";
+    result.error = `extraction failed: ${(error as Error)?.message ?? String(error)}`;
+  }
+  result.latencyMs = performance.now() - started;
+  const event: ExtractEvent = { type: "extract", outcome: result.outcome, proposed: result.proposals.length, saved: result.saved.length, refused: result.refused.length, latencyMs: result.latencyMs, usage: result.usage, costUsd: result.costUsd, ...(result.error ? { error: result.error } : {}) };
+  try {
+    ctx.onEvent?.(event);
+  } catch {
+    // a logging callback must not break extraction
+  }
+  return result;
+}
+
+/** What the mode does with the proposals. */
+async function decide(ctx: ExtractContext, opts: ExtractOptions, mode: KeepMode, proposals: Proposal[], result: ExtractResult): Promise<void> {
+  if (proposals.length === 0) {
+    result.outcome = "nothing";
+    return;
+  }
+  const planned = await plan(ctx, proposals, opts);
+  result.proposals = planned.planned;
+  result.refused = planned.refused;
+  if (planned.planned.length === 0) {
+    result.outcome = "nothing";
+    return;
+  }
+  if (mode === "suggest") {
+    result.outcome = "proposed";
+    return;
+  }
+  let approved = planned.planned.map((p) => p.proposal);
+  if (mode === "confirm") {
+    if (!opts.confirm) throw new TypeError("confirm mode needs a `confirm` callback that approves each proposal");
+    approved = [];
+    for (const p of planned.planned) {
+      let yes = false;
+      try {
+        yes = (await opts.confirm(p)) === true;
+      } catch {
+        yes = false;
+      }
+      if (yes) approved.push(p.proposal);
+    }
+    if (approved.length === 0) {
+      result.outcome = "declined";
+      return;
+    }
+  }
+  await save(ctx, approved, opts, result);
+  result.outcome = result.saved.length > 0 ? "saved" : "nothing";
+}
