@@ -98,18 +98,45 @@ function partText(part: unknown): string {
   const name = p.toolName ?? p.name;
   if ((p.type === "tool-call" || p.type === "tool_use") && typeof name === "string") return `(called the tool ${name})`;
   const output = p.output ?? p.result ?? p.content;
-  if (p.type === "tool-result" || p.type === "tool_result") return typeof output === "string" ? output : Array.isArray(output) ? output.map(partText).join("\n") : "";
+  if (p.type === "tool-result" || p.type === "tool_result") return outputText(output);
   return "";
 }
 
-/** The messages as the core reads them: role and text. */
+/** A tool's output as text: a string, parts, or the AI SDK's `{type, value}`. */
+function outputText(output: unknown): string {
+  if (typeof output === "string") return output;
+  if (Array.isArray(output)) return output.map(partText).join("\n");
+  if (output !== null && typeof output === "object" && "value" in output) {
+    const value = (output as { value: unknown }).value;
+    if (typeof value === "string") return value;
+    try {
+      return JSON.stringify(value) ?? "";
+    } catch {
+      return "";
+    }
+  }
+  return "";
+}
+
+/**
+ * The messages as the core reads them: role and text. The core sends at most 24,000 UTF-16
+ * units of the newest; what crosses to it is bounded here so a huge tool output or a very
+ * long conversation costs no more than that needs: the newest 4,000 messages, 65,536 units each.
+ */
 export function turnMessages(messages: readonly ConversationMessage[]): TurnMessage[] {
   if (!Array.isArray(messages)) return [];
-  return messages.map((m) => {
+  return messages.slice(-4_000).map((m) => {
     const content = (m as ConversationMessage | null)?.content;
     const text = typeof content === "string" ? content : Array.isArray(content) ? content.map(partText).filter(Boolean).join("\n") : "";
-    return { role: String((m as ConversationMessage | null)?.role ?? ""), text };
+    return { role: String((m as ConversationMessage | null)?.role ?? ""), text: cutText(text, 65_536) };
   });
+}
+
+/** `text` cut to `units`, never between the two halves of a surrogate pair. */
+function cutText(text: string, units: number): string {
+  if (text.length <= units) return text;
+  const code = text.charCodeAt(units - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? units - 1 : units);
 }
 
 const MODES: readonly KeepMode[] = ["off", "suggest", "confirm", "auto"];

@@ -311,3 +311,61 @@ test("modelSelector honours the recall's deadline: a model that never answers is
   assert.match(r.error, /^timeout/);
   assert.ok(aborted, "the model call saw the abort");
 });
+
+test("extract: after a finished turn the middleware extracts in the background, in the memory's mode, without the recalled blocks; a tool-call step does not", async () => {
+  const asked = [];
+  const extractor = new MockLanguageModelV4({
+    modelId: "mock-extractor",
+    doGenerate: async ({ prompt }) => {
+      const t = promptText(prompt);
+      // the side query's two kinds: selection (a manifest and a query) and extraction
+      if (!t.includes("<conversation>")) return { ...text(JSON.stringify({ selected_memories: selectMemories(t) })), usage: usage(400, 12) };
+      asked.push(t);
+      return { ...text(JSON.stringify({ operations: [{ action: "create", file: null, type: "user", name: "Lives in Lyon", description: "The user lives in Lyon, France", body: "The user lives in Lyon." }] })), usage: usage(900, 60) };
+    },
+  });
+  const h = host();
+  const memory = await openMemory({ host: h, now: () => NOW, selector: modelSelector(extractor), keep: { extract: "auto" } });
+  const results = [];
+  const settled = new Promise((resolve) => {
+    const main = new MockLanguageModelV4({ modelId: "mock-main", doGenerate: [calls(["lookup", { q: "deploy" }]), text("Ask Dana. Noted that you live in Lyon.")] });
+    const model = wrapLanguageModel({ model: main, middleware: memoryMiddleware(memory, { extract: true, onExtract: (r) => (results.push(r), resolve()) }) });
+    generateText({ model, tools: { lookup }, stopWhen: stepCountIs(3), messages: [{ role: "user", content: "How do we deploy to staging? I live in Lyon, by the way." }] });
+  });
+  await settled;
+  assert.equal(asked.length, 1, "one extraction for the turn: not at the tool-call step");
+  assert.match(asked[0], /\[user\] How do we deploy to staging\? I live in Lyon/);
+  assert.match(asked[0], /\[assistant\] Ask Dana\. Noted that you live in Lyon\./);
+  assert.doesNotMatch(asked[0], /<system-reminder>|Run the smoke tests/, "the recalled memory is not read as the user's words");
+  assert.equal(results[0].outcome, "saved");
+  assert.match(new TextDecoder().decode(await h.readFile("MEMORY.md")), /\[Lives in Lyon\]\(user_lives_in_lyon\.md\)/);
+
+  // streamed: the answer is read from the deltas once the stream ends
+  const streamedAnswer = new Promise((resolve) => {
+    const main = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          initialDelayInMs: null,
+          chunkDelayInMs: null,
+          chunks: [
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Lyon it is, " },
+            { type: "text-delta", id: "t", delta: "noted again." },
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage() },
+          ],
+        }),
+      }),
+    });
+    const s = streamText({ model: wrapLanguageModel({ model: main, middleware: memoryMiddleware(memory, { extract: true, onExtract: resolve }) }), messages: [{ role: "user", content: "I moved to Lyon last year." }] });
+    s.text.catch(() => {});
+  });
+  await streamedAnswer;
+  assert.match(asked[1], /\[assistant\] Lyon it is, noted again\./);
+
+  // off by default: no extraction at all
+  const quiet = await setup();
+  await generateText({ model: quiet.model, messages: [{ role: "user", content: "How do we deploy to staging?" }] });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.ok(quiet.side.doGenerateCalls.every((c) => !promptText(c.prompt).includes("<conversation>")));
+});

@@ -11,12 +11,13 @@
  * memory surfaces once per conversation: use one middleware (or one `session`) per conversation.
  */
 import type { LanguageModelMiddleware } from "ai";
-import type { MemorySession, OpenedMemory, RecallResult } from "../../api.js";
+import type { ExtractResult, MemorySession, OpenedMemory, RecallResult } from "../../api.js";
 import type { WriteVia } from "../../core.js";
 
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware["transformParams"]>>[0]["params"];
 type Prompt = CallOptions["prompt"];
 type Message = Prompt[number];
+type StreamPart = Awaited<ReturnType<Parameters<NonNullable<LanguageModelMiddleware["wrapStream"]>>[0]["doStream"]>>["stream"] extends ReadableStream<infer P> ? P : never;
 
 export interface MemoryMiddlewareOptions {
   /** The conversation's recall state. Default: a new `memory.session()` for this middleware. */
@@ -29,6 +30,15 @@ export interface MemoryMiddlewareOptions {
   instructions?: WriteVia | false;
   /** Called after each turn's recall, with the query it was made for. */
   onRecall?: (result: RecallResult, query: string) => void;
+  /**
+   * Extraction after each finished turn (rules §4.7): when the model stops (not at a tool
+   * call), `session.afterTurn` reads the conversation in the background, in the memory's
+   * mode (`openMemory({keep: {extract}})`, default `suggest`: proposals to `onExtract`, nothing
+   * written). It never delays or fails the call. Default `false`.
+   */
+  extract?: boolean;
+  /** Called with each background extraction's result. */
+  onExtract?: (result: ExtractResult) => void;
 }
 
 /** The middleware, and the session it recalls in. */
@@ -85,6 +95,25 @@ export function memoryMiddleware(memory: OpenedMemory, options: MemoryMiddleware
   const session = options.session ?? memory.session();
   const via = options.instructions === undefined ? "remember-tool" : options.instructions;
   const turns = new Map<string, Promise<Turn>>();
+  // the blocks this middleware added to user messages: not the user's words, never extracted
+  const injected = new Set<string>();
+
+  /** A finished turn's conversation, as the user and the model said it, read in the background. */
+  const afterTurn = (prompt: Prompt, answer: string, finish: unknown) => {
+    const reason = typeof finish === "string" ? finish : (finish as { unified?: string } | undefined)?.unified;
+    if (!options.extract || reason !== "stop") return;
+    const messages: { role: string; content: unknown }[] = prompt
+      .filter((m) => m.role !== "system")
+      .map((m) => ({ role: m.role, content: Array.isArray(m.content) ? m.content.filter((p) => !(p.type === "text" && injected.has(p.text))) : m.content }));
+    if (answer) messages.push({ role: "assistant", content: answer });
+    void session.afterTurn(messages).then((result) => {
+      try {
+        options.onExtract?.(result);
+      } catch {
+        // a callback must not break the next turn
+      }
+    });
+  };
 
   const startTurn = async (query: string, tools: string[]): Promise<Turn> => {
     const [index, recalled] = await Promise.all([
@@ -116,6 +145,7 @@ export function memoryMiddleware(memory: OpenedMemory, options: MemoryMiddleware
         const blocks = user === last ? turn.reminders : ((await turns.get(user.key))?.reminders ?? []);
         if (blocks.length) reminders.set(user.at, blocks);
       }
+      for (const blocks of reminders.values()) for (const b of blocks) injected.add(b);
       const prompt: Message[] = params.prompt.map((message, at) => {
         const blocks = reminders.get(at);
         if (!blocks || message.role !== "user") return message;
@@ -126,6 +156,29 @@ export function memoryMiddleware(memory: OpenedMemory, options: MemoryMiddleware
         prompt.splice(leading < 0 ? prompt.length : leading, 0, { role: "system", content: turn.system });
       }
       return { ...params, prompt };
+    },
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await doGenerate();
+      const answer = result.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+      afterTurn(params.prompt, answer, result.finishReason);
+      return result;
+    },
+    async wrapStream({ doStream, params }) {
+      const { stream, ...rest } = await doStream();
+      if (!options.extract) return { stream, ...rest };
+      let answer = "";
+      let finish: unknown;
+      const watch = new TransformStream<StreamPart, StreamPart>({
+        transform(part, controller) {
+          if (part.type === "text-delta") answer += part.delta;
+          if (part.type === "finish") finish = part.finishReason;
+          controller.enqueue(part);
+        },
+        flush() {
+          afterTurn(params.prompt, answer, finish);
+        },
+      });
+      return { stream: stream.pipeThrough(watch), ...rest };
     },
   };
 }
