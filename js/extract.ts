@@ -37,7 +37,7 @@ export interface ExtractOptions {
   /** Recorded as each written memory's `metadata.originSessionId`. */
   sessionId?: string;
   signal?: AbortSignal;
-  /** Deadline of the side query, retries included. Default 60,000 ms. */
+  /** Deadline of the side query, retries included. Default: the selector's `timeoutMs`, else 60,000 ms. */
   timeoutMs?: number;
 }
 
@@ -166,7 +166,8 @@ async function ask(ctx: ExtractContext, opts: ExtractOptions, result: ExtractRes
     result.error = "extraction needs a model: the lexical selector only chooses among saved memories (configure a provider or a selector function)";
     return null;
   }
-  const timeoutMs = opts.timeoutMs ?? 60_000;
+  // an extraction writes a few memories, not five names: it gets a minute unless told otherwise
+  const timeoutMs = opts.timeoutMs ?? (typeof selector === "function" ? undefined : selector.timeoutMs) ?? 60_000;
   const side =
     typeof selector === "function"
       ? await queryFunction(selector, built.request, timeoutMs, opts.signal)

@@ -78,6 +78,16 @@ export const COMMANDS: Record<string, Command> = {
     positionals: none("doctor"),
     run: (ctx) => import("./run.js").then((m) => m.doctor.run(ctx)),
   },
+  extract: {
+    args: "--messages <file> [--mode <mode>]",
+    summary: "what a conversation holds worth remembering: proposals, or (--mode confirm|auto) saved memories",
+    usage: "memdir extract --messages <file|-> [--mode suggest|confirm|auto] [--yes] [--provider <name>] [--model <id>] [--base-url <url>] [--timeout <ms>] [options]",
+    details:
+      "A side query reads the conversation and the saved memories and proposes memories to create, update or\nreplace; each is checked as remember checks a write (credentials, caps, near-duplicates become updates).\n--mode suggest (default) only shows them; confirm asks for each on a terminal (--yes saves them all);\nauto saves what passes. What is saved is one change: memdir undo <id> takes it back. Needs a model\n(ANTHROPIC_API_KEY, OPENAI_API_KEY, or --provider ollama). Exit 1 when the extraction failed.",
+    options: ["messages", "mode", "yes", "provider", "model", "base-url", "timeout"],
+    positionals: none("extract"),
+    run: (ctx) => import("./run.js").then((m) => m.extract.run(ctx)),
+  },
   log: {
     args: "[<file>]",
     summary: "the history: every change memdir made to the folder, newest first",

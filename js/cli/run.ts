@@ -5,6 +5,7 @@
  * some forty modules one after another.
  */
 export * as doctor from "./doctor.js";
+export * as extract from "./extract.js";
 export * as history from "./history.js";
 export * as read from "./read.js";
 export * as recall from "./recall.js";

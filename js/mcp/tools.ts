@@ -16,6 +16,7 @@ import { MEMORY_TYPES } from "../generated/defaults.js";
 import type { DoctorReport, Limits, MemoryToolInputSchema } from "../core.js";
 import type { OpenedMemory, RecallResult, SelectorConfig } from "../index.js";
 import { argsProblem, type ObjectSchema } from "./args.js";
+import { extractTool } from "./extract-tool.js";
 
 /** What a tool call returns. */
 export interface ToolReply {
@@ -354,7 +355,7 @@ function restoreTool({ memory }: ToolContext): McpTool {
 export function mcpTools(context: ToolContext): McpTool[] {
   const own = context.readOnly
     ? [recallTool(context), doctorTool(context), historyTool(context)]
-    : [recallTool(context), rememberTool(context), forgetTool(context), doctorTool(context), historyTool(context), undoTool(context), restoreTool(context)];
+    : [recallTool(context), rememberTool(context), forgetTool(context), extractTool(context), doctorTool(context), historyTool(context), undoTool(context), restoreTool(context)];
   return [...own, ...memoryCommandTools(context, memoryToolInputSchema())];
 }
 

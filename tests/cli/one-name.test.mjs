@@ -24,6 +24,8 @@ const SETTINGS = [
   ["provider", null, "recall", null],
   ["model", null, "recall", null],
   ["baseUrl", null, "recall", null],
+  ["messages", "ExtractionInput", "extract", "extract"],
+  ["mode", null, "extract", "extract"],
 ];
 /** The option lines of `memdir <command> --help`, by name: `--name` → its line(s). */
 async function optionsOf(command) {

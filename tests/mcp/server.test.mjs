@@ -35,10 +35,10 @@ function tree(dir, prefix = "") {
   return out;
 }
 
-const WRITE_TOOLS = ["remember", "forget", "undo", "restore", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
-const ALL_TOOLS = ["recall", "remember", "forget", "doctor", "history", "undo", "restore", "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
+const WRITE_TOOLS = ["remember", "forget", "extract", "undo", "restore", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
+const ALL_TOOLS = ["recall", "remember", "forget", "extract", "doctor", "history", "undo", "restore", "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
 
-test("tools: the thirteen, flat schemas (no root oneOf/anyOf/allOf, which Claude Code drops), the memory-tool ones straight from the core", async () => {
+test("tools: every one, flat schemas (no root oneOf/anyOf/allOf, which Claude Code drops), the memory-tool ones straight from the core", async () => {
   const s = await connect(["--dir", seeded()]);
   try {
     const { tools } = await s.client.listTools();
