@@ -167,6 +167,27 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
             &arg(a, 1, "snapshot")?,
             &limits(a, 2)?,
         )?),
+        "buildExtractionRequest" => out(memdir::keep::extract::build_extraction_request(&arg(
+            a, 0, "input",
+        )?)),
+        "parseExtraction" => out(memdir::keep::extract::parse_extraction(
+            &arg::<String>(a, 0, "answer")?,
+            &arg::<Vec<String>>(a, 1, "files")?,
+        )),
+        "extractionReadPlan" => out(memdir::keep::extract::extraction_read_plan(
+            &arg::<Vec<memdir::keep::extract::Proposal>>(a, 0, "proposals")?,
+            &limits(a, 1)?,
+        )),
+        "planExtraction" => {
+            let session: Option<String> = opt(a, 4, "sessionId")?;
+            out(memdir::keep::extract::plan_extraction(
+                &arg::<Vec<memdir::keep::extract::Proposal>>(a, 0, "proposals")?,
+                &arg(a, 1, "snapshot")?,
+                &limits(a, 2)?,
+                opt(a, 3, "nowMs")?,
+                session.as_deref(),
+            ))
+        }
         "contentHash" => out(memdir::history::hash::sha256_hex(&match arg::<scan::Head>(
             a, 0, "content",
         )? {
