@@ -9,7 +9,7 @@ use crate::scan::{is_topic_path, INDEX_FILE_NAME};
 use crate::text::{first_lines, normalize_text};
 use std::collections::HashMap;
 
-use crate::write::entry::{classify, format_entry, links_to, upsert_entry, Line};
+use crate::write::entry::{classify, escape_hook, format_entry, links_to, upsert_entry, Line};
 use crate::write::guard::index_rules;
 use crate::write::{Effect, Snapshot};
 
@@ -62,7 +62,7 @@ pub fn entry_for_new_file(
     if index.text.split('\n').any(|l| links_to(l, rel)) {
         return None; // the model indexed it first
     }
-    let line = format_entry(&title, rel, &hook);
+    let line = format_entry(&title, rel, &escape_hook(&hook));
     let (new_index, _) = upsert_entry(&index.text, rel, &line, index.newline());
     if let Err(e) = index_rules(&index.text, &new_index, limits) {
         return Some(not_added(e.to_string()));

@@ -363,6 +363,25 @@ pub fn escape_title(title: &str) -> String {
         .replace(']', "\\]")
 }
 
+/// A memory's description as its index entry's hook: `[` and `]` escaped (and a `\` right before
+/// one), so a description cannot make a link in the index — out of the folder, or to a file it
+/// does not describe. Other characters keep their bytes.
+pub fn escape_hook(description: &str) -> String {
+    let mut out = String::with_capacity(description.len());
+    let mut chars = description.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' | ']' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\\' if matches!(chars.peek(), Some('[' | ']')) => out.push_str("\\\\"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The inverse of [`escape_title`]: a `\` before `\`, `[` or `]` is dropped.
 pub fn unescape_title(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

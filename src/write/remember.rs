@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::entry::{format_entry, upsert_entry};
+use super::entry::{escape_hook, format_entry, upsert_entry};
 use super::guard::{fits, index_rules, no_secrets, resolved_inside, room_for_topic};
 use super::similar::{name_key, WordSet};
 use super::snapshot::{HeaderFields, ScannedHeaders};
@@ -160,7 +160,7 @@ pub fn plan_remember(
     }
 
     let index = snapshot.stored_index(limits)?;
-    let line = format_entry(name, &file, description);
+    let line = format_entry(name, &file, &escape_hook(description));
     let (new_index, _) = upsert_entry(&index.text, &file, &line, index.newline());
     index_rules(&index.text, &new_index, limits)?;
     let mut meta = TopicMeta {
