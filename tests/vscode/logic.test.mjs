@@ -486,3 +486,33 @@ describe("history and undo", () => {
     assert.deepEqual(await files(vs), before);
   });
 });
+
+describe("extract from the selection", () => {
+  const ops = [
+    { action: "create", file: null, type: "feedback", name: "Indentation", description: "Tabs, not spaces, in Go files", body: "Use tabs." },
+    { action: "create", file: null, type: "reference", name: "On-call rota", description: "Where the payments on-call rota lives", body: "#pay-oncall" },
+  ];
+  test("JSON messages or plain text are the conversation; each proposal is saved only when the modal says Save", async () => {
+    assert.deepEqual(logic.conversationOf('[{"role":"user","content":"hi"}]'), [{ role: "user", content: "hi" }]);
+    assert.deepEqual(logic.conversationOf("User: I like tabs"), [{ role: "user", content: "User: I like tabs" }]);
+    const { api, exists, read } = await seeded({ "MEMORY.md": "# Memory\n" });
+    const asked = [];
+    const selector = async (request) => (asked.push(request.user), JSON.stringify({ operations: ops }));
+    const memory = await openMemory({ host: logic.workspaceFsHost(api, Uri.file(ROOT)), selector, now: () => NOW });
+    const questions = [];
+    const prompts = { confirm: async (message, action) => (questions.push([message, action]), message.includes("Indentation")) };
+    const result = await logic.extractFlow(memory, prompts, "I always want tabs in Go. The rota is in #pay-oncall.");
+    assert.match(asked[0], /\[user\] I always want tabs in Go\./);
+    assert.equal(questions.length, 2);
+    assert.equal(questions[0][1], "Save");
+    assert.match(questions[0][0], /^Save this feedback memory\? \(new file feedback_indentation\.md\)/);
+    assert.equal(result.outcome, "saved");
+    assert.ok(exists("feedback_indentation.md"));
+    assert.ok(!exists("reference_on_call_rota.md"), "the declined proposal is not written");
+    assert.match(await read("MEMORY.md"), /feedback_indentation\.md/);
+    assert.deepEqual(logic.extractSummary(result), { level: "info", message: "memdir: saved feedback_indentation.md" });
+    assert.equal(await logic.extractFlow(memory, prompts, "   "), undefined);
+    const lexical = await openMemory({ host: logic.workspaceFsHost(api, Uri.file(ROOT)), selector: { provider: "lexical" } });
+    assert.equal(logic.extractSummary(await logic.extractFlow(lexical, prompts, "I like tabs")).level, "error");
+  });
+});

@@ -8,6 +8,8 @@ import {
   MemoryProvider,
   doctorDiagnostics,
   doctorFixFlow,
+  extractFlow,
+  extractSummary,
   historyFlow,
   memoryTree,
   recallFlow,
@@ -225,6 +227,24 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
         }
         void vscode.window.showInformationMessage(`memdir: ${outcome.written.action} ${outcome.written.file}`);
         await refresh();
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.extract",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        const editor = vscode.window.activeTextEditor;
+        const text = selection() || editor?.document.getText() || "";
+        const result = await extractFlow(opened.memory, prompts, text);
+        if (!result) {
+          void vscode.window.showWarningMessage("memdir: select a conversation (JSON messages or text) to extract memories from");
+          return;
+        }
+        const summary = extractSummary(result);
+        if (summary.level === "error") void vscode.window.showErrorMessage(summary.message);
+        else void vscode.window.showInformationMessage(summary.message);
+        if (result.outcome === "saved") await refresh();
       }),
     ),
     vscode.commands.registerCommand(
