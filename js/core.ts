@@ -260,8 +260,8 @@ export function indexPrompt(input: IndexInput): IndexPrompt {
 }
 
 /** What to read before `planRemember`: the index, every topic file's head, where the index and the file really are. */
-export function rememberReadPlan(file: string | null, limits?: Partial<Limits> | null): ReadPlan {
-  return guard({ file, limits }, (a) => wasm.rememberReadPlan(a.file, a.limits ?? null));
+export function rememberReadPlan(file: string | null, limits?: Partial<Limits> | null, supersedes?: string | null): ReadPlan {
+  return guard({ file, limits, supersedes: supersedes ?? null }, (a) => wasm.rememberReadPlan(a.file, a.limits ?? null, a.supersedes));
 }
 
 /** What to read before `planForget`. */

@@ -57,7 +57,12 @@ export async function remember(ctx: WriteContext, given: RememberInput & { ifMat
   }
   // the write records its time: `now` is passed in, never read by the core
   const input = typeof read === "object" && read !== null && read.nowMs == null ? { ...read, nowMs: ctx.now() } : read;
-  planRemember(input, NOTHING, ctx.limits);
+  try {
+    planRemember(input, NOTHING, ctx.limits);
+  } catch (error) {
+    // the memory it supersedes is looked for in the directory, not in the empty one
+    if (!((error as MemdirError).code === "NOT_FOUND" && typeof input.supersedes === "string")) throw error;
+  }
   return write(ctx, "remember", async (io) => {
     const cache = ctx.cache;
     // what the cache holds of files unchanged since its last scan is not read, nor parsed, again
@@ -70,7 +75,7 @@ export async function remember(ctx: WriteContext, given: RememberInput & { ifMat
           },
         }
       : {};
-    const snapshot = await takeSnapshot(io, rememberReadPlan(typeof input.file === "string" ? input.file : null, ctx.limits), ctx.concurrency, held);
+    const snapshot = await takeSnapshot(io, rememberReadPlan(typeof input.file === "string" ? input.file : null, ctx.limits, typeof input.supersedes === "string" ? input.supersedes : null), ctx.concurrency, held);
     return planRemember(input, snapshot, ctx.limits);
   }, ifMatch);
 }

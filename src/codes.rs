@@ -127,6 +127,10 @@ pub enum FindingCode {
     UnknownType,
     DuplicateTopic,
     StaleCoreMemory,
+    /// `superseded_by` names no memory of the folder (rules §4.7): it replaces nothing.
+    SupersessionBroken,
+    /// `superseded_by` chains come back to a memory they passed: none of them is replaced.
+    SupersessionCycle,
     InvalidUtf8,
     SymlinkEscape,
     NotAFile,

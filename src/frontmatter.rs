@@ -73,6 +73,8 @@ pub struct Fields {
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
     /// `metadata.modified` (ISO 8601) in ms since the epoch, when it is a valid time.
     pub modified_ms: Option<f64>,
+    /// `superseded_by`: the newer memory that replaces this one (rules §4.7).
+    pub superseded_by: Option<String>,
     /// Problems with individual fields (wrong type value, non-scalar description, …).
     pub notes: Vec<FieldNote>,
     /// How frontmatter that is not valid YAML as written was read anyway; `None` for YAML.
@@ -529,6 +531,9 @@ fn fields_from(pod: Pod, close_line: usize, recovered: Option<Recovery>) -> Head
             }),
         },
     }
+    fields.superseded_by = scalar(map.get("superseded_by"))
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty());
     let metadata = match map.get("metadata") {
         Some(Pod::Hash(m)) => Some(m),
         _ => None,

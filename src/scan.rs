@@ -149,6 +149,10 @@ pub struct Memory {
     /// The frontmatter's `metadata:` block as written, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// `superseded_by`: the newer memory that replaces this one (rules §4.7). A memory whose
+    /// chain ends at a memory that exists is no selection candidate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
 }
 
 impl Memory {
@@ -448,6 +452,7 @@ pub(crate) fn bare_memory(path: String, mtime_ms: f64) -> Memory {
         description: None,
         memory_type: None,
         metadata: None,
+        superseded_by: None,
     }
 }
 
@@ -588,6 +593,7 @@ pub(crate) fn read_memory(
             memory.description = fields.description;
             memory.memory_type = fields.memory_type;
             memory.metadata = fields.metadata;
+            memory.superseded_by = fields.superseded_by;
             memory.modified_ms = fields.modified_ms.filter(|m| m.abs() <= MAX_DATE_MS);
             memory.time_ms = Some(memory.modified_ms.map_or(candidate.mtime_ms, |m| m.min(candidate.mtime_ms)));
         }

@@ -95,6 +95,7 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         "indexReadPlan" => out(index::index_read_plan(&limits(a, 0)?)),
         "rememberReadPlan" => out(write::read_plan::remember_read_plan(
             opt::<String>(a, 0, "file")?.as_deref(),
+            opt::<String>(a, 2, "supersedes")?.as_deref(),
             &limits(a, 1)?,
         )),
         "forgetReadPlan" => out(write::read_plan::forget_read_plan(

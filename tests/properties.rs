@@ -569,6 +569,7 @@ fn new_memory() -> impl Strategy<Value = RememberInput> {
             file,
             session_id: None,
             now_ms: None,
+            supersedes: None,
         })
 }
 
@@ -654,6 +655,7 @@ fn update_changes_one_line(
         file: Some(file.clone()),
         session_id: None,
         now_ms: None,
+        supersedes: None,
     };
     let plan = match plan_remember(&input, &snapshot(files), &Limits::default()) {
         Ok(plan) => plan,

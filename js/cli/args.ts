@@ -42,6 +42,7 @@ export const OPTIONS = {
   description: { value: "d", help: "one line: what the memory is about (goes into MEMORY.md)" },
   file: { value: "f", help: "the topic file to write (default: derived from --type and --name)" },
   body: { value: "text", help: "the memory's body (default: read from stdin)" },
+  supersedes: { value: "f", help: "the memory this one replaces: kept, marked superseded_by, out of the index and of recall" },
   fix: { help: "show the diff of the safe fixes, then ask before applying them (on a terminal)" },
   yes: { short: "y", help: "apply without asking (doctor --fix, undo, restore; needed where there is no terminal to ask on)" },
   "dry-run": { help: "show the diff, change nothing (doctor --fix, undo, restore)" },

@@ -54,7 +54,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: "write a memory and its MEMORY.md line (body from stdin if no --body)",
     usage: "memdir remember --type <t> --name <n> --description <d> [--file <f>] [--body <text>] [options]",
     details: 'Example: echo "Use a real DB." | memdir remember --type feedback --name Testing --description "Integration tests hit a real database"\nExit 1 when a rule refuses the memory (nothing is written), 3 when --dir is a file.',
-    options: ["type", "name", "description", "file", "body", "if-match"],
+    options: ["type", "name", "description", "file", "body", "supersedes", "if-match"],
     positionals: none("remember"),
     run: (ctx) => import("./run.js").then((m) => m.write.remember(ctx)),
   },

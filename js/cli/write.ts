@@ -58,7 +58,7 @@ export async function remember(ctx: CommandContext): Promise<number> {
   for (const k of ["type", "name", "description"] as const) if (!o[k]) throw new UsageError(`remember needs --${k}: memdir remember --type feedback --name "Testing" --description "Integration tests hit a real database"`, "remember");
   const memory = await openFromArgs(ctx);
   const body = o.body ?? (await readBody(ctx));
-  return write(ctx, () => memory.remember({ type: o.type!, name: o.name!, description: o.description!, body, ...(o.file ? { file: o.file } : {}), ...(o["if-match"] ? { ifMatch: o["if-match"] } : {}) }));
+  return write(ctx, () => memory.remember({ type: o.type!, name: o.name!, description: o.description!, body, ...(o.file ? { file: o.file } : {}), ...(o.supersedes ? { supersedes: o.supersedes } : {}), ...(o["if-match"] ? { ifMatch: o["if-match"] } : {}) }));
 }
 
 /**

@@ -18,7 +18,7 @@ export type DiagnosticCode = "unsafe_path" | "duplicate_path" | "invalid_mtime" 
 /**
  * What a doctor finding is about (`Finding.code`).
  */
-export type FindingCode = "index_missing" | "index_over_lines" | "index_over_size" | "index_content" | "index_preamble" | "index_foreign_format" | "dead_link" | "duplicate_entry" | "entry_too_long" | "outside_link" | "outside_link_missing" | "link_unverifiable" | "secret" | "not_indexed" | "beyond_cap" | "frontmatter_missing" | "frontmatter_unclosed" | "frontmatter_late" | "frontmatter_malformed" | "frontmatter_recovered" | "description_missing" | "description_not_text" | "description_vague" | "description_multiline" | "unknown_type" | "duplicate_topic" | "stale_core_memory" | "invalid_utf8" | "symlink_escape" | "not_a_file" | "unreadable" | "unsafe_path" | "too_large" | "temp_file" | "unread_files" | "cline_memory_bank" | "scan";
+export type FindingCode = "index_missing" | "index_over_lines" | "index_over_size" | "index_content" | "index_preamble" | "index_foreign_format" | "dead_link" | "duplicate_entry" | "entry_too_long" | "outside_link" | "outside_link_missing" | "link_unverifiable" | "secret" | "not_indexed" | "beyond_cap" | "frontmatter_missing" | "frontmatter_unclosed" | "frontmatter_late" | "frontmatter_malformed" | "frontmatter_recovered" | "description_missing" | "description_not_text" | "description_vague" | "description_multiline" | "unknown_type" | "duplicate_topic" | "stale_core_memory" | "supersession_broken" | "supersession_cycle" | "invalid_utf8" | "symlink_escape" | "not_a_file" | "unreadable" | "unsafe_path" | "too_large" | "temp_file" | "unread_files" | "cline_memory_bank" | "scan";
 
 /**
  * What a listed entry is (`SnapshotEntry.kind`, `FileHead.kind`).
@@ -228,7 +228,12 @@ description?: string | null, type?: MemoryType | null,
 /**
  * The frontmatter's `metadata:` block as written, when it has one.
  */
-metadata?: { [key in string]: JsonValue } | null, };
+metadata?: { [key in string]: JsonValue } | null, 
+/**
+ * `superseded_by`: the newer memory that replaces this one (rules §4.7). A memory whose
+ * chain ends at a memory that exists is no selection candidate.
+ */
+supersededBy?: string | null, };
 
 /**
  * Something the caller should know about one file; never an exception.
@@ -839,7 +844,12 @@ sessionId?: string | null,
 /**
  * When it is written (ms since the epoch): recorded as `metadata.modified`.
  */
-nowMs?: number | null, };
+nowMs?: number | null, 
+/**
+ * The memory this one replaces (rules §4.7): that file is kept, marked `superseded_by`
+ * this one, and its index lines go (recall then chooses this one, never that one).
+ */
+supersedes?: string | null, };
 
 /**
  * What a write did to its topic file.

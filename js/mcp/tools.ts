@@ -150,13 +150,14 @@ function rememberTool({ memory }: ToolContext): McpTool {
         body: { type: "string", description: "The memory. For feedback and project: the rule or fact, then a **Why:** line and a **How to apply:** line." },
         file: { type: "string", description: "The topic file to write or update, relative to the memory folder (e.g. feedback_testing.md). Default: the type and a slug of the name." },
         if_match: { type: "string", description: IF_MATCH },
+        supersedes: { type: "string", description: "Only when this memory replaces one that no longer holds (a decision reversed, a preference changed): that memory's file. It is kept, marked superseded_by this one, its index line goes, and recall no longer chooses it." },
       },
       required: ["type", "name", "description", "body"],
       additionalProperties: false,
     },
     annotations: { title: "Remember", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     async run(args) {
-      const input = { type: args.type as string, name: args.name as string, description: args.description as string, body: args.body as string, ...(typeof args.file === "string" ? { file: args.file } : {}), ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}) };
+      const input = { type: args.type as string, name: args.name as string, description: args.description as string, body: args.body as string, ...(typeof args.file === "string" ? { file: args.file } : {}), ...(typeof args.supersedes === "string" ? { supersedes: args.supersedes } : {}), ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}) };
       try {
         const done = await memory.remember(input);
         return ok(`${done.action} ${done.file} (${done.absolutePath})\nindex line: ${done.indexLine}`, true);

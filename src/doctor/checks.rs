@@ -12,8 +12,9 @@ use super::{Finding, Options, Severity};
 use crate::codes::{DiagnosticCode, FindingCode};
 use crate::freshness::age_days;
 use crate::frontmatter::MemoryType;
+use crate::keep::supersede::{chain_of, superseded, Chain};
 use crate::limits::{to_usize, Limits};
-use crate::scan::{ScanResult, INDEX_FILE_NAME};
+use crate::scan::{Memory, ScanResult, INDEX_FILE_NAME};
 use crate::secrets::find_secrets;
 use crate::text::utf16_len;
 use crate::write::entry::{
@@ -612,9 +613,25 @@ fn file_checks(
     }
     let stale_days = options.stale_core_days;
     let all: Vec<_> = scanned.memories.iter().chain(&scanned.dropped).collect();
+    // supersession (rules §4.7): a replaced memory needs no entry and is not stale; a chain
+    // that ends nowhere replaces nothing, and is reported
+    let every: Vec<Memory> = all.iter().map(|m| (*m).clone()).collect();
+    let replaced = superseded(&every);
+    let by_path: HashMap<&str, &Memory> = every.iter().map(|m| (m.path.as_str(), m)).collect();
+    for m in all.iter().filter(|m| m.superseded_by.is_some()) {
+        match chain_of(&m.path, &by_path) {
+            Chain::Broken { missing } => push(finding(FindingCode::SupersessionBroken, Severity::Warning, &m.path, None,
+                format!("superseded_by names {missing:?}, which is not a memory of this folder: nothing replaces this memory, so recall still chooses it"),
+                None)),
+            Chain::Cycle => push(finding(FindingCode::SupersessionCycle, Severity::Warning, &m.path, None,
+                "its superseded_by chain comes back to a memory it passed: none of them counts as replaced; point the older ones at the newest".into(),
+                None)),
+            Chain::Current | Chain::Superseded { .. } => {}
+        }
+    }
     for m in &all {
         let text = snapshot.text(&m.path);
-        if !indexed.contains(&m.path) {
+        if !indexed.contains(&m.path) && !replaced.contains(&m.path) {
             push(finding(
                 FindingCode::NotIndexed,
                 Severity::Warning,
@@ -656,17 +673,24 @@ fn file_checks(
                 push(secret_finding(&m.path, &found));
             }
         }
-        if matches!(m.memory_type, Some(MemoryType::User | MemoryType::Feedback)) {
+        if matches!(m.memory_type, Some(MemoryType::User | MemoryType::Feedback))
+            && !replaced.contains(&m.path)
+        {
             let age = age_days(m.time(), options.now_ms);
             if age > stale_days {
                 push(finding(FindingCode::StaleCoreMemory, Severity::Warning, &m.path, None,
-                    format!("a {} memory last changed {age} days ago (over {stale_days}): check it still holds", m.memory_type.map_or("", MemoryType::as_str)), None));
+                    format!("a {} memory last changed {age} days ago (over {stale_days}): check it still holds; if it does, `memdir touch {}` records that it was checked", m.memory_type.map_or("", MemoryType::as_str), m.path), None));
             }
         }
     }
     // near-duplicates: same name, or almost the same description, reported on the later path
     let mut names: BTreeMap<String, &str> = BTreeMap::new();
-    let mut sorted = all.clone();
+    // a replaced memory and the one replacing it are meant to be alike
+    let mut sorted: Vec<_> = all
+        .iter()
+        .copied()
+        .filter(|m| !replaced.contains(&m.path))
+        .collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
     let words: Vec<Option<WordSet>> = sorted
         .iter()

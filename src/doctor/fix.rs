@@ -481,12 +481,18 @@ impl IndexEdit<'_> {
             .chain(self.files.iter().map(|(p, _, t)| (p.as_str(), t.as_str())))
             .collect();
         let linked = linked_files_in(self.snapshot, &lf, &written);
-        let mut missing: Vec<String> = scanned
+        // a memory a newer one replaces needs no entry (rules §4.7)
+        let every: Vec<_> = scanned
             .memories
             .iter()
             .chain(&scanned.dropped)
+            .cloned()
+            .collect();
+        let replaced = crate::keep::supersede::superseded(&every);
+        let mut missing: Vec<String> = every
+            .iter()
             .map(|m| m.path.clone())
-            .filter(|p| !linked.contains(p))
+            .filter(|p| !linked.contains(p) && !replaced.contains(p))
             .collect();
         missing.sort();
         if missing.is_empty() {

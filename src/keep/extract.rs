@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use crate::error::Error;
 use crate::frontmatter::MemoryType;
+use crate::keep::supersede::superseded;
 use crate::limits::{to_usize, Limits};
 use crate::manifest::{format_manifest, iso_time};
 use crate::paths::check_relative_path;
@@ -203,10 +204,15 @@ pub fn build_extraction_request(input: &ExtractionInput) -> ExtractionRequest {
     }
     out.messages_left_out = u32::try_from(said.len() - kept.len()).unwrap_or(u32::MAX);
     kept.reverse();
-    let memories: Vec<Memory> = input
+    // the memories recall can choose: a replaced one is history, not a thing to update
+    let shown = input
         .memories
+        .get(..to_usize(limits.max_files).min(input.memories.len()))
+        .unwrap_or(&[]);
+    let replaced = superseded(shown);
+    let memories: Vec<Memory> = shown
         .iter()
-        .take(to_usize(limits.max_files))
+        .filter(|m| !replaced.contains(&m.path))
         .cloned()
         .collect();
     let manifest = if memories.is_empty() {
@@ -438,7 +444,9 @@ fn input_of(p: &Proposal, file: Option<String>, now_ms: Option<f64>) -> Remember
         description: p.description.clone(),
         body: p.body.clone(),
         file,
-        // SUPERSEDES-PENDING
+        supersedes: (p.action == ProposalAction::Supersede)
+            .then(|| p.file.clone())
+            .flatten(),
         session_id: None,
         now_ms,
     }

@@ -4,6 +4,7 @@
 //! sends the requests and applies the plans.
 
 pub mod extract;
+pub mod supersede;
 
 use serde::{Deserialize, Serialize};
 

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::keep::supersede::superseded;
 use crate::limits::{to_usize, Limits};
 use crate::manifest::format_manifest;
 use crate::scan::Memory;
@@ -121,11 +122,15 @@ pub fn build_selection_request(input: &SelectionInput) -> SelectionRequest {
         return request;
     }
     let surfaced: HashSet<&str> = input.already_surfaced.iter().map(String::as_str).collect();
-    let candidates: Vec<Memory> = input
+    let kept = input
         .memories
+        .get(..to_usize(limits.max_files).min(input.memories.len()))
+        .unwrap_or(&[]);
+    // a memory a newer one replaces is no candidate; the newer one is (rules §4.7)
+    let replaced = superseded(kept);
+    let candidates: Vec<Memory> = kept
         .iter()
-        .take(to_usize(limits.max_files))
-        .filter(|m| !surfaced.contains(m.path.as_str()))
+        .filter(|m| !surfaced.contains(m.path.as_str()) && !replaced.contains(&m.path))
         .cloned()
         .collect();
     if candidates.is_empty() {

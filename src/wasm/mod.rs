@@ -368,14 +368,13 @@ pub fn outside_links(
 pub fn remember_read_plan(
     #[wasm_bindgen(unchecked_param_type = "string | null")] file: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] supersedes: JsValue,
 ) -> JsResult {
-    let file = if file.is_null() || file.is_undefined() {
-        None
-    } else {
-        Some(string_arg(&file, "file")?)
-    };
+    let file: Option<String> = from_js_opt(file, "file")?;
+    let supersedes: Option<String> = from_js_opt(supersedes, "supersedes")?;
     to_js(&write::read_plan::remember_read_plan(
         file.as_deref(),
+        supersedes.as_deref(),
         &limits_arg(limits)?,
     ))
 }

@@ -4,6 +4,7 @@
 
 pub mod entry;
 pub mod forget;
+pub mod frontmatter_edit;
 pub mod guard;
 pub mod read_plan;
 pub mod remember;

@@ -30,12 +30,21 @@ pub fn file_read_bytes(limits: &Limits) -> u32 {
 }
 
 /// `remember`: the index whole, the heads of every topic file, and where the index and the
-/// file written (when named) really are.
-pub fn remember_read_plan(file: Option<&str>, limits: &Limits) -> ReadPlan {
+/// file written (when named) really are; the memory it supersedes (when named) whole.
+pub fn remember_read_plan(
+    file: Option<&str>,
+    supersedes: Option<&str>,
+    limits: &Limits,
+) -> ReadPlan {
     let mut resolve = vec![INDEX_FILE_NAME.to_owned()];
     resolve.extend(file.filter(|f| !f.is_empty()).map(str::to_owned));
+    let mut read = vec![INDEX_FILE_NAME.to_owned()];
+    if let Some(old) = supersedes.filter(|f| !f.is_empty()) {
+        read.push(old.to_owned());
+        resolve.push(old.to_owned());
+    }
     ReadPlan {
-        read: vec![INDEX_FILE_NAME.to_owned()],
+        read,
         resolve,
         heads: Some(limits.max_header_lines),
         all_topics: false,

@@ -2,11 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::entry::{escape_hook, format_entry, upsert_entry};
+use super::entry::{escape_hook, format_entry, remove_entries, upsert_entry};
+use super::frontmatter_edit::set_top_level_key;
 use super::guard::{fits, index_rules, no_secrets, resolved_inside, room_for_topic};
 use super::similar::{name_key, WordSet};
 use super::snapshot::{HeaderFields, ScannedHeaders};
-use super::yaml::{topic_file, TopicMeta};
+use super::yaml::{scalar, topic_file, TopicMeta};
 use super::{Effect, Snapshot};
 use crate::error::{Error, Refusal};
 use crate::frontmatter::{parse_header, Header, MemoryType};
@@ -39,6 +40,10 @@ pub struct RememberInput {
     /// When it is written (ms since the epoch): recorded as `metadata.modified`.
     #[serde(default)]
     pub now_ms: Option<f64>,
+    /// The memory this one replaces (rules §4.7): that file is kept, marked `superseded_by`
+    /// this one, and its index lines go (recall then chooses this one, never that one).
+    #[serde(default)]
+    pub supersedes: Option<String>,
 }
 
 /// The plan for one `remember`.
@@ -121,7 +126,12 @@ pub fn plan_remember(
             }
             file.clone()
         }
-        None => free_name(memory_type, name, &existing, &header),
+        // the memory it supersedes keeps its file: the new one takes the next free name
+        None => free_name(memory_type, name, &existing, &|p: &str| {
+            (input.supersedes.as_deref() != Some(p))
+                .then(|| header(p))
+                .flatten()
+        }),
     };
     resolved_inside(snapshot, &file)?;
     resolved_inside(snapshot, INDEX_FILE_NAME)?;
@@ -132,9 +142,11 @@ pub fn plan_remember(
 
     // an explicit `file` is an update of that file; a derived name that exists is checked like any other
     let (key, words) = (name_key(name), WordSet::of(description));
+    // the memory this one supersedes is meant to be alike: it is no duplicate
     for other in existing
         .iter()
         .filter(|p| input.file.is_none() || **p != file)
+        .filter(|p| input.supersedes.as_deref() != Some(**p))
     {
         let Some(fields) = header(other) else {
             continue;
@@ -161,7 +173,14 @@ pub fn plan_remember(
 
     let index = snapshot.stored_index(limits)?;
     let line = format_entry(name, &file, &escape_hook(description));
-    let (new_index, _) = upsert_entry(&index.text, &file, &line, index.newline());
+    let (mut new_index, _) = upsert_entry(&index.text, &file, &line, index.newline());
+    let replaced = match input.supersedes.as_deref() {
+        Some(old) => Some(supersede(old, &file, snapshot, limits)?),
+        None => None,
+    };
+    if let Some((old, _)) = &replaced {
+        new_index = remove_entries(&new_index, old).0;
+    }
     index_rules(&index.text, &new_index, limits)?;
     let mut meta = TopicMeta {
         session_id: input.session_id.clone().filter(|s| !s.trim().is_empty()),
@@ -193,6 +212,13 @@ pub fn plan_remember(
         text,
         exclusive: !updating,
     }];
+    if let Some((old, text)) = replaced {
+        effects.push(Effect::Write {
+            path: old,
+            text,
+            exclusive: false,
+        });
+    }
     if new_index != index.text {
         effects.push(Effect::Write {
             path: INDEX_FILE_NAME.to_owned(),
@@ -210,6 +236,46 @@ pub fn plan_remember(
         index_line: Some(line),
         effects,
     })
+}
+
+/// The file `old` as it is when `file` replaces it: `superseded_by: file` in its frontmatter,
+/// every other byte kept. It must be another memory of the folder, read whole.
+fn supersede(
+    old: &str,
+    file: &str,
+    snapshot: &Snapshot,
+    limits: &Limits,
+) -> Result<(String, String), Error> {
+    check_relative_path(old)?;
+    crate::history::check_writable(old)?;
+    no_secrets("the superseded file's name", old)?;
+    if !is_topic_path(old) || old.rsplit('/').next() == Some(INDEX_FILE_NAME) {
+        return Err(invalid(format!(
+            "{old:?} is not a memory: only a topic file can be superseded"
+        )));
+    }
+    resolved_inside(snapshot, old)?;
+    if !snapshot.is_file(old) {
+        return Err(Error::refused(
+            Refusal::NotFound,
+            format!("nothing to supersede: {old} does not exist"),
+        ));
+    }
+    // after the check above: a file name derived from the folder is only known against it
+    if old == file {
+        return Err(invalid(format!(
+            "{old} cannot supersede itself: name the older memory this one replaces"
+        )));
+    }
+    let Some(text) = snapshot.whole_text(old, limits)? else {
+        return Err(Error::invalid(format!(
+            "{old} was not read: its whole text is needed to mark it (the read plan names it)"
+        )));
+    };
+    let marked = set_top_level_key(text, "superseded_by", &scalar(file))
+        .map_err(|e| invalid(format!("{old} cannot be marked superseded: {e}")))?;
+    fits(old, &marked, limits)?;
+    Ok((old.to_owned(), marked))
 }
 
 /// Why two memories are the same memory.
@@ -242,6 +308,7 @@ pub fn duplicate_of(input: &RememberInput, snapshot: &Snapshot, limits: &Limits)
     snapshot
         .topic_files()
         .map(|e| e.path.as_str())
+        .filter(|path| input.supersedes.as_deref() != Some(*path))
         .find(|path| {
             header_of(snapshot, &scanned, path, limits)
                 .is_some_and(|fields| same_memory(&fields, &key, &words).is_some())

@@ -26,6 +26,7 @@ const SETTINGS = [
   ["baseUrl", null, "recall", null],
   ["messages", "ExtractionInput", "extract", "extract"],
   ["mode", null, "extract", "extract"],
+  ["supersedes", "RememberInput", "remember", "remember"],
 ];
 /** The option lines of `memdir <command> --help`, by name: `--name` → its line(s). */
 async function optionsOf(command) {

@@ -10,7 +10,7 @@ import type { RememberInput } from "../../core.js";
 import { MEMORY_TYPES } from "../../generated/defaults.js";
 
 /** What the `remember` tool takes: `RememberInput` without the fields the app sets. */
-export type RememberToolInput = Pick<RememberInput, "type" | "name" | "description" | "body" | "file"> & { ifMatch?: string };
+export type RememberToolInput = Pick<RememberInput, "type" | "name" | "description" | "body" | "file" | "supersedes"> & { ifMatch?: string };
 
 /** What the `remember` and `forget` tools return to the model. */
 export interface MemoryToolOutput {
@@ -42,6 +42,7 @@ const REMEMBER_SCHEMA = {
     body: { type: "string", description: "The memory. For feedback and project: the rule or fact, then a **Why:** line and a **How to apply:** line." },
     file: { type: "string", description: "Only to update an existing memory: its file, e.g. feedback_testing.md. Leave it out for a new one." },
     ifMatch: { type: "string", description: IF_MATCH },
+    supersedes: { type: "string", description: "Only when this memory replaces one that no longer holds (a decision reversed, a preference changed): that memory's file. It is kept, marked as replaced, and recall no longer chooses it." },
   },
   required: ["type", "name", "description", "body"],
   additionalProperties: false,

@@ -1,0 +1,265 @@
+//! One key of a topic file's frontmatter changed, every other byte kept: the line endings, a
+//! byte-order mark, comments, the other keys in their order, the body. Used by the writers that
+//! record a fact about a memory without rewriting it: supersession (`superseded_by`) and touch
+//! (`metadata.modified`).
+
+use crate::error::{Error, Refusal};
+
+/// The frontmatter's lines, as byte ranges of `text`: where its first key line starts and
+/// where its closing `---` line starts.
+struct Block {
+    /// Byte offset of the line after the opening `---`.
+    start: usize,
+    /// Byte offset of the closing `---` line.
+    end: usize,
+    /// The file's line ending (`\r\n` when the opening line has one).
+    newline: &'static str,
+}
+
+/// The lines of `text[from..to]` with their byte offsets (each line without its `\n`).
+fn lines(text: &str, from: usize, to: usize) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut at = from;
+    while at < to {
+        let rest = text.get(at..to).unwrap_or("");
+        let len = rest.find('\n').map_or(rest.len(), |n| n + 1);
+        out.push((at, rest.get(..len).unwrap_or("")));
+        at += len;
+    }
+    out
+}
+
+fn no_frontmatter(what: &str) -> Error {
+    Error::refused(
+        Refusal::InvalidMemory,
+        format!("{what}: the file has no frontmatter (a `---` line at its start, closed by another); `memdir doctor --fix` can add one"),
+    )
+}
+
+fn block(text: &str) -> Result<Block, Error> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let bom = text.len() - body.len();
+    let first = body.split('\n').next().unwrap_or("");
+    if first.trim_end_matches('\r') != "---" {
+        return Err(no_frontmatter("it cannot be marked"));
+    }
+    let newline = if first.ends_with('\r') { "\r\n" } else { "\n" };
+    let start = bom + first.len() + 1;
+    if start > text.len() {
+        return Err(no_frontmatter("it cannot be marked"));
+    }
+    for (at, line) in lines(text, start, text.len()) {
+        if line.trim_end_matches(['\n', '\r']) == "---" {
+            return Ok(Block {
+                start,
+                end: at,
+                newline,
+            });
+        }
+    }
+    Err(no_frontmatter("it cannot be marked"))
+}
+
+/// `key:` at the start of `line` (after `indent`), as YAML writes a mapping key.
+fn is_key(line: &str, indent: &str, key: &str) -> bool {
+    line.strip_prefix(indent)
+        .and_then(|rest| rest.strip_prefix(key))
+        .is_some_and(|rest| rest.starts_with(':'))
+}
+
+/// An indented line or a blank one: part of the value above it.
+fn continues(line: &str) -> bool {
+    line.starts_with([' ', '\t']) || line.trim().is_empty()
+}
+
+/// The line ending `line` has, or the file's when it has none (the last line).
+fn ending<'a>(line: &'a str, newline: &'a str) -> &'a str {
+    if line.ends_with("\r\n") {
+        "\r\n"
+    } else if line.ends_with('\n') {
+        "\n"
+    } else {
+        newline
+    }
+}
+
+/// Sets the top-level `key` to `yaml_value` (already YAML: quote it with `yaml::scalar`): its
+/// line (and any indented lines of its old value) replaced, or a line added before the closing
+/// `---`.
+pub fn set_top_level_key(text: &str, key: &str, yaml_value: &str) -> Result<String, Error> {
+    let b = block(text)?;
+    let all = lines(text, b.start, b.end);
+    let mut out = String::with_capacity(text.len() + key.len() + yaml_value.len() + 4);
+    if let Some(i) = all.iter().position(|(_, l)| is_key(l, "", key)) {
+        let (at, line) = all.get(i).copied().unwrap_or((b.end, ""));
+        let mut next = i + 1;
+        while all.get(next).is_some_and(|(_, l)| continues(l)) {
+            next += 1;
+        }
+        let resume = all.get(next).map_or(b.end, |(at, _)| *at);
+        out.push_str(text.get(..at).unwrap_or(""));
+        out.push_str(&format!("{key}: {yaml_value}{}", ending(line, b.newline)));
+        out.push_str(text.get(resume..).unwrap_or(""));
+    } else {
+        out.push_str(text.get(..b.end).unwrap_or(""));
+        out.push_str(&format!("{key}: {yaml_value}{}", b.newline));
+        out.push_str(text.get(b.end..).unwrap_or(""));
+    }
+    Ok(out)
+}
+
+/// Removes the top-level `key` (its line and any indented lines of its value); the text as it
+/// was when there is none.
+pub fn remove_top_level_key(text: &str, key: &str) -> Result<String, Error> {
+    let b = block(text)?;
+    let all = lines(text, b.start, b.end);
+    let Some(i) = all.iter().position(|(_, l)| is_key(l, "", key)) else {
+        return Ok(text.to_owned());
+    };
+    let at = all.get(i).map_or(b.end, |(at, _)| *at);
+    let mut next = i + 1;
+    while all.get(next).is_some_and(|(_, l)| continues(l)) {
+        next += 1;
+    }
+    let resume = all.get(next).map_or(b.end, |(at, _)| *at);
+    Ok(format!(
+        "{}{}",
+        text.get(..at).unwrap_or(""),
+        text.get(resume..).unwrap_or("")
+    ))
+}
+
+/// Sets `metadata.<key>` to `yaml_value`: the line replaced inside the `metadata:` block, or
+/// added at its end with the block's indentation, or a new block before the closing `---`. A
+/// `metadata:` that is not a block (`metadata: {…}`) is `INVALID_MEMORY`: it is not edited.
+pub fn set_metadata_key(text: &str, key: &str, yaml_value: &str) -> Result<String, Error> {
+    let b = block(text)?;
+    let all = lines(text, b.start, b.end);
+    let Some(i) = all.iter().position(|(_, l)| is_key(l, "", "metadata")) else {
+        let added = format!("metadata:{nl}  {key}: {yaml_value}{nl}", nl = b.newline);
+        return Ok(format!(
+            "{}{added}{}",
+            text.get(..b.end).unwrap_or(""),
+            text.get(b.end..).unwrap_or("")
+        ));
+    };
+    let head = all.get(i).map_or("", |(_, l)| *l);
+    let inline = head
+        .get("metadata:".len()..)
+        .unwrap_or("")
+        .split('#')
+        .next()
+        .unwrap_or("")
+        .trim();
+    if !inline.is_empty() {
+        return Err(Error::refused(
+            Refusal::InvalidMemory,
+            format!("its `metadata:` is not a block (`{}`): memdir edits a block of `key: value` lines only", head.trim()),
+        ));
+    }
+    let mut last = i;
+    while all.get(last + 1).is_some_and(|(_, l)| continues(l)) {
+        last += 1;
+    }
+    let inner = all.get(i + 1..=last).unwrap_or(&[]);
+    let indent: String = inner
+        .iter()
+        .find(|(_, l)| !l.trim().is_empty())
+        .map_or("  ".to_owned(), |(_, l)| {
+            l.chars().take_while(|c| *c == ' ' || *c == '\t').collect()
+        });
+    if let Some((at, line)) = inner.iter().find(|(_, l)| is_key(l, &indent, key)) {
+        let end = at + line.len();
+        return Ok(format!(
+            "{}{indent}{key}: {yaml_value}{}{}",
+            text.get(..*at).unwrap_or(""),
+            ending(line, b.newline),
+            text.get(end..).unwrap_or("")
+        ));
+    }
+    // after the block's last line that has text (blank lines at its end stay after it)
+    let after = inner
+        .iter()
+        .rev()
+        .find(|(_, l)| !l.trim().is_empty())
+        .map_or_else(
+            || all.get(i).map_or(b.end, |(at, l)| at + l.len()),
+            |(at, l)| at + l.len(),
+        );
+    let before = text.get(..after).unwrap_or("");
+    let lead = if before.ends_with('\n') {
+        ""
+    } else {
+        b.newline
+    };
+    Ok(format!(
+        "{before}{lead}{indent}{key}: {yaml_value}{}{}",
+        b.newline,
+        text.get(after..).unwrap_or("")
+    ))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_top_level_key_is_added_or_replaced_and_nothing_else_moves() {
+        let t = "---\nname: A\ndescription: a # note\n---\n\nBody.\n";
+        assert_eq!(
+            set_top_level_key(t, "superseded_by", "b.md").unwrap(),
+            "---\nname: A\ndescription: a # note\nsuperseded_by: b.md\n---\n\nBody.\n"
+        );
+        let marked =
+            "\u{feff}---\r\nname: A\r\nsuperseded_by:\r\n  - old\r\ntype: user\r\n---\r\nB\r\n";
+        assert_eq!(
+            set_top_level_key(marked, "superseded_by", "c.md").unwrap(),
+            "\u{feff}---\r\nname: A\r\nsuperseded_by: c.md\r\ntype: user\r\n---\r\nB\r\n"
+        );
+        assert_eq!(
+            remove_top_level_key(marked, "superseded_by").unwrap(),
+            "\u{feff}---\r\nname: A\r\ntype: user\r\n---\r\nB\r\n"
+        );
+        // a key that only starts the same is another key
+        let t = "---\nsuperseded_by_me: x\n---\n";
+        assert_eq!(
+            set_top_level_key(t, "superseded_by", "y.md").unwrap(),
+            "---\nsuperseded_by_me: x\nsuperseded_by: y.md\n---\n"
+        );
+    }
+
+    #[test]
+    fn a_metadata_key_goes_inside_the_block_at_its_indentation() {
+        let t = "---\nname: A\nmetadata:\n    node_type: memory\n    modified: 2020-01-01T00:00:00.000Z\ntype: user\n---\nB\n";
+        assert_eq!(
+            set_metadata_key(t, "modified", "2026-12-05T00:00:00.000Z").unwrap(),
+            "---\nname: A\nmetadata:\n    node_type: memory\n    modified: 2026-12-05T00:00:00.000Z\ntype: user\n---\nB\n"
+        );
+        let t = "---\nname: A\nmetadata:\n  node_type: memory\n\n---\nB";
+        assert_eq!(
+            set_metadata_key(t, "modified", "X").unwrap(),
+            "---\nname: A\nmetadata:\n  node_type: memory\n  modified: X\n\n---\nB"
+        );
+        let t = "---\r\nname: A\r\n---\r\nB";
+        assert_eq!(
+            set_metadata_key(t, "modified", "X").unwrap(),
+            "---\r\nname: A\r\nmetadata:\r\n  modified: X\r\n---\r\nB"
+        );
+        let t = "---\nmetadata:\n---\n";
+        assert_eq!(
+            set_metadata_key(t, "modified", "X").unwrap(),
+            "---\nmetadata:\n  modified: X\n---\n"
+        );
+        assert!(set_metadata_key("---\nmetadata: {a: 1}\n---\n", "modified", "X").is_err());
+    }
+
+    #[test]
+    fn no_frontmatter_is_refused() {
+        for t in ["Just a note.\n", "", "---\nname: never closed\n", "---"] {
+            let e = set_top_level_key(t, "k", "v").unwrap_err();
+            assert_eq!(e.code().as_str(), "INVALID_MEMORY", "{t:?}");
+            assert!(set_metadata_key(t, "k", "v").is_err());
+        }
+    }
+}
