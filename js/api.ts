@@ -225,6 +225,13 @@ export interface OpenedMemory {
    * (`forget({ file: "project_x.md" })`); `forget("project_x.md")` is its short form.
    */
   forget(input: ForgetInput | string): Promise<WriteResult>;
+  /**
+   * Confirms a memory is still true now (rules §4.7): records `metadata.modified`, as Claude
+   * Code records a memory's time, and changes nothing else; the staleness reminder and doctor's
+   * `stale_core_memory` clear. `NOT_FOUND`, `INVALID_MEMORY` (no frontmatter), `CHANGED` with a
+   * stale `ifMatch`; `touch("user_role.md")` is its short form.
+   */
+  touch(input: ForgetInput | string): Promise<WriteResult>;
   /** Handlers for Anthropic's `memory_20250818` memory tool, over this directory. */
   tool(): MemoryTool;
   /** Every doctor check (rules §5). */

@@ -514,6 +514,16 @@ export function planExtraction(proposals: Proposal[], snapshot: Snapshot, limits
   return guard({ proposals, snapshot, limits, nowMs, sessionId }, (a) => wasm.planExtraction(a.proposals, a.snapshot, a.limits ?? null, a.nowMs ?? null, a.sessionId ?? null));
 }
 
+/** What to read before `planTouch`: the file whole. */
+export function touchReadPlan(file: string, limits?: Partial<Limits> | null): ReadPlan {
+  return guard({ file, limits }, (a) => wasm.touchReadPlan(a.file, a.limits ?? null));
+}
+
+/** Plans `touch` (rules §4.7): `metadata.modified` set to `nowMs`, every other byte kept. */
+export function planTouch(file: string, snapshot: Snapshot, nowMs: number, limits?: Partial<Limits> | null): WritePlan {
+  return guard({ file, snapshot, nowMs, limits }, (a) => wasm.planTouch(a.file, a.snapshot, a.nowMs, a.limits ?? null));
+}
+
 /** Plans `forget`, or throws `NOT_FOUND`. */
 export function planForget(file: string, snapshot: Snapshot, limits?: Partial<Limits> | null): WritePlan {
   return guard({ file, snapshot, limits }, (a) => wasm.planForget(a.file, a.snapshot, a.limits ?? null));

@@ -20,7 +20,7 @@ import { session } from "./session.js";
 import { memoryTool } from "./tool.js";
 import { ifMatchOf, readHistory, recoverAtOpen, restoreAt, undoChange, type HistoryOptions } from "./history.js";
 import { ioHost } from "./io.js";
-import { forget, remember } from "./writes.js";
+import { forget, remember, touch } from "./writes.js";
 import { extract, keepMode, type ExtractContext } from "./extract.js";
 
 export function envKey(name: string): string | undefined {
@@ -92,6 +92,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     dir: host.root,
     remember: (input) => remember(writes, input),
     forget: async (input) => (typeof input === "string" ? forget(writes, input) : forget(writes, forgetFile(input), ifMatchOf((input as { ifMatch?: unknown }).ifMatch, "forget's ifMatch"))),
+    touch: async (input) => (typeof input === "string" ? touch(writes, input) : touch(writes, forgetFile(input, "touch"), ifMatchOf((input as { ifMatch?: unknown }).ifMatch, "touch's ifMatch"))),
     tool: () => memoryTool(writing, limits, options.lock, { ...history, now }),
     doctor: (opts) => doctorReport(host, limits, now(), opts),
     planFixes: (opts) => doctorFixPlan(host, limits, now(), opts),
@@ -142,10 +143,10 @@ async function withHashes(host: MemoryHost, memories: readonly Memory[], concurr
   });
 }
 
-/** The file of `forget({ file })`; anything else is `INVALID_ARGUMENT`. */
-function forgetFile(input: unknown): string {
+/** The file of `forget({ file })` and `touch({ file })`; anything else is `INVALID_ARGUMENT`. */
+function forgetFile(input: unknown, what = "forget"): string {
   const file = (input as { file?: unknown } | null)?.file;
-  if (typeof file !== "string") throw new MemdirError("INVALID_ARGUMENT", "invalid argument: forget takes { file } (or the file as a string)");
+  if (typeof file !== "string") throw new MemdirError("INVALID_ARGUMENT", `invalid argument: ${what} takes { file } (or the file as a string)`);
   return file;
 }
 

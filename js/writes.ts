@@ -1,10 +1,10 @@
 /**
- * `remember` and `forget`: read what the core's plan names, let the core decide the writes,
+ * `remember`, `forget` and `touch`: read what the core's plan names, let the core decide the writes,
  * apply them under the directory's lock. The arguments are checked by the core against an
  * empty directory first, so a refusal that does not depend on the directory (a bad shape, a
  * secret, an unsafe path) comes before any I/O or lock.
  */
-import { forgetReadPlan, planForget, planRemember, rememberReadPlan } from "./core.js";
+import { forgetReadPlan, planForget, planRemember, planTouch, rememberReadPlan, touchReadPlan } from "./core.js";
 import type { Limits, RememberInput, Snapshot, WritePlan } from "./core.js";
 import type { WriteResult } from "./api.js";
 import { crossing } from "./edge.js";
@@ -31,7 +31,7 @@ export interface WriteContext {
   history?: HistoryOptions;
 }
 
-async function write(ctx: WriteContext, route: "remember" | "forget", plan: (io: MemoryHost) => Promise<WritePlan>, ifMatch?: string): Promise<WriteResult> {
+async function write(ctx: WriteContext, route: "remember" | "forget" | "touch", plan: (io: MemoryHost) => Promise<WritePlan>, ifMatch?: string): Promise<WriteResult> {
   // reads and writes go through `io`, so a host failure is an IO_ERROR naming a relative path
   const io = ioHost(ctx.host);
   return withIoLock(
@@ -89,5 +89,18 @@ export async function forget(ctx: WriteContext, file: string, ifMatch?: string):
   return write(ctx, "forget", async (io) => {
     const snapshot = await takeSnapshot(io, forgetReadPlan(file, ctx.limits), ctx.concurrency);
     return planForget(file, snapshot, ctx.limits);
+  }, ifMatch);
+}
+
+/** `touch` (rules §4.7): the memory confirmed true now — its `metadata.modified`, nothing else. */
+export async function touch(ctx: WriteContext, file: string, ifMatch?: string): Promise<WriteResult> {
+  try {
+    planTouch(file, NOTHING, ctx.now(), ctx.limits); // the same dry run: only NOT_FOUND depends on the directory
+  } catch (error) {
+    if ((error as MemdirError).code !== "NOT_FOUND") throw error;
+  }
+  return write(ctx, "touch", async (io) => {
+    const snapshot = await takeSnapshot(io, touchReadPlan(file, ctx.limits), ctx.concurrency);
+    return planTouch(file, snapshot, ctx.now(), ctx.limits);
   }, ifMatch);
 }

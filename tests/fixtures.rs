@@ -189,6 +189,16 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
                 session.as_deref(),
             ))
         }
+        "touchReadPlan" => out(write::touch::touch_read_plan(
+            &arg::<String>(a, 0, "file")?,
+            &limits(a, 1)?,
+        )),
+        "planTouch" => out(write::touch::plan_touch(
+            &arg::<String>(a, 0, "file")?,
+            &arg(a, 1, "snapshot")?,
+            arg(a, 2, "nowMs")?,
+            &limits(a, 3)?,
+        )?),
         "contentHash" => out(memdir::history::hash::sha256_hex(&match arg::<scan::Head>(
             a, 0, "content",
         )? {

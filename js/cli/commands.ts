@@ -68,6 +68,17 @@ export const COMMANDS: Record<string, Command> = {
     },
     run: (ctx) => import("./run.js").then((m) => m.write.forget(ctx)),
   },
+  touch: {
+    args: "<file>",
+    summary: "confirm a memory is still true: its metadata.modified is now (clears the staleness warnings)",
+    usage: "memdir touch <file> [--if-match <sha256>] [options]",
+    details: "Records the time in the file's frontmatter as Claude Code records a memory's time, nothing else\nchanged; the staleness reminder and doctor's stale_core_memory clear. memdir undo takes it back.",
+    options: ["if-match"],
+    positionals: (args) => {
+      if (args.length !== 1) throw new UsageError("touch takes one file: memdir touch user_role.md", "touch");
+    },
+    run: (ctx) => import("./run.js").then((m) => m.write.touch(ctx)),
+  },
   doctor: {
     args: "[--fix [--yes | --dry-run]]",
     summary: "check the memory against its rules; --fix shows the diff of the safe fixes, asks, then applies them",

@@ -41,7 +41,9 @@ async function write(ctx: CommandContext, action: () => Promise<WriteResult>): P
   const { out } = ctx;
   try {
     const done = await action();
-    out.result(done, () => (done.action === "forgotten" ? `forgot ${done.file}` : `${done.action} ${done.absolutePath}\nindex: ${done.indexLine}`));
+    out.result(done, () =>
+      done.action === "forgotten" ? `forgot ${done.file}` : done.action === "touched" ? `touched ${done.file}: confirmed true now (its metadata.modified)` : `${done.action} ${done.absolutePath}\nindex: ${done.indexLine}`,
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof MemdirError)) throw error;
@@ -65,11 +67,11 @@ export async function remember(ctx: CommandContext): Promise<number> {
  * The file to forget, relative to the memory directory: a path a shell completed
  * (`~/.claude/projects/…/memory/feedback_x.md`) is taken when it lies inside the directory.
  */
-function relativeToRoot(root: string, file: string): string {
+function relativeToRoot(root: string, file: string, command = "forget"): string {
   if (!isAbsolute(file)) return file;
   const inside = relative(root, file);
   if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
-    throw new CliFailure(1, `forget takes a file of the memory directory ${root}, relative to it (e.g. feedback_testing.md); ${file} is ${inside === "" ? "the directory itself" : "outside it"}`);
+    throw new CliFailure(1, `${command} takes a file of the memory directory ${root}, relative to it (e.g. feedback_testing.md); ${file} is ${inside === "" ? "the directory itself" : "outside it"}`);
   }
   return inside.split(sep).join("/");
 }
@@ -78,4 +80,11 @@ export async function forget(ctx: CommandContext): Promise<number> {
   const memory = await openFromArgs(ctx);
   const file = relativeToRoot(memory.host.root, ctx.positionals[0]!);
   return write(ctx, () => memory.forget({ file, ...(ctx.values["if-match"] ? { ifMatch: ctx.values["if-match"] } : {}) }));
+}
+
+/** `memdir touch <file>`: the memory confirmed true now (rules §4.7). */
+export async function touch(ctx: CommandContext): Promise<number> {
+  const memory = await openFromArgs(ctx);
+  const file = relativeToRoot(memory.host.root, ctx.positionals[0]!, "touch");
+  return write(ctx, () => memory.touch({ file, ...(ctx.values["if-match"] ? { ifMatch: ctx.values["if-match"] } : {}) }));
 }

@@ -854,7 +854,7 @@ supersedes?: string | null, };
 /**
  * What a write did to its topic file.
  */
-export type WriteAction = "created" | "updated" | "forgotten";
+export type WriteAction = "created" | "updated" | "forgotten" | "touched";
 
 /**
  * The plan for one `remember`.

@@ -168,6 +168,30 @@ function rememberTool({ memory }: ToolContext): McpTool {
   };
 }
 
+function touchTool({ memory }: ToolContext): McpTool {
+  return {
+    name: "touch",
+    title: "Confirm a memory",
+    description:
+      "Records that a memory was checked and still holds: its metadata.modified becomes now, nothing else changes, and it is no longer flagged as old (the staleness reminder, doctor's stale_core_memory). Use it after verifying a memory the reminder called old; correct it with remember instead if it no longer holds.",
+    inputSchema: {
+      type: "object",
+      properties: { file: { type: "string", description: "The topic file, relative to the memory folder (e.g. user_role.md)." }, if_match: { type: "string", description: IF_MATCH } },
+      required: ["file"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Confirm a memory", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async run(args) {
+      try {
+        const done = await memory.touch({ file: args.file as string, ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}) });
+        return ok(`touched ${done.file}: confirmed true now`, true);
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  };
+}
+
 function forgetTool({ memory }: ToolContext): McpTool {
   return {
     name: "forget",
@@ -356,7 +380,7 @@ function restoreTool({ memory }: ToolContext): McpTool {
 export function mcpTools(context: ToolContext): McpTool[] {
   const own = context.readOnly
     ? [recallTool(context), doctorTool(context), historyTool(context)]
-    : [recallTool(context), rememberTool(context), forgetTool(context), extractTool(context), doctorTool(context), historyTool(context), undoTool(context), restoreTool(context)];
+    : [recallTool(context), rememberTool(context), forgetTool(context), touchTool(context), extractTool(context), doctorTool(context), historyTool(context), undoTool(context), restoreTool(context)];
   return [...own, ...memoryCommandTools(context, memoryToolInputSchema())];
 }
 

@@ -5,6 +5,7 @@
 mod convert;
 mod extract;
 mod history;
+mod keep;
 mod scan_session;
 mod strict;
 mod types;

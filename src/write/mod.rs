@@ -10,6 +10,7 @@ pub mod read_plan;
 pub mod remember;
 pub mod similar;
 pub mod snapshot;
+pub mod touch;
 pub mod yaml;
 
 use serde::{Deserialize, Serialize};

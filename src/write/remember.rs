@@ -68,6 +68,8 @@ pub enum WriteAction {
     Created,
     Updated,
     Forgotten,
+    /// Confirmed true now (`touch`): its recorded time set, nothing else changed.
+    Touched,
 }
 
 fn invalid(message: impl Into<String>) -> Error {

@@ -26,6 +26,7 @@ export function createVsCodeModule({ workspacePath = "/work/project", settings =
   const trees = new Map();
   const contentProviders = new Map();
   const collections = [];
+  const codeActions = [];
   const shown = [];
   const messages = [];
   const answers = [];
@@ -61,6 +62,12 @@ export function createVsCodeModule({ workspacePath = "/work/project", settings =
         Object.assign(this, { start: { line: startLine, character: startCharacter }, end: { line: endLine, character: endCharacter } });
       }
     },
+    CodeAction: class {
+      constructor(title, kind) {
+        Object.assign(this, { title, kind });
+      }
+    },
+    CodeActionKind: { QuickFix: "quickfix" },
     Diagnostic: class {
       constructor(range, message, severity) {
         Object.assign(this, { range, message, severity });
@@ -106,6 +113,10 @@ export function createVsCodeModule({ workspacePath = "/work/project", settings =
         return collection;
       },
       setTextDocumentLanguage: async (doc, languageId) => ({ ...doc, languageId }),
+      registerCodeActionsProvider: (selector, provider) => {
+        codeActions.push({ selector, provider });
+        return { dispose: () => codeActions.splice(codeActions.indexOf(codeActions.find((c) => c.provider === provider)), 1) };
+      },
     },
     commands: {
       registerCommand: (id, fn) => {
@@ -126,5 +137,5 @@ export function createVsCodeModule({ workspacePath = "/work/project", settings =
       onDidChange: secretsChanged.event,
     },
   };
-  return { vscode, vs, context, commands, trees, collections, shown, messages, answers, secretStore, settings, configChanged };
+  return { vscode, vs, context, commands, trees, collections, codeActions, shown, messages, answers, secretStore, settings, configChanged };
 }

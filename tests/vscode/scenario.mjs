@@ -83,6 +83,17 @@ export async function runScenario({ load, memoryDir, settings = {} }) {
   expect("history pick", out.history.title === "memdir: History" && out.history.items.length === 3 && out.history.items.every((i, n) => i.startsWith(["undo · vscode: ", "doctor · vscode: ", "remember · vscode: "][n])));
   expect("history dismissed", out.history.unchanged);
 
+  // "Confirm memory still true": offered as a quick fix on a stale_core_memory diagnostic, it
+  // records metadata.modified in the file, nothing else changed
+  const [{ provider }] = fake.codeActions;
+  const uri = file("feedback_tests.md");
+  const actions = provider.provideCodeActions({ uri }, null, { diagnostics: [{ source: "memdir", code: "stale_core_memory" }, { source: "memdir", code: "dead_link" }] });
+  expect("touch quick fix", actions.length === 1 && actions[0].command.command === "memdir.touch");
+  const beforeTouch = await read("feedback_tests.md");
+  await vscode.commands.executeCommand(actions[0].command.command, ...actions[0].command.arguments);
+  const touched = await read("feedback_tests.md");
+  expect("touched", touched === beforeTouch.replace("type: feedback\n---", `type: feedback\nmetadata:\n  modified: ${/modified: (\S+)/.exec(touched)?.[1]}\n---`) && /modified: \d{4}-/.test(touched));
+
   // the folder becomes unreadable: the command shows memdir's error instead of rejecting
   const readDirectory = vs.fs.readDirectory;
   vs.fs.readDirectory = (uri) => Promise.reject(vscode.FileSystemError.NoPermissions(uri));

@@ -114,6 +114,15 @@ function guarded<A extends unknown[]>(run: (...args: A) => Promise<void>): (...a
   };
 }
 
+/** The memory a "Confirm still true" is for: a tree node's path, a file's URI inside the folder, or the open editor's file. */
+function touchTarget(target: unknown, folder: vscode.Uri): string | undefined {
+  if (target && typeof target === "object" && typeof (target as { path?: unknown }).path === "string" && (target as { kind?: unknown }).kind === "memory") return (target as { path: string }).path;
+  const given = target as { scheme?: unknown; path?: unknown } | undefined;
+  const uri = given && typeof given.scheme === "string" && typeof given.path === "string" ? (given as vscode.Uri) : vscode.window.activeTextEditor?.document.uri;
+  if (!uri || uri.scheme !== folder.scheme || !uri.path.startsWith(`${folder.path}/`)) return undefined;
+  return uri.path.slice(folder.path.length + 1);
+}
+
 export async function activateWith(context: vscode.ExtensionContext, platform: FolderPlatform): Promise<void> {
   // the memory's scan cache hears of edits through one watcher of its folder (a hint: it still
   // lists everything in the background now and then)
@@ -246,6 +255,36 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
         else void vscode.window.showInformationMessage(summary.message);
         if (result.outcome === "saved") await refresh();
       }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.touch",
+      // from the tree (a memory node), a quick fix (the file's path), or the palette (the open file)
+      guarded(async (target?: unknown) => {
+        const opened = await need();
+        if (!opened) return;
+        const file = touchTarget(target, opened.folder.uri);
+        if (!file) {
+          void vscode.window.showWarningMessage("memdir: open a memory file (or pick one in the Memory view) to confirm it");
+          return;
+        }
+        const done = await opened.memory.touch(file);
+        void vscode.window.showInformationMessage(`memdir: ${done.file} confirmed true now`);
+        await refresh();
+      }),
+    ),
+    vscode.languages.registerCodeActionsProvider(
+      { language: "markdown" },
+      {
+        provideCodeActions: (_doc, _range, context) =>
+          context.diagnostics
+            .filter((d) => d.source === "memdir" && d.code === "stale_core_memory")
+            .map((d) => {
+              const action = new vscode.CodeAction("memdir: Confirm this memory is still true", vscode.CodeActionKind.QuickFix);
+              action.diagnostics = [d];
+              action.command = { command: "memdir.touch", title: "Confirm still true", arguments: [_doc.uri] };
+              return action;
+            }),
+      },
     ),
     vscode.commands.registerCommand(
       "memdir.doctor",
