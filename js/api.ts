@@ -12,6 +12,8 @@ import type { SelectorConfig, SelectorFunction } from "./selectors.js";
 import type { ScanCacheOptions } from "./scan-cache.js";
 import type { MemoryTool } from "./tool.js";
 import type { ConversationMessage, ExtractEvent, ExtractOptions, ExtractResult, ProposedMemory } from "./extract.js";
+import type { ConsolidateEvent, ConsolidateOptions, ConsolidateResult, ConsolidationPreview } from "./consolidate.js";
+export type { ConsolidateEvent, ConsolidateOptions, ConsolidateOutcome, ConsolidateResult, ConsolidationPreview } from "./consolidate.js";
 import type { KeepMode } from "./core.js";
 export type { ConversationMessage, ExtractEvent, ExtractOptions, ExtractResult, ExtractOutcome, ProposedMemory } from "./extract.js";
 
@@ -34,7 +36,7 @@ export interface OpenMemoryOptions {
   /** The clock, for ages. Default `Date.now`. */
   now?: () => number;
   /** Called once per recall, and once per extraction, with what happened. */
-  onEvent?: (event: RecallEvent | ExtractEvent) => void;
+  onEvent?: (event: RecallEvent | ExtractEvent | ConsolidateEvent) => void;
   /**
    * The memory's automatic writers (rules §4.7). `extract`: what extraction after a turn does
    * — `off`, `suggest` (proposals returned, nothing written; the default), `confirm` (`confirm`
@@ -64,6 +66,13 @@ export interface KeepOptions {
   extract?: KeepMode;
   /** `confirm` mode: approves each proposal (a VS Code prompt, a terminal question); a throw is a no. */
   confirm?: (proposal: ProposedMemory) => boolean | Promise<boolean>;
+  /**
+   * Consolidation on its own, as Claude Code's auto-dream: each `session()` counts, and once
+   * `minSessions` (5) sessions and `minHours` (24) have passed since the last run, a run starts
+   * in the background in `mode` (default `suggest`: the diff to `onEvent`, nothing written).
+   * Absent: consolidation runs only when called.
+   */
+  consolidate?: { mode?: KeepMode; minHours?: number; minSessions?: number; confirm?: (preview: ConsolidationPreview) => boolean | Promise<boolean> };
 }
 
 /** What `forget` removes: the topic file, relative to the memory directory. */
@@ -211,6 +220,14 @@ export interface OpenedMemory {
    * as one change `undo` takes back. Never throws for a model, network or file problem.
    */
   extract(options: ExtractOptions): Promise<ExtractResult>;
+  /**
+   * Tidies the memory (rules §4.7): a side query over the memories that look alike proposes
+   * merges, supersessions, removals of what another memory already says, and a regrouped index;
+   * the core keeps only what loses no word (and at most `maxFilesChanged` files, 10). `mode`
+   * `suggest` (default) returns the diff; `confirm` asks `confirm`; `auto` applies it as one
+   * change `undo` takes back. One run at a time per folder.
+   */
+  consolidate(options?: ConsolidateOptions): Promise<ConsolidateResult>;
   /**
    * Writes a topic file with valid frontmatter and its one line in MEMORY.md (added, or
    * updated in place). Throws a `MemdirError` — `INVALID_ARGUMENT`, `INVALID_MEMORY`,

@@ -65,6 +65,11 @@ import type {
   ToolResult,
   WritePlan,
   WriteVia,
+  ConsolidationDue,
+  ConsolidationPlan,
+  ConsolidationRequest,
+  ConsolidationSchedule,
+  ConsolidationState,
   Extraction,
   ExtractionInput,
   KeepMode,
@@ -512,6 +517,21 @@ export function extractionReadPlan(proposals: Proposal[], limits?: Partial<Limit
 /** Each proposal checked as `remember` checks a write; the writes of all that pass, one per file. */
 export function planExtraction(proposals: Proposal[], snapshot: Snapshot, limits?: Partial<Limits> | null, nowMs?: number | null, sessionId?: string | null): ExtractionPlan {
   return guard({ proposals, snapshot, limits, nowMs, sessionId }, (a) => wasm.planExtraction(a.proposals, a.snapshot, a.limits ?? null, a.nowMs ?? null, a.sessionId ?? null));
+}
+
+/** The consolidation's side query over the folder (read as `doctorReadPlan` says), or `skip` (rules §4.7). */
+export function buildConsolidationRequest(snapshot: Snapshot, limits?: Partial<Limits> | null): ConsolidationRequest {
+  return guard({ snapshot, limits }, (a) => wasm.buildConsolidationRequest(a.snapshot, a.limits ?? null));
+}
+
+/** The consolidator's answer checked against the folder: the changes that lose no word, their writes and diff; never throws for a bad answer. */
+export function planConsolidation(answer: string, snapshot: Snapshot, limits: Partial<Limits> | null | undefined, nowMs: number, maxFilesChanged?: number | null): ConsolidationPlan {
+  return guard({ answer, snapshot, limits, nowMs, maxFilesChanged }, (a) => wasm.planConsolidation(a.answer, a.snapshot, a.limits ?? null, a.nowMs, a.maxFilesChanged ?? null));
+}
+
+/** Whether consolidation is due on its own: time and sessions since the last run. */
+export function consolidationDue(state: ConsolidationState, nowMs: number, schedule?: Partial<ConsolidationSchedule> | null): ConsolidationDue {
+  return guard({ state, nowMs, schedule }, (a) => wasm.consolidationDue(a.state, a.nowMs, a.schedule ?? null));
 }
 
 /** What to read before `planTouch`: the file whole. */

@@ -22,6 +22,7 @@ import { ifMatchOf, readHistory, recoverAtOpen, restoreAt, undoChange, type Hist
 import { ioHost } from "./io.js";
 import { forget, remember, touch } from "./writes.js";
 import { extract, keepMode, type ExtractContext } from "./extract.js";
+import { consolidate, countSession, type ConsolidateContext } from "./consolidate.js";
 
 export function envKey(name: string): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
@@ -66,8 +67,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   });
   const keep = options.keep ?? {};
   let extractMode: KeepMode | undefined;
+  let dreamMode: KeepMode | undefined;
   try {
     extractMode = keep.extract === undefined ? undefined : keepMode(keep.extract, "keep.extract");
+    dreamMode = keep.consolidate === undefined ? undefined : keepMode(keep.consolidate.mode ?? "suggest", "keep.consolidate.mode");
   } catch (error) {
     throw new MemdirError("INVALID_ARGUMENT", `invalid argument: ${(error as Error).message}`);
   }
@@ -87,6 +90,23 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     return run;
   };
   const keeper = { extract: extractOnce, writes: () => memoryWrites, serial };
+  const dream = keep.consolidate;
+  const consolidateCtx: ConsolidateContext = {
+    recall: ctx,
+    writes,
+    ...(dream ? { schedule: { ...(dream.minHours !== undefined ? { minHours: dream.minHours } : {}), ...(dream.minSessions !== undefined ? { minSessions: dream.minSessions } : {}) } } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  };
+  /** A session counts toward the schedule, and starts a due run in the background (never failing it). */
+  const newSession = () => {
+    if (dream && dreamMode && dreamMode !== "off") {
+      const mode = dreamMode;
+      void countSession(ioHost(writing))
+        .then(() => consolidate(consolidateCtx, { mode, onlyIfDue: true, ...(dream.confirm ? { confirm: dream.confirm } : {}) }))
+        .catch(() => {});
+    }
+    return session(recallOnce, keeper);
+  };
   return {
     host,
     dir: host.root,
@@ -123,7 +143,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
       return own;
     },
     recall: recallOnce,
-    session: () => session(recallOnce, keeper),
+    session: newSession,
+    consolidate: (opts = {}) => consolidate(consolidateCtx, dream?.confirm && !opts.confirm ? { ...opts, confirm: dream.confirm } : opts),
     extract: (opts) => serial(() => extractOnce(opts)),
   };
 }

@@ -25,10 +25,12 @@ use crate::history::reverse::{
 };
 use crate::index::{IndexInput, IndexPrompt, IndexReadPlan, IndexView};
 use crate::instructions::WriteVia;
+use crate::keep::consolidate::{ConsolidationChange, ConsolidationPlan, ConsolidationRequest};
 use crate::keep::extract::{
     ExtractSkip, Extraction, ExtractionInput, ExtractionPlan, ExtractionRequest, PlannedProposal,
     Proposal, ProposalAction, RefusedProposal, TurnMessage,
 };
+use crate::keep::schedule::{ConsolidationDue, ConsolidationSchedule, ConsolidationState};
 use crate::keep::KeepMode;
 use crate::lexical::{LexicalInput, LexicalSelection, QueryTerm, Scored};
 use crate::limits::Limits;
@@ -126,6 +128,12 @@ pub(crate) fn declarations() -> String {
         WriteAction,
         WritePlan,
         KeepMode,
+        ConsolidationRequest,
+        ConsolidationChange,
+        ConsolidationPlan,
+        ConsolidationState,
+        ConsolidationSchedule,
+        ConsolidationDue,
         TurnMessage,
         ExtractionInput,
         ExtractSkip,

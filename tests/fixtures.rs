@@ -199,6 +199,26 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
             arg(a, 2, "nowMs")?,
             &limits(a, 3)?,
         )?),
+        "buildConsolidationRequest" => out(memdir::keep::consolidate::build_consolidation_request(
+            &arg(a, 0, "snapshot")?,
+            &limits(a, 1)?,
+        )),
+        "planConsolidation" => out(memdir::keep::consolidate::plan_consolidation(
+            &arg::<String>(a, 0, "answer")?,
+            &arg(a, 1, "snapshot")?,
+            &limits(a, 2)?,
+            arg(a, 3, "nowMs")?,
+            opt(a, 4, "maxFilesChanged")?,
+        )),
+        "consolidationDue" => {
+            let schedule: Option<memdir::keep::schedule::ConsolidationSchedule> =
+                opt(a, 2, "schedule")?;
+            out(memdir::keep::schedule::consolidation_due(
+                &arg(a, 0, "state")?,
+                arg(a, 1, "nowMs")?,
+                &schedule.unwrap_or_default(),
+            ))
+        }
         "contentHash" => out(memdir::history::hash::sha256_hex(&match arg::<scan::Head>(
             a, 0, "content",
         )? {

@@ -53,6 +53,7 @@ export const OPTIONS = {
   since: { value: "time", help: "only the changes at or after this time (an ISO date or time, or ms since 1970)" },
   force: { help: "overwrite files changed since (a later edit is otherwise never overwritten: CHANGED)" },
   messages: { value: "file", help: "the conversation: a JSON array of {role, content} (or plain text), - for stdin" },
+  "max-files-changed": { value: "n", help: "files a consolidation may change, MEMORY.md not counted (default 10)" },
   mode: { value: "mode", help: "off | suggest (show the proposals, write nothing; the default) | confirm (ask for each) | auto (write what passes the rules)" },
   "read-only": { help: "serve only recall, memory_view and doctor (without fixes)" },
   "no-index": { help: "leave MEMORY.md out of the server's instructions (for a client that loads it already, as Claude Code's auto memory does)" },

@@ -4,6 +4,7 @@
  * CLI (scripts/packaging.mjs, `bundleCli`) loads it as one file with the core, instead of
  * some forty modules one after another.
  */
+export * as consolidate from "./consolidate.js";
 export * as doctor from "./doctor.js";
 export * as extract from "./extract.js";
 export * as history from "./history.js";

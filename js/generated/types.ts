@@ -879,6 +879,90 @@ effects: Array<Effect>, };
 export type KeepMode = "off" | "suggest" | "confirm" | "auto";
 
 /**
+ * The consolidation's side query, or why none is sent.
+ */
+export type ConsolidationRequest = { 
+/**
+ * `nothing_to_consolidate` when no memories look alike.
+ */
+skip: string | null, request: SelectionRequest, 
+/**
+ * The groups sent, by path.
+ */
+groups: Array<Array<string>>, 
+/**
+ * Groups left for a later run (past [`MAX_GROUP_UTF16`]).
+ */
+groupsLeftOut: number, };
+
+/**
+ * One change a run makes, as accepted.
+ */
+export type ConsolidationChange = { 
+/**
+ * `merge`, `supersede`, `remove` or `regroup`.
+ */
+kind: string, 
+/**
+ * The files it touches (the merged ones, the superseded one, the removed one).
+ */
+files: Array<string>, 
+/**
+ * The file kept (merge) or the successor (supersede).
+ */
+into: string | null, };
+
+/**
+ * What a run would change: the changes accepted, those refused with a reason, and the writes.
+ */
+export type ConsolidationPlan = { changes: Array<ConsolidationChange>, 
+/**
+ * Operations refused: `not_an_object`, `missing_field`, `unknown_file`, `unsafe_path`,
+ * `too_few_files`, `unknown_type`, `secret`, `would_lose_text`, `over_limit`,
+ * `duplicate`, `index_not_plain`, `invalid`.
+ */
+rejected: Array<Rejected>, 
+/**
+ * Writes first, then `MEMORY.md`, then removals.
+ */
+effects: Array<Effect>, 
+/**
+ * Every file changed, `MEMORY.md` included.
+ */
+filesChanged: Array<string>, 
+/**
+ * The unified diff of the whole run.
+ */
+diff: string, 
+/**
+ * Set when no operations could be read at all.
+ */
+failure: SelectionFailure | null, };
+
+/**
+ * What the folder remembers of consolidation.
+ */
+export type ConsolidationState = { 
+/**
+ * When the last run finished (ms since the epoch); none yet when absent.
+ */
+lastRunMs?: number | null, 
+/**
+ * Sessions opened since.
+ */
+sessionsSince: number, };
+
+/**
+ * How often: at least `minHours` since the last run and `minSessions` sessions since.
+ */
+export type ConsolidationSchedule = { minHours?: number, minSessions?: number, };
+
+/**
+ * Whether a run is due, and why (or why not).
+ */
+export type ConsolidationDue = { due: boolean, reason: string, };
+
+/**
  * One message of the conversation, as text (the JavaScript layer flattens a message's parts).
  */
 export type TurnMessage = { 

@@ -17,6 +17,7 @@ import type { DoctorReport, Limits, MemoryToolInputSchema } from "../core.js";
 import type { OpenedMemory, RecallResult, SelectorConfig } from "../index.js";
 import { argsProblem, type ObjectSchema } from "./args.js";
 import { extractTool } from "./extract-tool.js";
+import { consolidateTool } from "./consolidate-tool.js";
 
 /** What a tool call returns. */
 export interface ToolReply {
@@ -380,7 +381,7 @@ function restoreTool({ memory }: ToolContext): McpTool {
 export function mcpTools(context: ToolContext): McpTool[] {
   const own = context.readOnly
     ? [recallTool(context), doctorTool(context), historyTool(context)]
-    : [recallTool(context), rememberTool(context), forgetTool(context), touchTool(context), extractTool(context), doctorTool(context), historyTool(context), undoTool(context), restoreTool(context)];
+    : [recallTool(context), rememberTool(context), forgetTool(context), touchTool(context), extractTool(context), consolidateTool(context), doctorTool(context), historyTool(context), undoTool(context), restoreTool(context)];
   return [...own, ...memoryCommandTools(context, memoryToolInputSchema())];
 }
 

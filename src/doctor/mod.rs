@@ -5,9 +5,9 @@
 mod checks;
 mod compact;
 pub mod fix;
-mod kept_words;
+pub(crate) mod kept_words;
 mod remedy;
-mod repair;
+pub(crate) mod repair;
 
 use std::collections::BTreeMap;
 

@@ -34,7 +34,7 @@ pub(super) fn shorter_entry(line: &str) -> Option<String> {
 }
 
 /// The scan over every file of the snapshot (doctor reads them all).
-pub(super) fn scan_all(snapshot: &Snapshot, limits: &Limits) -> ScanResult {
+pub(crate) fn scan_all(snapshot: &Snapshot, limits: &Limits) -> ScanResult {
     let max = to_usize(limits.max_header_lines);
     let heads: Vec<FileHead> = snapshot
         .entries

@@ -3,7 +3,9 @@
 //! the checks of what a model proposes and the plans of the writes are here; JavaScript only
 //! sends the requests and applies the plans.
 
+pub mod consolidate;
 pub mod extract;
+pub mod schedule;
 pub mod supersede;
 
 use serde::{Deserialize, Serialize};

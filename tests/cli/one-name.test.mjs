@@ -27,6 +27,7 @@ const SETTINGS = [
   ["messages", "ExtractionInput", "extract", "extract"],
   ["mode", null, "extract", "extract"],
   ["supersedes", "RememberInput", "remember", "remember"],
+  ["maxFilesChanged", null, "consolidate", "consolidate"],
 ];
 /** The option lines of `memdir <command> --help`, by name: `--name` → its line(s). */
 async function optionsOf(command) {

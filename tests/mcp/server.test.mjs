@@ -35,8 +35,8 @@ function tree(dir, prefix = "") {
   return out;
 }
 
-const WRITE_TOOLS = ["remember", "forget", "touch", "extract", "undo", "restore", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
-const ALL_TOOLS = ["recall", "remember", "forget", "touch", "extract", "doctor", "history", "undo", "restore", "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
+const WRITE_TOOLS = ["remember", "forget", "touch", "extract", "consolidate", "undo", "restore", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
+const ALL_TOOLS = ["recall", "remember", "forget", "touch", "extract", "consolidate", "doctor", "history", "undo", "restore", "memory_view", "memory_create", "memory_str_replace", "memory_insert", "memory_delete", "memory_rename"];
 
 test("tools: every one, flat schemas (no root oneOf/anyOf/allOf, which Claude Code drops), the memory-tool ones straight from the core", async () => {
   const s = await connect(["--dir", seeded()]);

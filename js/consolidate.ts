@@ -1,0 +1,267 @@
+/**
+ * Consolidation (rules §4.7): the folder read whole, the side query over the memories that look
+ * alike, the core's plan of what loses no word, then — by the mode — the diff returned, a
+ * callback asked, or the plan applied as one change in the history (`undo` takes the run back).
+ * One run at a time per folder (`.memdir/consolidate.lock`); when it runs on its own, the
+ * schedule in `.memdir/consolidate.json` decides. Never throws for a model, network or file
+ * problem: the result says `failed`, and why.
+ */
+import { buildConsolidationRequest, consolidationDue, doctorReadPlan, estimateCost, planConsolidation } from "./core.js";
+import type { ConsolidationChange, ConsolidationPlan, ConsolidationSchedule, ConsolidationState, KeepMode, ProviderName, Rejected, Usage } from "./core.js";
+import { applyJournaled, recoverInterrupted } from "./history.js";
+import type { MemoryHost } from "./host.js";
+import { ioHost, withIoLock } from "./io.js";
+import type { RecallContext } from "./recall.js";
+import { NO_USAGE, queryFunction, queryProvider } from "./selectors.js";
+import { takeSnapshot } from "./snapshot.js";
+import type { WriteContext } from "./writes.js";
+
+const STATE_FILE = ".memdir/consolidate.json";
+const LOCK_FILE = ".memdir/consolidate.lock";
+/** A run's lock older than this is a dead run's: taken over. */
+const LOCK_STALE_MS = 10 * 60_000;
+
+/** What the whole run would change, for a `confirm` callback. */
+export interface ConsolidationPreview {
+  changes: ConsolidationChange[];
+  diff: string;
+  filesChanged: string[];
+}
+
+/** How one consolidation runs. */
+export interface ConsolidateOptions {
+  /** `suggest` (the default): the diff, nothing written; `confirm`: `confirm` decides; `auto`: applied. */
+  mode?: KeepMode;
+  /** Only the diff, whatever the mode. */
+  dryRun?: boolean;
+  /** `confirm` mode: approves the whole run, seen as its diff; a throw is a no. */
+  confirm?: (preview: ConsolidationPreview) => boolean | Promise<boolean>;
+  /** Files a run may change (default 10). */
+  maxFilesChanged?: number;
+  /** Run only when the schedule says it is due (what the automatic runs do). */
+  onlyIfDue?: boolean;
+  signal?: AbortSignal;
+  /** Deadline of the side query, retries included. Default: the selector's `timeoutMs`, else 120,000 ms. */
+  timeoutMs?: number;
+}
+
+export type ConsolidateOutcome = "consolidated" | "proposed" | "nothing" | "not_due" | "busy" | "declined" | "skipped" | "failed";
+
+/** What a consolidation did. */
+export interface ConsolidateResult {
+  outcome: ConsolidateOutcome;
+  mode: KeepMode;
+  changes: ConsolidationChange[];
+  /** Operations refused, with the reason (`would_lose_text`, `over_limit`, `unknown_file`, …). */
+  rejected: Rejected[];
+  /** The unified diff of the run (applied or not). */
+  diff: string;
+  filesChanged: string[];
+  /** The change in the history (`undo(historyId)` takes the run back). */
+  historyId: string | null;
+  /** Why it was or was not due (`onlyIfDue`). */
+  due?: string;
+  selector: string | null;
+  model: string | null;
+  usage: Required<Usage>;
+  costUsd: number | null;
+  latencyMs: number;
+  error?: string;
+}
+
+/** Sent to `onEvent` after every consolidation. */
+export interface ConsolidateEvent {
+  type: "consolidate";
+  outcome: ConsolidateOutcome;
+  changes: number;
+  rejected: number;
+  latencyMs: number;
+  usage: Required<Usage>;
+  costUsd: number | null;
+  error?: string;
+}
+
+/** What a consolidation works with. */
+export interface ConsolidateContext {
+  recall: RecallContext;
+  writes: WriteContext;
+  schedule?: Partial<ConsolidationSchedule>;
+  onEvent?: (event: ConsolidateEvent) => void;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The schedule's state; none yet (or unreadable) is a fresh one. */
+export async function readState(host: MemoryHost): Promise<ConsolidationState> {
+  try {
+    const value: unknown = JSON.parse(decoder.decode(await host.readFile(STATE_FILE, 4096)));
+    const v = value as { lastRunMs?: unknown; sessionsSince?: unknown };
+    return {
+      lastRunMs: typeof v.lastRunMs === "number" && Number.isFinite(v.lastRunMs) ? v.lastRunMs : null,
+      sessionsSince: typeof v.sessionsSince === "number" && Number.isSafeInteger(v.sessionsSince) && v.sessionsSince >= 0 ? Math.min(v.sessionsSince, 2 ** 31) : 0,
+    };
+  } catch {
+    return { lastRunMs: null, sessionsSince: 0 };
+  }
+}
+
+export async function writeState(host: MemoryHost, state: ConsolidationState): Promise<void> {
+  await host.writeFile(STATE_FILE, encoder.encode(`${JSON.stringify(state)}\n`), { durable: false });
+}
+
+/** Counts a session for the schedule (best effort: a folder that cannot be written counts nothing). */
+export async function countSession(host: MemoryHost): Promise<ConsolidationState> {
+  const state = await readState(host);
+  const next = { ...state, sessionsSince: state.sessionsSince + 1 };
+  await writeState(host, next).catch(() => {});
+  return next;
+}
+
+/** The run's lock: taken when free or a dead run's; `false` when another run holds it. */
+async function takeLock(host: MemoryHost, nowMs: number): Promise<boolean> {
+  const mine = encoder.encode(JSON.stringify({ atMs: nowMs, pid: (globalThis as { process?: { pid?: number } }).process?.pid ?? null }));
+  try {
+    await host.writeFile(LOCK_FILE, mine, { exclusive: true, durable: false });
+    return true;
+  } catch {
+    const held = await host.stat(LOCK_FILE).catch(() => null);
+    if (held && nowMs - held.mtimeMs < LOCK_STALE_MS) return false;
+    await host.remove(LOCK_FILE).catch(() => {});
+    try {
+      await host.writeFile(LOCK_FILE, mine, { exclusive: true, durable: false });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function empty(mode: KeepMode): ConsolidateResult {
+  return { outcome: "failed", mode, changes: [], rejected: [], diff: "", filesChanged: [], historyId: null, selector: null, model: null, usage: NO_USAGE, costUsd: null, latencyMs: 0 };
+}
+
+/** One consolidation (see `OpenedMemory.consolidate`). */
+export async function consolidate(ctx: ConsolidateContext, opts: ConsolidateOptions = {}): Promise<ConsolidateResult> {
+  const started = performance.now();
+  const mode = opts.mode ?? "suggest";
+  const result = empty(mode);
+  const { writes } = ctx;
+  const io = ioHost(writes.host);
+  let locked = false;
+  try {
+    if (mode === "off") {
+      result.outcome = "skipped";
+    } else if (opts.onlyIfDue && !(await due(ctx, result))) {
+      result.outcome = "not_due";
+    } else if (!(locked = await takeLock(io, writes.now()))) {
+      result.outcome = "busy";
+      result.error = "another consolidation of this folder is running";
+    } else {
+      await run(ctx, opts, mode, result);
+    }
+  } catch (error) {
+    result.outcome = "failed";
+    result.error = `consolidation failed: ${(error as Error)?.message ?? String(error)}`;
+  } finally {
+    if (locked) await io.remove(LOCK_FILE).catch(() => {});
+  }
+  result.latencyMs = performance.now() - started;
+  const event: ConsolidateEvent = { type: "consolidate", outcome: result.outcome, changes: result.changes.length, rejected: result.rejected.length, latencyMs: result.latencyMs, usage: result.usage, costUsd: result.costUsd, ...(result.error ? { error: result.error } : {}) };
+  try {
+    ctx.onEvent?.(event);
+  } catch {
+    // a logging callback must not break consolidation
+  }
+  return result;
+}
+
+async function due(ctx: ConsolidateContext, result: ConsolidateResult): Promise<boolean> {
+  const d = consolidationDue(await readState(ctx.writes.host), ctx.writes.now(), ctx.schedule ?? null);
+  result.due = d.reason;
+  return d.due;
+}
+
+async function plan(ctx: ConsolidateContext, answer: string, maxFilesChanged: number | undefined): Promise<ConsolidationPlan> {
+  const { writes } = ctx;
+  const snapshot = await takeSnapshot(ioHost(writes.host), doctorReadPlan(writes.limits), writes.concurrency);
+  return planConsolidation(answer, snapshot, writes.limits, writes.now(), maxFilesChanged ?? null);
+}
+
+function show(result: ConsolidateResult, p: ConsolidationPlan): void {
+  result.changes = p.changes;
+  result.rejected = p.rejected;
+  result.diff = p.diff;
+  result.filesChanged = p.filesChanged;
+}
+
+async function run(ctx: ConsolidateContext, opts: ConsolidateOptions, mode: KeepMode, result: ConsolidateResult): Promise<void> {
+  const { writes, recall } = ctx;
+  const io = ioHost(writes.host);
+  const snapshot = await takeSnapshot(io, doctorReadPlan(writes.limits), writes.concurrency);
+  const built = buildConsolidationRequest(snapshot, writes.limits);
+  if (built.skip) {
+    result.outcome = "nothing";
+    return;
+  }
+  const selector = recall.selector;
+  if (typeof selector !== "function" && selector.provider === "lexical") {
+    result.error = "consolidation needs a model: the lexical selector only chooses among saved memories (configure a provider or a selector function)";
+    return;
+  }
+  const timeoutMs = opts.timeoutMs ?? (typeof selector === "function" ? undefined : selector.timeoutMs) ?? 120_000;
+  const side =
+    typeof selector === "function"
+      ? await queryFunction(selector, built.request, timeoutMs, opts.signal)
+      : await queryProvider({ ...selector, provider: selector.provider as ProviderName, timeoutMs }, built.request, opts.signal);
+  result.selector = typeof selector === "function" ? "function" : selector.provider;
+  result.model = side.model;
+  result.usage = side.usage;
+  result.costUsd = estimateCost({ model: side.model, usage: side.usage }).usd;
+  if (side.text === null) {
+    result.error = side.failure ? `${side.failure.code}: ${side.failure.message}` : "the model gave no answer";
+    return;
+  }
+  const answer = side.text;
+  const first = await plan(ctx, answer, opts.maxFilesChanged);
+  if (first.failure) {
+    result.error = `${first.failure.code}: ${first.failure.message}`;
+    return;
+  }
+  show(result, first);
+  if (first.effects.length === 0) {
+    result.outcome = "nothing";
+    return;
+  }
+  if (opts.dryRun || mode === "suggest") {
+    result.outcome = "proposed";
+    return;
+  }
+  if (mode === "confirm") {
+    if (!opts.confirm) throw new TypeError("confirm mode needs a `confirm` callback that approves the run");
+    let yes = false;
+    try {
+      yes = (await opts.confirm({ changes: first.changes, diff: first.diff, filesChanged: first.filesChanged })) === true;
+    } catch {
+      yes = false;
+    }
+    if (!yes) {
+      result.outcome = "declined";
+      return;
+    }
+  }
+  await withIoLock(
+    writes.host,
+    async () => {
+      await recoverInterrupted(io, writes.limits);
+      // planned again on the folder as it is now: what changed since is never overwritten
+      const now = await plan(ctx, answer, opts.maxFilesChanged);
+      show(result, now);
+      const record = await applyJournaled(io, now.effects, { ...writes.history, route: "consolidate", nowMs: writes.now(), limits: writes.limits });
+      result.historyId = record?.id ?? null;
+    },
+    writes.lock,
+  );
+  result.outcome = result.historyId ? "consolidated" : "nothing";
+  await writeState(io, { lastRunMs: writes.now(), sessionsSince: 0 }).catch(() => {});
+}
