@@ -516,3 +516,27 @@ describe("extract from the selection", () => {
     assert.equal(logic.extractSummary(await logic.extractFlow(lexical, prompts, "I like tabs")).level, "error");
   });
 });
+
+describe("consolidate", () => {
+  const fm = (name, description, body) => `---\nname: ${name}\ndescription: ${description}\ntype: feedback\n---\n\n${body}\n`;
+  const answer = { merges: [{ files: ["a.md", "b.md"], file: "b.md", type: "feedback", name: "Testing", description: "Integration tests hit a real database, never mocks", body: "Tests: use a real Postgres. Never mock it." }], supersessions: [], removals: [], index: [] };
+  test("the diff first; nothing is written unless the modal says Apply; applied, it is one change", async () => {
+    const files = { "MEMORY.md": "- [Tests](a.md) — Integration tests hit a real database\n- [Testing](b.md) — Integration tests hit a real database, never mocks\n", "a.md": fm("Tests", "Integration tests hit a real database", "Use a real Postgres."), "b.md": fm("Testing", "Integration tests hit a real database, never mocks", "Never mock it.") };
+    const { api, exists } = await seeded(files);
+    const memory = await openMemory({ host: logic.workspaceFsHost(api, Uri.file(ROOT)), selector: async () => JSON.stringify(answer), now: () => NOW });
+    const diffs = [];
+    const questions = [];
+    const ui = (yes) => ({ showDiff: async (d) => void diffs.push(d), confirm: async (m, action) => (questions.push([m, action]), yes) });
+    const declined = await logic.consolidateFlow(memory, ui(false));
+    assert.equal(declined.outcome, "declined");
+    assert.ok(exists("a.md"), "declined: nothing written");
+    assert.match(diffs[0], /^--- a\/MEMORY\.md/m);
+    assert.equal(questions[0][1], "Apply");
+    assert.match(questions[0][0], /^Apply these changes to 3 files \(merge\)\?/);
+    const applied = await logic.consolidateFlow(memory, ui(true));
+    assert.equal(applied.outcome, "consolidated");
+    assert.ok(!exists("a.md"));
+    assert.deepEqual(logic.consolidateSummary(applied), { level: "info", message: "memdir: consolidated MEMORY.md, a.md, b.md" });
+    assert.equal((await memory.history())[0].route, "consolidate");
+  });
+});

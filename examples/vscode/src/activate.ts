@@ -10,6 +10,8 @@ import {
   doctorFixFlow,
   extractFlow,
   extractSummary,
+  consolidateFlow,
+  consolidateSummary,
   historyFlow,
   memoryTree,
   recallFlow,
@@ -254,6 +256,22 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
         if (summary.level === "error") void vscode.window.showErrorMessage(summary.message);
         else void vscode.window.showInformationMessage(summary.message);
         if (result.outcome === "saved") await refresh();
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.consolidate",
+      guarded(async () => {
+        const opened = await need();
+        if (!opened) return;
+        const showDiff = async (diff: string) => {
+          const doc = await vscode.workspace.openTextDocument(documents.set("/consolidate.diff", diff));
+          await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "diff"), { preview: true });
+        };
+        const result = await consolidateFlow(opened.memory, { confirm: prompts.confirm, showDiff });
+        const summary = consolidateSummary(result);
+        if (summary.level === "error") void vscode.window.showErrorMessage(summary.message);
+        else void vscode.window.showInformationMessage(summary.message);
+        if (result.outcome === "consolidated") await refresh();
       }),
     ),
     vscode.commands.registerCommand(

@@ -7,6 +7,7 @@ export { memoryTree, type GroupNode, type MemoryNode } from "./tree.js";
 export { recallFlow, recallMarkdown } from "./recall.js";
 export { rememberFlow, TYPES, type RememberOutcome } from "./remember.js";
 export { conversationOf, extractFlow, extractSummary, proposalQuestion } from "./extract.js";
+export { consolidateFlow, consolidateSummary, type ConsolidateUi } from "./consolidate.js";
 export { doctorDiagnostics, doctorFixFlow, reportSummary, SEVERITY, type DiagnosticSpec, type FixOutcome, type FixUi } from "./doctor.js";
 export { historyFlow, historyPicks, restoreFlow, restoreQuestion, historyTime, undoFlow, undoLastFlow, undoSummary, undoable, undoQuestion, overwriteQuestion, changesText, HISTORY_LABEL, type HistoryEntry, type HistoryOutcome, type HistoryPick, type HistoryUi, type ReverseKind, type UndoOutcome } from "./history.js";
 export type { FsApi, Prompts, SecretsLike, Settings, ThenableLike, UriLike, WorkspaceFs } from "./types.js";
