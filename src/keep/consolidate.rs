@@ -591,6 +591,15 @@ pub fn plan_consolidation(
             "no JSON object with merges was found in the answer",
         );
     };
+    if ["merges", "supersessions", "removals", "index"]
+        .iter()
+        .all(|k| value.get(k).is_none())
+    {
+        return failed(
+            "missing_operations",
+            "the answer's JSON has none of merges, supersessions, removals, index",
+        );
+    }
     let (memories, texts) = memories_of(snapshot, limits);
     let index = snapshot.index_text();
     let ledger = WordLedger::of(

@@ -250,3 +250,23 @@ test("a hostile model: a huge body, a name over two lines, a link smuggled into 
   const targets = [...files["MEMORY.md"].matchAll(/(?<!\\)\]\(([^)]*)\)/g)].map((m) => m[1]);
   assert.ok(targets.length >= 1 && targets.every((t) => !t.includes("..")), targets.join(", "));
 });
+
+test("the mock providers, unscripted, answer an extraction with nothing to save and a consolidation with nothing to change, in every wire format", async () => {
+  const dir = temp();
+  writeFileSync(join(dir, "a.md"), "---\nname: Tests\ndescription: Integration tests hit a real database\ntype: feedback\n---\nReal DB.\n");
+  writeFileSync(join(dir, "b.md"), "---\nname: Testing\ndescription: Integration tests hit a real database, never mocks\ntype: feedback\n---\nNo mocks.\n");
+  mock.reset();
+  for (const selector of [
+    { provider: "anthropic", apiKey: "sk-ant-test", baseUrl: mock.url },
+    { provider: "openai", apiKey: "sk-openai-test", baseUrl: `${mock.url}/v1` },
+    { provider: "ollama", baseUrl: mock.url },
+  ]) {
+    const memory = await openMemory({ dir, selector, keep: { extract: "auto" } });
+    const r = await memory.extract({ messages: conversation });
+    assert.equal(r.outcome, "nothing", `${selector.provider}: ${r.error}`);
+    assert.ok(r.usage.outputTokens > 0, selector.provider);
+    const c = await memory.consolidate({ mode: "auto" });
+    assert.equal(c.outcome, "nothing", `${selector.provider}: ${c.error}`);
+    assert.equal(c.model !== null, true);
+  }
+});

@@ -146,9 +146,20 @@ function echoed(value, req) {
   return value;
 }
 
+/**
+ * What the model answers when nothing is scripted: the selection — or, for memdir's other side
+ * queries, told apart by the answer their instructions ask for, nothing to save
+ * (`{"operations": []}`) or nothing to consolidate.
+ */
+export function defaultAnswer(promptText, selected) {
+  if (/\{"operations": \[/.test(promptText)) return JSON.stringify({ operations: [] });
+  if (/\{"merges": \[/.test(promptText)) return JSON.stringify({ merges: [], supersessions: [], removals: [], index: [] });
+  return answerJson(selected);
+}
+
 /** The answer text a success kind is built from. */
-function scriptedAnswer(outcome, fallbackSelected) {
-  const base = outcome.text ?? answerJson(outcome.selected ?? fallbackSelected);
+function scriptedAnswer(outcome, fallbackSelected, promptText = "") {
+  const base = outcome.text ?? (outcome.selected ? answerJson(outcome.selected) : defaultAnswer(promptText, fallbackSelected));
   switch (outcome.kind) {
     case "fenced_json":
       return "```json\n" + base + "\n```";
@@ -776,23 +787,23 @@ export async function startMockProviders(options = {}) {
       return anthropicMessage(body, content, "tool_use", 20 * content.length, 0);
     }
     if (kind === "max_tokens") {
-      const text = halfCut(scriptedAnswer(outcome, selected));
+      const text = halfCut(scriptedAnswer(outcome, selected, prompt));
       return anthropicMessage(body, [{ type: "text", text }], "max_tokens", body.max_tokens, 0);
     }
     if (kind === "thinking_then_text") {
-      const text = scriptedAnswer(outcome, selected);
+      const text = scriptedAnswer(outcome, selected, prompt);
       const out = SCRIPTED_THINKING_TOKENS + estimateTokens(text);
       return anthropicMessage(body, [thinkingBlock(), { type: "text", text }], "end_turn", out, SCRIPTED_THINKING_TOKENS);
     }
     if (kind) {
-      const text = scriptedAnswer(outcome, selected);
+      const text = scriptedAnswer(outcome, selected, prompt);
       return anthropicMessage(body, [{ type: "text", text }], "end_turn", estimateTokens(text), 0);
     }
     // Default: deterministic selection, with simulated up-front thinking where it is on.
     const thinks = anthropicThinks(spec, body.thinking);
     let reasoning = thinks ? SIMULATED_THINKING_TOKENS : 0;
     if (thinks && body.thinking?.type === "enabled") reasoning = Math.min(reasoning, body.thinking.budget_tokens);
-    const g = generate(answerJson(selected), body.max_tokens, reasoning);
+    const g = generate(defaultAnswer(prompt, selected), body.max_tokens, reasoning);
     const content = thinks ? [thinkingBlock(), { type: "text", text: g.text }] : [{ type: "text", text: g.text }];
     return anthropicMessage(body, content, g.truncated ? "max_tokens" : "end_turn", g.output, g.reasoning);
   }
@@ -990,11 +1001,11 @@ export async function startMockProviders(options = {}) {
       case "refusal":
         return openaiCompletion(flavour, body, { content: null, refusal: REFUSAL_TEXT, finish: "stop", completion: estimateTokens(REFUSAL_TEXT) });
       case "max_tokens": {
-        const text = halfCut(scriptedAnswer(outcome, selected));
+        const text = halfCut(scriptedAnswer(outcome, selected, prompt));
         return openaiCompletion(flavour, body, { content: text, finish: "length", completion: limit ?? estimateTokens(text) });
       }
       case "thinking_then_text": {
-        const answer = scriptedAnswer(outcome, selected);
+        const answer = scriptedAnswer(outcome, selected, prompt);
         if (flavour === "openai") {
           const completion = SCRIPTED_THINKING_TOKENS + estimateTokens(answer);
           return openaiCompletion(flavour, body, { content: answer, finish: "stop", completion, reasoning: SCRIPTED_THINKING_TOKENS });
@@ -1005,11 +1016,11 @@ export async function startMockProviders(options = {}) {
       case undefined:
         break;
       default: {
-        const text = scriptedAnswer(outcome, selected);
+        const text = scriptedAnswer(outcome, selected, prompt);
         return openaiCompletion(flavour, body, { content: text, finish: "stop", completion: estimateTokens(text) });
       }
     }
-    const g = generate(answerJson(selected), limit);
+    const g = generate(defaultAnswer(prompt, selected), limit);
     return openaiCompletion(flavour, body, { content: g.text, finish: g.truncated ? "length" : "stop", completion: g.output });
   }
 
@@ -1058,7 +1069,8 @@ export async function startMockProviders(options = {}) {
     }
 
     const promptTokens = estimateTokens(messages.reduce((n, m) => n + contentText(m?.content).length, 0));
-    const selected = selectMemories(messages.map((m) => contentText(m?.content)).join("\n\n"));
+    const prompt = messages.map((m) => contentText(m?.content)).join("\n\n");
+    const selected = selectMemories(prompt);
     const limit = Number.isInteger(body.options?.num_predict) && body.options.num_predict > 0 ? body.options.num_predict : null;
     let text;
     let doneReason = "stop";
@@ -1066,15 +1078,15 @@ export async function startMockProviders(options = {}) {
     if (kind === "refusal") {
       text = REFUSAL_TEXT;
     } else if (kind === "max_tokens") {
-      text = halfCut(scriptedAnswer(outcome, selected));
+      text = halfCut(scriptedAnswer(outcome, selected, prompt));
       doneReason = "length";
       evalCount = limit ?? estimateTokens(text);
     } else if (kind === "thinking_then_text") {
-      text = `<think>\n${THINKING_TEXT}\n</think>\n\n${scriptedAnswer(outcome, selected)}`;
+      text = `<think>\n${THINKING_TEXT}\n</think>\n\n${scriptedAnswer(outcome, selected, prompt)}`;
     } else if (kind) {
-      text = scriptedAnswer(outcome, selected);
+      text = scriptedAnswer(outcome, selected, prompt);
     } else {
-      const g = generate(answerJson(selected), limit);
+      const g = generate(defaultAnswer(prompt, selected), limit);
       text = g.text;
       if (g.truncated) doneReason = "length";
       evalCount = g.output;
