@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::diff::unified_diff;
 use crate::doctor::kept_words::WordLedger;
 use crate::frontmatter::{parse_header, Header, MemoryType};
-use crate::keep::supersede::{chain_of, Chain};
+use crate::keep::supersede::{chain_of, successor_path, Chain, MAX_CHAIN};
 use crate::limits::{to_usize, Limits};
 use crate::manifest::format_manifest;
 use crate::paths::check_relative_path;
@@ -93,7 +93,8 @@ pub struct ConsolidationPlan {
     pub changes: Vec<ConsolidationChange>,
     /// Operations refused: `not_an_object`, `missing_field`, `unknown_file`, `unsafe_path`,
     /// `too_few_files`, `unknown_type`, `secret`, `would_lose_text`, `over_limit`,
-    /// `duplicate`, `index_not_plain`, `invalid`.
+    /// `cycle` (a supersession that would loop), `superseded_target` (a removal of a memory
+    /// another one's `superseded_by` names), `index_not_plain`, `invalid`.
     pub rejected: Vec<Rejected>,
     /// Writes first, then `MEMORY.md`, then removals.
     pub effects: Vec<Effect>,
@@ -301,6 +302,46 @@ impl Folder<'_> {
         matches!(self.texts.get(path), Some(Some(_)))
     }
 
+    /// The `superseded_by` of `path` as the run leaves it so far (a folder-relative path).
+    fn successor(&self, path: &str) -> Option<String> {
+        let Some(Some(text)) = self.texts.get(path) else {
+            return None;
+        };
+        let max = to_usize(self.limits.max_header_lines);
+        match parse_header(crate::text::first_lines(text, max), max) {
+            Header::Parsed(f) => f
+                .superseded_by
+                .as_deref()
+                .map(|v| successor_path(v).to_owned()),
+            _ => None,
+        }
+    }
+
+    /// The memories (other than `except`) whose `superseded_by` names `path`.
+    fn superseded_by_it(&self, path: &str, except: &[String]) -> Vec<String> {
+        self.texts
+            .iter()
+            .filter(|(p, t)| t.is_some() && !except.contains(p))
+            .filter(|(p, _)| self.successor(p).as_deref() == Some(path))
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+
+    /// Whether following `superseded_by` from `from` comes to `to` (or loops, or runs past
+    /// [`MAX_CHAIN`]).
+    fn chain_reaches(&self, from: &str, to: &str) -> bool {
+        let mut at = from.to_owned();
+        let mut seen = vec![at.clone()];
+        while let Some(next) = self.successor(&at) {
+            if next == to || seen.contains(&next) || seen.len() > MAX_CHAIN {
+                return true;
+            }
+            seen.push(next.clone());
+            at = next;
+        }
+        false
+    }
+
     /// Applies `writes` (path → new text or removal) and the new index if no word is lost and
     /// the cap holds; else the reason.
     fn apply(
@@ -408,12 +449,26 @@ fn merge(
         modified_ms: Some(folder.now_ms),
         other: serde_json::Map::new(),
     };
-    let text = topic_file(name, description, memory_type, &meta, &body);
+    let mut text = topic_file(name, description, memory_type, &meta, &body);
+    // a kept file replaced by a memory outside the merge stays replaced
+    if let Some(by) = folder.successor(&file).filter(|by| !files.contains(by)) {
+        text = set_top_level_key(&text, "superseded_by", &scalar(&by)).map_err(|_| "invalid")?;
+    }
     let mut index = folder.index.clone();
     let mut writes = vec![(file.clone(), Some(text))];
     for f in files.iter().filter(|f| **f != file) {
         index = remove_entries(&index, f).0;
         writes.push((f.clone(), None));
+        // a memory replaced by a file merged away is replaced by the merged one: its chain
+        // must not break (a broken chain would bring it back into recall)
+        for older in folder.superseded_by_it(f, &files) {
+            let Some(Some(old)) = folder.texts.get(&older) else {
+                continue;
+            };
+            let marked =
+                set_top_level_key(old, "superseded_by", &scalar(&file)).map_err(|_| "invalid")?;
+            writes.push((older, Some(marked)));
+        }
     }
     let newline = if index.contains("\r\n") { "\r\n" } else { "\n" };
     index = upsert_entry(
@@ -443,6 +498,11 @@ fn supersede(
     if file == by {
         return Err("invalid");
     }
+    // `by` replaced (however far down its chain) by `file` would make a loop, which replaces
+    // nothing
+    if folder.chain_reaches(&by, &file) {
+        return Err("cycle");
+    }
     let Some(Some(old)) = folder.texts.get(&file).cloned() else {
         return Err("unknown_file");
     };
@@ -464,6 +524,10 @@ fn remove(
         return Err("missing_field");
     };
     known(folder, &file)?;
+    // another memory's `superseded_by` names it: removed, that chain would break
+    if !folder.superseded_by_it(&file, &[]).is_empty() {
+        return Err("superseded_target");
+    }
     let index = remove_entries(&folder.index, &file).0;
     folder.apply(vec![(file.clone(), None)], index)?;
     Ok(ConsolidationChange {
@@ -758,6 +822,43 @@ mod tests {
         let p = plan_consolidation(&lossy, &s, &Limits::default(), 0.0, None);
         assert_eq!(p.rejected.len(), 1);
         assert_eq!(p.rejected[0].reason, "would_lose_text");
+        assert!(p.effects.is_empty());
+    }
+
+    #[test]
+    fn chains_of_supersession_never_break_nor_loop() {
+        let old = "---\nname: Old\ndescription: Integration tests hit a shared database\ntype: feedback\nsuperseded_by: b.md\n---\nA shared database.\n";
+        let s = snap(&[
+            ("MEMORY.md", IDX),
+            ("a.md", A),
+            ("b.md", B),
+            ("old.md", old),
+        ]);
+        let merge = serde_json::json!({"merges": [{"files": ["a.md", "b.md"], "file": "a.md", "type": "feedback", "name": "Tests", "description": "Integration tests hit a real database, never mocks",
+            "body": "Use a real Postgres. Never mock the database; mocks hid a migration bug. Testing."}], "supersessions": [], "removals": [], "index": []}).to_string();
+        let p = plan_consolidation(&merge, &s, &Limits::default(), 0.0, None);
+        assert_eq!(p.rejected, vec![]);
+        // old.md pointed at b.md, merged away: it now points at the merged memory
+        assert_eq!(p.files_changed, ["MEMORY.md", "a.md", "b.md", "old.md"]);
+        let repointed = p.effects.iter().find_map(|e| match e {
+            Effect::Write { path, text, .. } if path == "old.md" => Some(text.clone()),
+            _ => None,
+        });
+        assert_eq!(
+            repointed.as_deref(),
+            Some(
+                old.replace("superseded_by: b.md", "superseded_by: a.md")
+                    .as_str()
+            )
+        );
+        // b.md is old.md's successor: removing it would break the chain
+        let remove = r#"{"merges": [], "supersessions": [], "removals": [{"file": "b.md", "reason": "x"}], "index": []}"#;
+        let p = plan_consolidation(remove, &s, &Limits::default(), 0.0, None);
+        assert_eq!(p.rejected[0].reason, "superseded_target");
+        // b.md replaced by old.md, which b.md replaces: a loop
+        let cycle = r#"{"merges": [], "supersessions": [{"file": "b.md", "by": "old.md"}], "removals": [], "index": []}"#;
+        let p = plan_consolidation(cycle, &s, &Limits::default(), 0.0, None);
+        assert_eq!(p.rejected[0].reason, "cycle");
         assert!(p.effects.is_empty());
     }
 }
