@@ -10,7 +10,8 @@ import { buildConsolidationRequest, consolidationDue, doctorReadPlan, estimateCo
 import type { ConsolidationChange, ConsolidationPlan, ConsolidationSchedule, ConsolidationState, KeepMode, ProviderName, Rejected, Usage } from "./core.js";
 import { applyJournaled, recoverInterrupted } from "./history.js";
 import type { MemoryHost } from "./host.js";
-import { ioHost, withIoLock } from "./io.js";
+import { encodeLock, inspectLock, judgeLock, sameLock, type LockBody } from "./lock-file.js";
+import { ioError, ioHost, withIoLock } from "./io.js";
 import type { RecallContext } from "./recall.js";
 import { NO_USAGE, queryFunction, queryProvider } from "./selectors.js";
 import { takeSnapshot } from "./snapshot.js";
@@ -18,7 +19,7 @@ import type { WriteContext } from "./writes.js";
 
 const STATE_FILE = ".memdir/consolidate.json";
 const LOCK_FILE = ".memdir/consolidate.lock";
-/** A run's lock older than this is a dead run's: taken over. */
+/** A run's lock older than this is a dead run's: taken over (a side query's deadline is 2 minutes). */
 const LOCK_STALE_MS = 10 * 60_000;
 
 /** What the whole run would change, for a `confirm` callback. */
@@ -118,23 +119,45 @@ export async function countSession(host: MemoryHost): Promise<ConsolidationState
   return next;
 }
 
-/** The run's lock: taken when free or a dead run's; `false` when another run holds it. */
-async function takeLock(host: MemoryHost, nowMs: number): Promise<boolean> {
-  const mine = encoder.encode(JSON.stringify({ atMs: nowMs, pid: (globalThis as { process?: { pid?: number } }).process?.pid ?? null }));
-  try {
-    await host.writeFile(LOCK_FILE, mine, { exclusive: true, durable: false });
-    return true;
-  } catch {
-    const held = await host.stat(LOCK_FILE).catch(() => null);
-    if (held && nowMs - held.mtimeMs < LOCK_STALE_MS) return false;
-    await host.remove(LOCK_FILE).catch(() => {});
+function newToken(): string {
+  const random = new Uint8Array(9);
+  if (typeof globalThis.crypto?.getRandomValues === "function") globalThis.crypto.getRandomValues(random);
+  else for (let i = 0; i < random.length; i++) random[i] = Math.floor(Math.random() * 256);
+  return `${Date.now().toString(36)}-${Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/**
+ * The run's lock (the write lock's body: pid, machine, boot, token): taken when free, when its
+ * holder is provably gone (a dead pid on this machine, an earlier boot: at once), or when it is
+ * older than {@link LOCK_STALE_MS}; `null` when another run holds it, else the token to release.
+ * A lock is removed only if it is still the one judged, so two takers cannot both break it.
+ */
+async function takeLock(host: MemoryHost): Promise<string | null> {
+  const owner = host.locks?.owner ? await host.locks.owner().catch(() => null) : null;
+  const body: LockBody = { pid: owner?.pid ?? null, host: owner?.host ?? null, boot: owner?.boot ?? null, pidns: owner?.pidns ?? null, at: Date.now(), token: newToken() };
+  const limits = { staleMs: LOCK_STALE_MS, graceMs: LOCK_STALE_MS };
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      await host.writeFile(LOCK_FILE, mine, { exclusive: true, durable: false });
-      return true;
-    } catch {
-      return false;
+      body.at = Date.now();
+      await host.writeFile(LOCK_FILE, encodeLock(body), { exclusive: true, durable: false });
+      return body.token;
+    } catch (error) {
+      if ((error as { code?: string } | null)?.code !== "EEXIST") throw ioError("write", LOCK_FILE, error);
     }
+    const found = await inspectLock(host, LOCK_FILE);
+    if (found === null) continue; // released meanwhile
+    if (!(await judgeLock(host, found, limits, Date.now())).stale) return null;
+    const again = await inspectLock(host, LOCK_FILE);
+    if (again !== null && !sameLock(found, again)) return null; // another taker was first
+    await host.remove(LOCK_FILE).catch(() => {});
   }
+  return null;
+}
+
+/** Removes the run's lock if it is still ours. */
+async function releaseLock(host: MemoryHost, token: string): Promise<void> {
+  const found = await inspectLock(host, LOCK_FILE).catch(() => null);
+  if (found?.body?.token === token) await host.remove(LOCK_FILE).catch(() => {});
 }
 
 function empty(mode: KeepMode): ConsolidateResult {
@@ -147,14 +170,13 @@ export async function consolidate(ctx: ConsolidateContext, opts: ConsolidateOpti
   const mode = opts.mode ?? "suggest";
   const result = empty(mode);
   const { writes } = ctx;
-  const io = ioHost(writes.host);
-  let locked = false;
+  let token: string | null = null;
   try {
     if (mode === "off") {
       result.outcome = "skipped";
     } else if (opts.onlyIfDue && !(await due(ctx, result))) {
       result.outcome = "not_due";
-    } else if (!(locked = await takeLock(io, writes.now()))) {
+    } else if ((token = await takeLock(writes.host)) === null) {
       result.outcome = "busy";
       result.error = "another consolidation of this folder is running";
     } else {
@@ -164,7 +186,7 @@ export async function consolidate(ctx: ConsolidateContext, opts: ConsolidateOpti
     result.outcome = "failed";
     result.error = `consolidation failed: ${(error as Error)?.message ?? String(error)}`;
   } finally {
-    if (locked) await io.remove(LOCK_FILE).catch(() => {});
+    if (token !== null) await releaseLock(writes.host, token);
   }
   result.latencyMs = performance.now() - started;
   const event: ConsolidateEvent = { type: "consolidate", outcome: result.outcome, changes: result.changes.length, rejected: result.rejected.length, latencyMs: result.latencyMs, usage: result.usage, costUsd: result.costUsd, ...(result.error ? { error: result.error } : {}) };

@@ -4,12 +4,14 @@
 // takes back byte for byte; a hostile answer writes nothing it should not; one run at a time;
 // the schedule runs it on its own; the CLI and the MCP tool do the same.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { defaultLimits, openMemory } from "memdir";
 import { memdirIn } from "../cli/helpers.mjs";
+import { machine } from "./machine.mjs";
 import { callTool, mcpTools } from "../../pkg/mcp/tools.js";
 
 const temps = [];
@@ -139,6 +141,23 @@ test("one run at a time; the schedule runs it on its own after enough sessions a
   auto.session();
   await settle();
   assert.deepEqual(events.slice(2).map((e) => e.outcome), ["not_due", "not_due"], "an hour later: not yet");
+});
+
+test("a run's lock left by a dead process is taken over at once; a live one's is respected", async () => {
+  const dir = seeded();
+  mkdirSync(join(dir, ".memdir"), { recursive: true });
+  const lock = join(dir, ".memdir", "consolidate.lock");
+  const body = (pid) => JSON.stringify({ pid, ...machine, at: Date.now(), token: "held-by-test" });
+  const live = body(process.pid); // this very process: alive
+  writeFileSync(lock, live);
+  const memory = await openMemory({ dir, selector: answering(GOOD) });
+  const held = await memory.consolidate();
+  assert.equal(held.outcome, "busy");
+  assert.equal(readFileSync(lock, "utf8"), live, "a live run's lock is left alone");
+  writeFileSync(lock, body(spawnSync(process.execPath, ["-e", "0"]).pid)); // a process that has exited
+  const taken = await memory.consolidate();
+  assert.equal(taken.outcome, "proposed", taken.error);
+  assert.ok(!existsSync(lock), "the lock taken over is released");
 });
 
 test("memdir consolidate (--dry-run, --yes) and the MCP consolidate tool", async () => {
