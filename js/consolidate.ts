@@ -41,6 +41,12 @@ export interface ConsolidateOptions {
   maxFilesChanged?: number;
   /** Run only when the schedule says it is due (what the automatic runs do). */
   onlyIfDue?: boolean;
+  /**
+   * Ask the model even when no memories look alike (it sees the list of every memory and the
+   * index, and may regroup the index or mark a replaced memory); also runs when `onlyIfDue`
+   * says it is not due.
+   */
+  force?: boolean;
   signal?: AbortSignal;
   /** Deadline of the side query, retries included. Default: the selector's `timeoutMs`, else 120,000 ms. */
   timeoutMs?: number;
@@ -174,7 +180,7 @@ export async function consolidate(ctx: ConsolidateContext, opts: ConsolidateOpti
   try {
     if (mode === "off") {
       result.outcome = "skipped";
-    } else if (opts.onlyIfDue && !(await due(ctx, result))) {
+    } else if (opts.onlyIfDue && !opts.force && !(await due(ctx, result))) {
       result.outcome = "not_due";
     } else if ((token = await takeLock(writes.host)) === null) {
       result.outcome = "busy";
@@ -221,7 +227,7 @@ async function run(ctx: ConsolidateContext, opts: ConsolidateOptions, mode: Keep
   const { writes, recall } = ctx;
   const io = ioHost(writes.host);
   const snapshot = await takeSnapshot(io, doctorReadPlan(writes.limits), writes.concurrency);
-  const built = buildConsolidationRequest(snapshot, writes.limits);
+  const built = buildConsolidationRequest(snapshot, writes.limits, opts.force === true);
   if (built.skip) {
     result.outcome = "nothing";
     return;

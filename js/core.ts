@@ -519,9 +519,9 @@ export function planExtraction(proposals: Proposal[], snapshot: Snapshot, limits
   return guard({ proposals, snapshot, limits, nowMs, sessionId }, (a) => wasm.planExtraction(a.proposals, a.snapshot, a.limits ?? null, a.nowMs ?? null, a.sessionId ?? null));
 }
 
-/** The consolidation's side query over the folder (read as `doctorReadPlan` says), or `skip` (rules §4.7). */
-export function buildConsolidationRequest(snapshot: Snapshot, limits?: Partial<Limits> | null): ConsolidationRequest {
-  return guard({ snapshot, limits }, (a) => wasm.buildConsolidationRequest(a.snapshot, a.limits ?? null));
+/** The consolidation's side query over the folder (read as `doctorReadPlan` says), or `skip` (rules §4.7); `force` sends it even when no memories look alike. */
+export function buildConsolidationRequest(snapshot: Snapshot, limits?: Partial<Limits> | null, force?: boolean | null): ConsolidationRequest {
+  return guard({ snapshot, limits, force }, (a) => wasm.buildConsolidationRequest(a.snapshot, a.limits ?? null, a.force ?? null));
 }
 
 /** The consolidator's answer checked against the folder: the changes that lose no word, their writes and diff; never throws for a bad answer. */

@@ -202,6 +202,7 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         "buildConsolidationRequest" => out(memdir::keep::consolidate::build_consolidation_request(
             &arg(a, 0, "snapshot")?,
             &limits(a, 1)?,
+            opt::<bool>(a, 2, "force")?.unwrap_or(false),
         )),
         "planConsolidation" => out(memdir::keep::consolidate::plan_consolidation(
             &arg::<String>(a, 0, "answer")?,

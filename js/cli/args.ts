@@ -51,7 +51,7 @@ export const OPTIONS = {
   hashes: { help: "each memory's SHA-256 (what --if-match takes), from its whole file" },
   at: { value: "time", help: "the time to bring the folder back to: an ISO date or time (2026-12-04T15:30:00Z) or ms since 1970" },
   since: { value: "time", help: "only the changes at or after this time (an ISO date or time, or ms since 1970)" },
-  force: { help: "overwrite files changed since (a later edit is otherwise never overwritten: CHANGED)" },
+  force: { help: "undo, restore: overwrite files changed since (a later edit is otherwise never overwritten: CHANGED); consolidate: ask the model even when no memories look alike" },
   messages: { value: "file", help: "the conversation: a JSON array of {role, content} (or plain text), - for stdin" },
   "max-files-changed": { value: "n", help: "files a consolidation may change, MEMORY.md not counted (default 10)" },
   mode: { value: "mode", help: "off | suggest (show the proposals, write nothing; the default) | confirm (ask for each) | auto (write what passes the rules)" },

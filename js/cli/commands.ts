@@ -102,10 +102,10 @@ export const COMMANDS: Record<string, Command> = {
   consolidate: {
     args: "[--yes | --dry-run]",
     summary: "tidy the memory: merge near-duplicates, retire replaced facts, regroup the index — shows the diff, asks",
-    usage: "memdir consolidate [--yes | --dry-run] [--max-files-changed <n>] [--provider <name>] [--model <id>] [--base-url <url>] [--timeout <ms>] [options]",
+    usage: "memdir consolidate [--yes | --dry-run] [--force] [--max-files-changed <n>] [--provider <name>] [--model <id>] [--base-url <url>] [--timeout <ms>] [options]",
     details:
-      "A side query over the memories that look alike proposes merges, supersessions, removals of what another\nmemory already says and a regrouped index; memdir keeps only what loses no word (a removal of a memory\nwhose words exist nowhere else is refused), at most --max-files-changed files (10). The diff first, then a\nquestion on a terminal; --yes applies, --dry-run only shows. One change: memdir undo <id> takes it back.\nNeeds a model. Exit 1 when it failed, 2 when there was no terminal to ask on and no --yes.",
-    options: ["yes", "dry-run", "max-files-changed", "provider", "model", "base-url", "timeout"],
+      "A side query over the memories that look alike proposes merges, supersessions, removals of what another\nmemory already says and a regrouped index; memdir keeps only what loses no word (a removal of a memory\nwhose words exist nowhere else is refused), at most --max-files-changed files (10). The diff first, then a\nquestion on a terminal; --yes applies, --dry-run only shows. One change: memdir undo <id> takes it back.\n--force asks the model even when no memories look alike (it may still regroup the index). Needs a model. Exit 1 when it failed, 2 when there was no terminal to ask on and no --yes.",
+    options: ["yes", "dry-run", "force", "max-files-changed", "provider", "model", "base-url", "timeout"],
     positionals: none("consolidate"),
     run: (ctx) => import("./run.js").then((m) => m.consolidate.run(ctx)),
   },

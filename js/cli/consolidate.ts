@@ -47,6 +47,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const mode = o["dry-run"] || (asking && !process.stdin.isTTY) ? "suggest" : o.yes ? "auto" : "confirm";
   const result = await memory.consolidate({
     mode,
+    ...(o.force ? { force: true } : {}),
     ...(maxFilesChanged !== undefined ? { maxFilesChanged } : {}),
     confirm: async (preview) => {
       out.err(`${preview.diff}\n`);

@@ -36,6 +36,7 @@ export function consolidateTool({ memory }: ToolContext): McpTool {
       properties: {
         dry_run: { type: "boolean", description: "Only the diff (default true)." },
         max_files_changed: { type: "integer", minimum: 1, description: "Files a run may change (default 10)." },
+        force: { type: "boolean", description: "Ask the model even when no memories look alike (it may still regroup the index). Default false." },
       },
       additionalProperties: false,
     },
@@ -44,6 +45,7 @@ export function consolidateTool({ memory }: ToolContext): McpTool {
       const result = await memory.consolidate({
         mode: args.dry_run === false ? "auto" : "suggest",
         ...(typeof args.max_files_changed === "number" ? { maxFilesChanged: args.max_files_changed } : {}),
+        ...(args.force === true ? { force: true } : {}),
         ...(signal ? { signal } : {}),
       });
       return consolidateText(result);

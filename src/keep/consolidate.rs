@@ -208,8 +208,14 @@ fn cut(text: &str, max: usize) -> String {
 }
 
 /// Builds the side query over the folder `snapshot` (every topic file read whole, as doctor
-/// reads it).
-pub fn build_consolidation_request(snapshot: &Snapshot, limits: &Limits) -> ConsolidationRequest {
+/// reads it). `force` sends it even when no memories look alike (two or more memories needed):
+/// the model then sees the list of every memory and the index, and may regroup the index or
+/// mark a replaced memory.
+pub fn build_consolidation_request(
+    snapshot: &Snapshot,
+    limits: &Limits,
+    force: bool,
+) -> ConsolidationRequest {
     let (memories, texts) = memories_of(snapshot, limits);
     let mut out = ConsolidationRequest {
         skip: None,
@@ -248,8 +254,11 @@ pub fn build_consolidation_request(snapshot: &Snapshot, limits: &Limits) -> Cons
         out.groups.push(group.clone());
     }
     if out.groups.is_empty() {
-        out.skip = Some("nothing_to_consolidate".to_owned());
-        return out;
+        if !force || memories.len() < 2 {
+            out.skip = Some("nothing_to_consolidate".to_owned());
+            return out;
+        }
+        sent.push_str("(none: no two memories look alike; the list of every memory is above)\n");
     }
     let manifest = format_manifest(&memories);
     let index = snapshot.index_text();
@@ -810,7 +819,7 @@ mod tests {
     #[test]
     fn groups_and_a_merge_that_keeps_every_word() {
         let s = snap(&[("MEMORY.md", IDX), ("a.md", A), ("b.md", B)]);
-        let r = build_consolidation_request(&s, &Limits::default());
+        let r = build_consolidation_request(&s, &Limits::default(), false);
         assert_eq!(r.groups, vec![vec!["a.md".to_owned(), "b.md".to_owned()]]);
         let good = serde_json::json!({"merges": [{"files": ["a.md", "b.md"], "file": "a.md", "type": "feedback", "name": "Tests", "description": "Integration tests hit a real database, never mocks",
             "body": "Use a real Postgres. Never mock the database; mocks hid a migration bug. Testing."}], "supersessions": [], "removals": [], "index": []}).to_string();

@@ -42,16 +42,18 @@ pub fn plan_touch(
 }
 
 /// The consolidation's side query over the folder (every topic file read whole, as doctor
-/// reads it), or `skip` when no memories look alike.
+/// reads it), or `skip` when no memories look alike (unless `force`).
 #[wasm_bindgen(js_name = buildConsolidationRequest, unchecked_return_type = "ConsolidationRequest")]
 pub fn build_consolidation_request(
     #[wasm_bindgen(unchecked_param_type = "Snapshot")] snapshot: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Partial<Limits> | null")] limits: JsValue,
+    force: Option<bool>,
 ) -> JsResult {
     let snapshot: Snapshot = from_js(snapshot, "snapshot")?;
     to_js(&consolidate::build_consolidation_request(
         &snapshot,
         &limits_arg(limits)?,
+        force.unwrap_or(false),
     ))
 }
 

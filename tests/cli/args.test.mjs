@@ -89,7 +89,7 @@ test("an unknown command or option names the nearest one; never Node's parser te
     [["scan", "--zzzzzz"], /^memdir: unknown option --zzzzzz\nmemdir: see memdir scan --help\n$/],
     // an option of another command
     [["scan", "--fix"], /^memdir: --fix is not an option of scan \(it is one of doctor\)\nmemdir: see memdir scan --help\n$/],
-    [["index", "--provider", "openai"], /^memdir: --provider is not an option of index \(it is one of recall, mcp\)/],
+    [["index", "--provider", "openai"], /^memdir: --provider is not an option of index \(it is one of recall, extract, consolidate, mcp\)/],
     [["scan", "--read-only"], /^memdir: --read-only is not an option of scan \(it is one of mcp\)/],
     // one name per setting across the API, CLI and MCP: the old spellings say the new one
     [["doctor", "--stale-days", "3"], /^memdir: --stale-days is now --stale-core-days \(the API's staleCoreDays, MCP's stale_core_days\)\n/],

@@ -143,6 +143,26 @@ test("one run at a time; the schedule runs it on its own after enough sessions a
   assert.deepEqual(events.slice(2).map((e) => e.outcome), ["not_due", "not_due"], "an hour later: not yet");
 });
 
+test("force asks the model even when nothing looks alike: the index regrouped, each line kept", async () => {
+  const dir = temp();
+  const files = {
+    "MEMORY.md": "# Memory\n- [Deploys](project_deploys.md) — Deploys happen on Tuesdays\n- [Tests](feedback_tests.md) — Integration tests hit a real database\n",
+    "feedback_tests.md": FILES["feedback_tests.md"],
+    "project_deploys.md": FILES["project_deploys.md"],
+  };
+  for (const [p, t] of Object.entries(files)) writeFileSync(join(dir, p), t);
+  let asked = 0;
+  const regroup = { merges: [], supersessions: [], removals: [], index: [{ heading: "How we work", files: ["feedback_tests.md"] }, { heading: "Releases", files: ["project_deploys.md"] }] };
+  const memory = await openMemory({ dir, selector: async () => (asked++, JSON.stringify(regroup)) });
+  assert.equal((await memory.consolidate()).outcome, "nothing");
+  assert.equal(asked, 0, "nothing alike: the model is not asked");
+  const forced = await memory.consolidate({ force: true, mode: "auto" });
+  assert.equal(forced.outcome, "consolidated", forced.error);
+  assert.equal(asked, 1);
+  const lines = files["MEMORY.md"].split("\n").filter((l) => l.startsWith("- "));
+  assert.equal(readFileSync(join(dir, "MEMORY.md"), "utf8"), `# Memory\n\n## How we work\n${lines[1]}\n\n## Releases\n${lines[0]}\n`);
+});
+
 test("a run's lock left by a dead process is taken over at once; a live one's is respected", async () => {
   const dir = seeded();
   mkdirSync(join(dir, ".memdir"), { recursive: true });
