@@ -27,7 +27,7 @@ use crate::write::entry::{
     classify_all, escape_hook, format_entry, links_to, remove_entries, upsert_entry, Line,
 };
 use crate::write::frontmatter_edit::set_top_level_key;
-use crate::write::guard::no_secrets;
+use crate::write::guard::{fits, index_rules, no_secrets};
 use crate::write::similar::{name_key, WordSet};
 use crate::write::yaml::{scalar, topic_file, TopicMeta};
 use crate::write::{Effect, Snapshot};
@@ -94,7 +94,8 @@ pub struct ConsolidationPlan {
     /// Operations refused: `not_an_object`, `missing_field`, `unknown_file`, `unsafe_path`,
     /// `too_few_files`, `unknown_type`, `secret`, `would_lose_text`, `over_limit`,
     /// `cycle` (a supersession that would loop), `superseded_target` (a removal of a memory
-    /// another one's `superseded_by` names), `index_not_plain`, `invalid`.
+    /// another one's `superseded_by` names), `too_large` (a file past `maxFileBytes`),
+    /// `index_limit` (an index past a limit it kept), `index_not_plain`, `invalid`.
     pub rejected: Vec<Rejected>,
     /// Writes first, then `MEMORY.md`, then removals.
     pub effects: Vec<Effect>,
@@ -326,6 +327,18 @@ impl Folder<'_> {
         }
     }
 
+    /// The `metadata` block of `path` as the run leaves it so far.
+    fn metadata(&self, path: &str) -> Option<serde_json::Map<String, Value>> {
+        let Some(Some(text)) = self.texts.get(path) else {
+            return None;
+        };
+        let max = to_usize(self.limits.max_header_lines);
+        match parse_header(crate::text::first_lines(text, max), max) {
+            Header::Parsed(f) => f.metadata,
+            _ => None,
+        }
+    }
+
     /// The memories (other than `except`) whose `superseded_by` names `path`.
     fn superseded_by_it(&self, path: &str, except: &[String]) -> Vec<String> {
         self.texts
@@ -365,6 +378,19 @@ impl Folder<'_> {
             .collect();
         if self.changed.len() + new_files.len() > self.max_changed {
             return Err("over_limit");
+        }
+        // what remember refuses, a run refuses: a file memdir could not read whole, an index
+        // past a limit it kept
+        for (path, text) in &writes {
+            if text
+                .as_deref()
+                .is_some_and(|t| fits(path, t, self.limits).is_err())
+            {
+                return Err("too_large");
+            }
+        }
+        if index != self.index && index_rules(&self.index, &index, self.limits).is_err() {
+            return Err("index_limit");
         }
         let mut old = self.index.clone();
         let mut new = index.clone();
@@ -453,10 +479,15 @@ fn merge(
             return Err("secret");
         }
     }
+    // the kept file's metadata stays (its session, keys of other tools), as an update keeps it
+    let other = folder.metadata(&file).unwrap_or_default();
     let meta = TopicMeta {
-        session_id: None,
+        session_id: other
+            .get("originSessionId")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         modified_ms: Some(folder.now_ms),
-        other: serde_json::Map::new(),
+        other,
     };
     let mut text = topic_file(name, description, memory_type, &meta, &body);
     // a kept file replaced by a memory outside the merge stays replaced
