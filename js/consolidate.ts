@@ -185,8 +185,16 @@ export async function consolidate(ctx: ConsolidateContext, opts: ConsolidateOpti
     } else if ((token = await takeLock(writes.host)) === null) {
       result.outcome = "busy";
       result.error = "another consolidation of this folder is running";
+    } else if (mode === "confirm" && !opts.dryRun && !opts.confirm) {
+      throw new TypeError("confirm mode needs a `confirm` callback that approves the run");
     } else {
       await run(ctx, opts, mode, result);
+      // a run counts for the schedule once it wrote, or, run on its own, once it finished (a
+      // proposal is not asked for again at every session)
+      const finished = ["nothing", "proposed", "declined"].includes(result.outcome);
+      if (result.outcome === "consolidated" || (opts.onlyIfDue && finished)) {
+        await writeState(ioHost(writes.host), { lastRunMs: writes.now(), sessionsSince: 0 }).catch(() => {});
+      }
     }
   } catch (error) {
     result.outcome = "failed";
@@ -210,10 +218,10 @@ async function due(ctx: ConsolidateContext, result: ConsolidateResult): Promise<
   return d.due;
 }
 
-async function plan(ctx: ConsolidateContext, answer: string, maxFilesChanged: number | undefined): Promise<ConsolidationPlan> {
+async function plan(ctx: ConsolidateContext, answer: string, maxFilesChanged: number | undefined, nowMs: number): Promise<ConsolidationPlan> {
   const { writes } = ctx;
   const snapshot = await takeSnapshot(ioHost(writes.host), doctorReadPlan(writes.limits), writes.concurrency);
-  return planConsolidation(answer, snapshot, writes.limits, writes.now(), maxFilesChanged ?? null);
+  return planConsolidation(answer, snapshot, writes.limits, nowMs, maxFilesChanged ?? null);
 }
 
 function show(result: ConsolidateResult, p: ConsolidationPlan): void {
@@ -251,7 +259,9 @@ async function run(ctx: ConsolidateContext, opts: ConsolidateOptions, mode: Keep
     return;
   }
   const answer = side.text;
-  const first = await plan(ctx, answer, opts.maxFilesChanged);
+  // one time for the run: the plan made again under the lock must give the same diff
+  const nowMs = writes.now();
+  const first = await plan(ctx, answer, opts.maxFilesChanged, nowMs);
   if (first.failure) {
     result.error = `${first.failure.code}: ${first.failure.message}`;
     return;
@@ -278,18 +288,27 @@ async function run(ctx: ConsolidateContext, opts: ConsolidateOptions, mode: Keep
       return;
     }
   }
+  let changedSince = false;
   await withIoLock(
     writes.host,
     async () => {
       await recoverInterrupted(io, writes.limits);
-      // planned again on the folder as it is now: what changed since is never overwritten
-      const now = await plan(ctx, answer, opts.maxFilesChanged);
+      // planned again on the folder as it is now: what changed since is never overwritten, and
+      // what someone approved is what is written (else nothing is)
+      const now = await plan(ctx, answer, opts.maxFilesChanged, nowMs);
+      if (mode === "confirm" && JSON.stringify(now.effects) !== JSON.stringify(first.effects)) {
+        changedSince = true;
+        return;
+      }
       show(result, now);
       const record = await applyJournaled(io, now.effects, { ...writes.history, route: "consolidate", nowMs: writes.now(), limits: writes.limits });
       result.historyId = record?.id ?? null;
     },
     writes.lock,
   );
+  if (changedSince) {
+    result.error = "CHANGED: the memory changed after the diff was shown; nothing was written (run it again to see the new diff)";
+    return;
+  }
   result.outcome = result.historyId ? "consolidated" : "nothing";
-  await writeState(io, { lastRunMs: writes.now(), sessionsSince: 0 }).catch(() => {});
 }

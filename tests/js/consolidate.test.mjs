@@ -143,6 +143,40 @@ test("one run at a time; the schedule runs it on its own after enough sessions a
   assert.deepEqual(events.slice(2).map((e) => e.outcome), ["not_due", "not_due"], "an hour later: not yet");
 });
 
+test("confirm: what was approved is what is written; a file changed meanwhile writes nothing", async () => {
+  const dir = seeded();
+  const memory = await openMemory({ dir, selector: answering(GOOD) });
+  const edited = `${FILES["project_deploys.md"]}Edited while the diff was shown.\n`;
+  const r = await memory.consolidate({
+    mode: "confirm",
+    confirm: async () => {
+      writeFileSync(join(dir, "project_deploys.md"), edited);
+      return true;
+    },
+  });
+  assert.equal(r.outcome, "failed");
+  assert.match(r.error, /^CHANGED: /);
+  assert.deepEqual(tree(dir), { ...FILES, "project_deploys.md": edited }, "nothing written; the edit kept");
+  const approved = await memory.consolidate({ mode: "confirm", confirm: async () => true });
+  assert.equal(approved.outcome, "consolidated", approved.error);
+  assert.match(readFileSync(join(dir, "project_deploys.md"), "utf8"), /^superseded_by: project_deploy_day\.md\n[\s\S]*Edited while the diff was shown\.\n$/m, "the edit kept");
+});
+
+test("an automatic run that only proposes is not asked for again at the next session", async () => {
+  const dir = seeded();
+  let asked = 0;
+  const events = [];
+  const memory = await openMemory({ dir, selector: async () => (asked++, JSON.stringify(GOOD)), onEvent: (e) => e.type === "consolidate" && events.push(e.outcome), keep: { consolidate: { mode: "suggest", minSessions: 1 } } });
+  const settle = () => new Promise((r) => setTimeout(r, 150));
+  memory.session();
+  await settle();
+  memory.session();
+  await settle();
+  assert.deepEqual(events, ["proposed", "not_due"]);
+  assert.equal(asked, 1);
+  assert.deepEqual(tree(dir), FILES, "suggest writes nothing");
+});
+
 test("force asks the model even when nothing looks alike: the index regrouped, each line kept", async () => {
   const dir = temp();
   const files = {
