@@ -469,8 +469,8 @@ fn merge(
     if name.is_empty()
         || description.is_empty()
         || body.trim().is_empty()
-        || name.contains('\n')
-        || description.contains('\n')
+        || name.contains(['\n', '\r'])
+        || description.contains(['\n', '\r'])
     {
         return Err("invalid");
     }
@@ -612,7 +612,9 @@ fn regroup(folder: &mut Folder, groups: &[Value]) -> Result<ConsolidationChange,
             return Err("missing_field");
         };
         let heading = heading.trim().trim_start_matches('#').trim();
-        if heading.is_empty() || heading.contains('\n') || no_secrets("a heading", heading).is_err()
+        if heading.is_empty()
+            || heading.contains(['\n', '\r'])
+            || no_secrets("a heading", heading).is_err()
         {
             return Err("invalid");
         }
