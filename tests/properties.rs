@@ -2106,3 +2106,116 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Consolidation (rules §4.7): whatever the model answers, no word of the folder is lost and no
+// supersession chain is broken
+
+const CONSOLIDATE_WORDS: [&str; 8] = [
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+];
+
+fn consolidate_words(max: usize) -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(&CONSOLIDATE_WORDS[..]), 1..=max)
+        .prop_map(|w| w.join(" "))
+}
+
+/// The words someone wrote, read here independently of the core: a topic file's `name:` and
+/// `description:` lines and its body; the index with its link destinations left out.
+fn written_words(path: &str, text: &str) -> std::collections::BTreeSet<String> {
+    let mut said = String::new();
+    if path == "MEMORY.md" {
+        let mut rest = text;
+        while let Some(at) = rest.find("](") {
+            said.push_str(&rest[..at]);
+            rest = rest[at..].find(')').map_or("", |end| &rest[at + end + 1..]);
+        }
+        said.push_str(rest);
+    } else {
+        let mut lines = text.split('\n');
+        let mut in_head = lines.next() == Some("---");
+        for line in lines {
+            if in_head {
+                if line == "---" {
+                    in_head = false;
+                } else if let Some(v) = line
+                    .strip_prefix("name:")
+                    .or_else(|| line.strip_prefix("description:"))
+                {
+                    said.push_str(v);
+                    said.push('\n');
+                }
+            } else {
+                said.push_str(line);
+                said.push('\n');
+            }
+        }
+    }
+    said.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn consolidation_words(files: &Files) -> std::collections::BTreeSet<String> {
+    files
+        .iter()
+        .flat_map(|(p, t)| written_words(p, t))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    #[test]
+    fn consolidation_loses_no_word_and_breaks_no_chain(
+        memories in prop::collection::vec((consolidate_words(2), consolidate_words(3), consolidate_words(6), prop::option::of(0usize..5)), 2..=5),
+        merges in prop::collection::vec((prop::collection::vec(0usize..6, 1..4), 0usize..6, consolidate_words(2), consolidate_words(3), consolidate_words(8)), 0..3),
+        supersessions in prop::collection::vec((0usize..6, 0usize..6), 0..3),
+        removals in prop::collection::vec(0usize..6, 0..3),
+        groups in prop::collection::vec((consolidate_words(2), prop::collection::vec(0usize..6, 0..4)), 0..3),
+        max_files in 1u32..12,
+    ) {
+        let n = memories.len();
+        let file = |i: usize| format!("m{i}.md");
+        let mut files = Files::new();
+        let mut index = String::from("# Memory\n");
+        for (i, (name, description, body, by)) in memories.iter().enumerate() {
+            let successor = by.filter(|b| *b < n && *b != i).map(|b| format!("superseded_by: {}\n", file(b))).unwrap_or_default();
+            files.insert(file(i), format!("---\nname: {name}\ndescription: {description}\ntype: project\n{successor}---\n\n{body}\n"));
+            index.push_str(&format!("- [{name}]({}) — {description}\n", file(i)));
+        }
+        files.insert("MEMORY.md".into(), index);
+        let answer = json!({
+            "merges": merges.iter().map(|(fs, kept, name, description, body)| json!({
+                "files": fs.iter().map(|&i| file(i)).collect::<Vec<_>>(), "file": file(*kept), "type": "project",
+                "name": name, "description": description, "body": body})).collect::<Vec<_>>(),
+            "supersessions": supersessions.iter().map(|(a, b)| json!({"file": file(*a), "by": file(*b)})).collect::<Vec<_>>(),
+            "removals": removals.iter().map(|&i| json!({"file": file(i), "reason": "said elsewhere"})).collect::<Vec<_>>(),
+            "index": groups.iter().map(|(heading, fs)| json!({"heading": heading, "files": fs.iter().map(|&i| file(i)).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+        });
+        let before = files.clone();
+        let plan = memdir::keep::consolidate::plan_consolidation(&answer.to_string(), &snapshot(&files), &Limits::default(), 1_772_714_096_789.0, Some(max_files));
+        apply(&mut files, &plan.effects)?;
+        let (had, has) = (consolidation_words(&before), consolidation_words(&files));
+        let lost: Vec<&String> = had.difference(&has).collect();
+        prop_assert!(lost.is_empty(), "lost {:?} with {}", lost, answer);
+        let changed = plan.files_changed.iter().filter(|p| *p != "MEMORY.md").count();
+        prop_assert!(changed <= max_files as usize, "{} files changed, cap {}", changed, max_files);
+        // every chain that ended at a memory still ends at one
+        for (path, text) in &files {
+            if let Some(by) = text.lines().find_map(|l| l.strip_prefix("superseded_by: ")) {
+                let was = before.get(path).and_then(|t| t.lines().find_map(|l| l.strip_prefix("superseded_by: ")));
+                if was.is_none_or(|w| before.contains_key(w)) {
+                    prop_assert!(files.contains_key(by), "{} points at {}, gone, with {}", path, by, answer);
+                }
+            }
+        }
+        // every entry line of the index after was a line of the index before, or a new entry
+        // of a merged memory
+        let merged_into: Vec<String> = plan.changes.iter().filter(|c| c.kind == "merge").filter_map(|c| c.into.clone()).collect();
+        for line in files["MEMORY.md"].lines().filter(|l| l.starts_with("- ")) {
+            prop_assert!(before["MEMORY.md"].lines().any(|l| l == line) || merged_into.iter().any(|f| line.contains(&format!("]({f})"))), "new line {:?}", line);
+        }
+    }
+}

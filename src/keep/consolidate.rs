@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::diff::unified_diff;
-use crate::doctor::kept_words::WordLedger;
+use crate::doctor::kept_words::{for_each_word, WordLedger};
 use crate::frontmatter::{parse_header, Header, MemoryType};
 use crate::keep::supersede::{chain_of, successor_path, Chain, MAX_CHAIN};
 use crate::limits::{to_usize, Limits};
@@ -781,6 +781,36 @@ pub fn plan_consolidation(
                 value: Value::Array(groups),
                 reason: reason.into(),
             }),
+        }
+    }
+    // the whole run checked once more, from the texts alone: every word of the folder before is
+    // in the folder after (the ledger above checked each step; this holds the sum of them)
+    if !folder.changed.is_empty() || folder.index != folder.original_index {
+        let words_of = |index: &str, texts: &mut dyn Iterator<Item = &str>| {
+            let mut words = BTreeSet::new();
+            for_each_word(index, &mut |w| {
+                words.insert(w);
+            });
+            for t in texts {
+                for_each_word(&said(t, limits), &mut |w| {
+                    words.insert(w);
+                });
+            }
+            words
+        };
+        let before = words_of(
+            &folder.original_index,
+            &mut folder.original.values().map(String::as_str),
+        );
+        let after = words_of(
+            &folder.index,
+            &mut folder.texts.values().filter_map(|t| t.as_deref()),
+        );
+        if before.iter().any(|w| !after.contains(w)) {
+            return failed(
+                "would_lose_text",
+                "the run as a whole would lose a word of the folder; nothing is written",
+            );
         }
     }
     // the writes: topic files, then the index, then removals (the history records them as one)
