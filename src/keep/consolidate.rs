@@ -36,7 +36,10 @@ use crate::write::{Effect, Snapshot};
 /// rejected `over_limit` (the Anthropic SDK caps its deletes at 8–50; Claude Code's dream once
 /// deleted 23 memories in a day).
 pub const DEFAULT_MAX_FILES_CHANGED: u32 = 10;
-/// UTF-16 units of memory text sent; groups past it wait for the next run.
+/// UTF-16 units of memory text sent (each memory cut to [`MAX_MEMORY_UTF16`]); the groups, and
+/// the members of a group, past it are not sent: they wait for a later run (counted in
+/// `groupsLeftOut`). The list of every memory and the index are sent whole (both bounded by
+/// the limits: `maxFiles`, `maxIndexLines`/`maxIndexUtf16`).
 pub const MAX_GROUP_UTF16: usize = 24_000;
 /// UTF-16 units of one memory sent.
 const MAX_MEMORY_UTF16: usize = 4_000;
@@ -237,22 +240,34 @@ pub fn build_consolidation_request(
     let mut sent = String::new();
     let mut used = 0usize;
     for group in &groups {
+        // member by member while the budget holds: a group of many (a name shared by dozens of
+        // memories) sends its first ones, and counts as left out for the rest
         let mut part = String::new();
+        let mut members = Vec::new();
+        let mut size = 0usize;
         for path in group {
             let text = texts.get(path).map_or("", String::as_str);
-            part.push_str(&format!(
+            let one = format!(
                 "<memory file=\"{path}\">\n{}\n</memory>\n",
                 cut(text, MAX_MEMORY_UTF16).replace("</memory", "< /memory")
-            ));
+            );
+            let units = utf16_len(&one);
+            if used + size + units > MAX_GROUP_UTF16 {
+                break;
+            }
+            size += units;
+            part.push_str(&one);
+            members.push(path.clone());
         }
-        let size = utf16_len(&part);
-        if used + size > MAX_GROUP_UTF16 && !out.groups.is_empty() {
+        if members.len() < group.len() {
             out.groups_left_out += 1;
+        }
+        if members.len() < 2 {
             continue;
         }
         used += size;
         sent.push_str(&format!("## Group {}\n{part}\n", out.groups.len() + 1));
-        out.groups.push(group.clone());
+        out.groups.push(members);
     }
     if out.groups.is_empty() {
         if !force || memories.len() < 2 {
