@@ -87,6 +87,8 @@ export interface ExtractContext {
   /** The memory's `keep.extract`. */
   mode?: KeepMode;
   onEvent?: (event: ExtractEvent) => void;
+  /** Runs the extraction's own write so that the memory does not count it as the turn's. */
+  mute?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 /** Text of a part of a message, as the SDKs hold them (`text`, tool calls and results). */
@@ -201,7 +203,8 @@ async function plan(ctx: ExtractContext, proposals: Proposal[], opts: ExtractOpt
 async function save(ctx: ExtractContext, proposals: Proposal[], opts: ExtractOptions, result: ExtractResult): Promise<void> {
   const { writes } = ctx;
   const io = ioHost(writes.host);
-  await withIoLock(
+  const own = ctx.mute ?? (<T>(fn: () => Promise<T>) => fn());
+  await own(() => withIoLock(
     writes.host,
     async () => {
       await recoverInterrupted(io, writes.limits);
@@ -214,7 +217,7 @@ async function save(ctx: ExtractContext, proposals: Proposal[], opts: ExtractOpt
       result.saved = planned.planned.map((p) => ({ file: p.file, absolutePath: writes.host.absolutePath(p.file), action: p.action, indexLine: p.indexLine ?? null }));
     },
     writes.lock,
-  );
+  ));
 }
 
 /** One extraction (see `OpenedMemory.extract`). */

@@ -62,8 +62,9 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   // every write through memdir tells the cache what it touched, before any watcher could, and
   // counts the memory files it wrote (a session skips extraction for a turn that wrote memory)
   let memoryWrites = 0;
+  let muted = 0; // while extraction applies its own plan (under the write lock: no other write interleaves)
   const writing = tellingCache(host, cache, (path) => {
-    if (path.endsWith(".md") && !path.startsWith(".memdir/")) memoryWrites++;
+    if (muted === 0 && path.endsWith(".md") && !path.startsWith(".memdir/")) memoryWrites++;
   });
   const keep = options.keep ?? {};
   let extractMode: KeepMode | undefined;
@@ -80,7 +81,15 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   // a change a kill interrupted is rolled back before this memory reads anything (rules §4.6)
   await recoverAtOpen(historyCtx, ioHost(writing));
   const recallOnce = (query: string, turn = {}) => recall(ctx, query, turn);
-  const extractCtx: ExtractContext = { recall: ctx, writes, ...(extractMode ? { mode: extractMode } : {}), ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
+  const mute = async <T>(fn: () => Promise<T>): Promise<T> => {
+    muted++;
+    try {
+      return await fn();
+    } finally {
+      muted--;
+    }
+  };
+  const extractCtx: ExtractContext = { recall: ctx, writes, mute, ...(extractMode ? { mode: extractMode } : {}), ...(options.onEvent ? { onEvent: options.onEvent } : {}) };
   const extractOnce = (opts: ExtractOptions) => extract(extractCtx, keep.confirm && !opts?.confirm ? { ...opts, confirm: keep.confirm } : opts);
   // one extraction at a time per opened memory
   let extracting: Promise<unknown> = Promise.resolve();

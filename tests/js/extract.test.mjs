@@ -270,3 +270,14 @@ test("the mock providers, unscripted, answer an extraction with nothing to save 
     assert.equal(c.model !== null, true);
   }
 });
+
+test("an extraction's own writes are not the turn's: another session on the same memory still extracts", async () => {
+  const dir = temp();
+  const selector = scripted(answer(tabs), answer(oncall));
+  const memory = await openMemory({ dir, selector, keep: { extract: "auto" } });
+  const a = memory.session();
+  const b = memory.session();
+  assert.equal((await a.extract(conversation)).outcome, "saved");
+  const r = await b.extract([{ role: "user", content: "The payments rota is in #pay-oncall." }]);
+  assert.equal(r.outcome, "saved", `${r.outcome} ${r.skip ?? ""}`);
+});
