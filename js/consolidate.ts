@@ -85,6 +85,8 @@ export interface ConsolidateEvent {
   latencyMs: number;
   usage: Required<Usage>;
   costUsd: number | null;
+  /** The diff of a run that only proposed (an automatic run in `suggest` mode: where to show it). */
+  diff?: string;
   error?: string;
 }
 
@@ -203,7 +205,7 @@ export async function consolidate(ctx: ConsolidateContext, opts: ConsolidateOpti
     if (token !== null) await releaseLock(writes.host, token);
   }
   result.latencyMs = performance.now() - started;
-  const event: ConsolidateEvent = { type: "consolidate", outcome: result.outcome, changes: result.changes.length, rejected: result.rejected.length, latencyMs: result.latencyMs, usage: result.usage, costUsd: result.costUsd, ...(result.error ? { error: result.error } : {}) };
+  const event: ConsolidateEvent = { type: "consolidate", outcome: result.outcome, changes: result.changes.length, rejected: result.rejected.length, latencyMs: result.latencyMs, usage: result.usage, costUsd: result.costUsd, ...(result.outcome === "proposed" ? { diff: result.diff } : {}), ...(result.error ? { error: result.error } : {}) };
   try {
     ctx.onEvent?.(event);
   } catch {

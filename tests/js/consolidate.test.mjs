@@ -166,7 +166,8 @@ test("an automatic run that only proposes is not asked for again at the next ses
   const dir = seeded();
   let asked = 0;
   const events = [];
-  const memory = await openMemory({ dir, selector: async () => (asked++, JSON.stringify(GOOD)), onEvent: (e) => e.type === "consolidate" && events.push(e.outcome), keep: { consolidate: { mode: "suggest", minSessions: 1 } } });
+  let shown = "";
+  const memory = await openMemory({ dir, selector: async () => (asked++, JSON.stringify(GOOD)), onEvent: (e) => e.type === "consolidate" && (events.push(e.outcome), (shown += e.diff ?? "")), keep: { consolidate: { mode: "suggest", minSessions: 1 } } });
   const settle = () => new Promise((r) => setTimeout(r, 150));
   memory.session();
   await settle();
@@ -174,6 +175,7 @@ test("an automatic run that only proposes is not asked for again at the next ses
   await settle();
   assert.deepEqual(events, ["proposed", "not_due"]);
   assert.equal(asked, 1);
+  assert.match(shown, /^\+superseded_by: project_deploy_day\.md$/m, "the proposal's diff reaches onEvent");
   assert.deepEqual(tree(dir), FILES, "suggest writes nothing");
 });
 
