@@ -4,6 +4,12 @@
 //! (`metadata.modified`).
 
 use crate::error::{Error, Refusal};
+use crate::text::is_js_whitespace;
+
+/// A `---` line, as the scan reads one (`frontmatter::parse_header`): blanks after it allowed.
+fn is_delimiter(line: &str) -> bool {
+    line.trim_end_matches(is_js_whitespace) == "---"
+}
 
 /// The frontmatter's lines, as byte ranges of `text`: where its first key line starts and
 /// where its closing `---` line starts.
@@ -40,7 +46,7 @@ fn block(text: &str) -> Result<Block, Error> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let bom = text.len() - body.len();
     let first = body.split('\n').next().unwrap_or("");
-    if first.trim_end_matches('\r') != "---" {
+    if !is_delimiter(first) {
         return Err(no_frontmatter("it cannot be marked"));
     }
     let newline = if first.ends_with('\r') { "\r\n" } else { "\n" };
@@ -49,7 +55,7 @@ fn block(text: &str) -> Result<Block, Error> {
         return Err(no_frontmatter("it cannot be marked"));
     }
     for (at, line) in lines(text, start, text.len()) {
-        if line.trim_end_matches(['\n', '\r']) == "---" {
+        if is_delimiter(line) {
             return Ok(Block {
                 start,
                 end: at,
@@ -60,11 +66,12 @@ fn block(text: &str) -> Result<Block, Error> {
     Err(no_frontmatter("it cannot be marked"))
 }
 
-/// `key:` at the start of `line` (after `indent`), as YAML writes a mapping key.
+/// `key:` at the start of `line` (after `indent`), as YAML writes a mapping key (blanks before
+/// the colon allowed, as the parser allows them).
 fn is_key(line: &str, indent: &str, key: &str) -> bool {
     line.strip_prefix(indent)
         .and_then(|rest| rest.strip_prefix(key))
-        .is_some_and(|rest| rest.starts_with(':'))
+        .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
 }
 
 /// An indented line or a blank one: part of the value above it.
@@ -200,7 +207,7 @@ pub fn set_metadata_key(text: &str, key: &str, yaml_value: &str) -> Result<Strin
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -252,6 +259,72 @@ mod tests {
             "---\nmetadata:\n  modified: X\n---\n"
         );
         assert!(set_metadata_key("---\nmetadata: {a: 1}\n---\n", "modified", "X").is_err());
+    }
+
+    #[test]
+    fn the_delimiters_are_the_scans() {
+        // the scan closes the frontmatter at `---` followed by blanks: the key goes there, not
+        // before a rule (`---`) further down the body
+        let t = "---\nname: A\n--- \nBody.\n\n---\nMore.\n";
+        assert_eq!(
+            set_metadata_key(t, "modified", "X").unwrap(),
+            "---\nname: A\nmetadata:\n  modified: X\n--- \nBody.\n\n---\nMore.\n"
+        );
+        assert_eq!(
+            set_top_level_key(t, "superseded_by", "b.md").unwrap(),
+            "---\nname: A\nsuperseded_by: b.md\n--- \nBody.\n\n---\nMore.\n"
+        );
+        // an opening line with blanks after it opens one too
+        let t = "---\t\r\nname: A\r\n---\r\nB\r\n";
+        assert_eq!(
+            set_top_level_key(t, "superseded_by", "b.md").unwrap(),
+            "---\t\r\nname: A\r\nsuperseded_by: b.md\r\n---\r\nB\r\n"
+        );
+    }
+
+    /// What the scan reads from `text` after an edit.
+    fn read_back(text: &str) -> crate::frontmatter::Fields {
+        let head = crate::text::normalize_text(text);
+        match crate::frontmatter::parse_header(&head, 30) {
+            crate::frontmatter::Header::Parsed(fields) => fields,
+            other => panic!("not parsed: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn quoted_values_are_replaced_and_values_that_need_quotes_read_back() {
+        use crate::write::yaml::scalar;
+        // a quoted old value, with a comment after it, is one line replaced
+        let t = "---\nname: A\nsuperseded_by: \"old one.md\" # was\ntype: user\n---\nB\n";
+        let value = scalar("2024: notes #1.md");
+        assert_eq!(value, "\"2024: notes #1.md\"");
+        let edited = set_top_level_key(t, "superseded_by", &value).unwrap();
+        assert_eq!(
+            edited,
+            "---\nname: A\nsuperseded_by: \"2024: notes #1.md\"\ntype: user\n---\nB\n"
+        );
+        assert_eq!(
+            read_back(&edited).superseded_by.as_deref(),
+            Some("2024: notes #1.md")
+        );
+        // a `key :` the parser reads as the key is the key: replaced, not written twice
+        let t = "---\nname: A\nsuperseded_by : a.md\n---\nB\n";
+        let edited = set_top_level_key(t, "superseded_by", "b.md").unwrap();
+        assert_eq!(edited, "---\nname: A\nsuperseded_by: b.md\n---\nB\n");
+        assert_eq!(read_back(&edited).superseded_by.as_deref(), Some("b.md"));
+        // metadata.modified with a quoted old time, in a BOM + CRLF file, reads back as the new time
+        let t = "\u{feff}---\r\nname: A\r\nmetadata:\r\n  modified: \"2020-01-01T00:00:00.000Z\"\r\n  originSessionId: s\r\n---\r\nB\r\n";
+        let edited = set_metadata_key(t, "modified", "2026-12-05T00:00:00.000Z").unwrap();
+        assert_eq!(
+            edited,
+            "\u{feff}---\r\nname: A\r\nmetadata:\r\n  modified: 2026-12-05T00:00:00.000Z\r\n  originSessionId: s\r\n---\r\nB\r\n"
+        );
+        assert_eq!(read_back(&edited).modified_ms, Some(1_796_428_800_000.0));
+        assert_eq!(
+            remove_top_level_key(&edited, "superseded_by").unwrap(),
+            edited,
+            "no key: the text as it was"
+        );
     }
 
     #[test]
