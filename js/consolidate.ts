@@ -187,6 +187,9 @@ export async function consolidate(ctx: ConsolidateContext, opts: ConsolidateOpti
     } else if ((token = await takeLock(writes.host)) === null) {
       result.outcome = "busy";
       result.error = "another consolidation of this folder is running";
+    } else if (opts.maxFilesChanged !== undefined && !(Number.isSafeInteger(opts.maxFilesChanged) && opts.maxFilesChanged >= 1 && opts.maxFilesChanged <= 2 ** 32 - 1)) {
+      // before the model is asked (and paid)
+      result.error = `invalid argument: maxFilesChanged must be a whole number of files, 1 or more, got ${String(opts.maxFilesChanged)}`;
     } else if (mode === "confirm" && !opts.dryRun && !opts.confirm) {
       throw new TypeError("confirm mode needs a `confirm` callback that approves the run");
     } else {

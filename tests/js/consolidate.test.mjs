@@ -104,6 +104,16 @@ test("a hostile or careless answer writes nothing it should not", async () => {
     assert.deepEqual(tree(dir), before);
   }
   assert.deepEqual(reasons, ["unsafe_path", "unknown_file", "unknown_file", "would_lose_text", "would_lose_text", "secret", "not_an_object"]);
+  // a bad cap fails before the model is asked
+  let asked = 0;
+  const counting = await openMemory({ dir, selector: async () => (asked++, JSON.stringify(GOOD)) });
+  for (const maxFilesChanged of [0, -1, 1.5, Number.NaN]) {
+    const r = await counting.consolidate({ mode: "auto", maxFilesChanged });
+    assert.equal(r.outcome, "failed");
+    assert.match(r.error, /^invalid argument: maxFilesChanged/);
+  }
+  assert.equal(asked, 0);
+  assert.deepEqual(tree(dir), before);
   // the cap: a run changes at most maxFilesChanged files
   const capped = await openMemory({ dir, selector: answering(GOOD) });
   const r = await capped.consolidate({ mode: "auto", maxFilesChanged: 2 });
