@@ -919,7 +919,9 @@ export type ConsolidationPlan = { changes: Array<ConsolidationChange>,
 /**
  * Operations refused: `not_an_object`, `missing_field`, `unknown_file`, `unsafe_path`,
  * `too_few_files`, `unknown_type`, `secret`, `would_lose_text`, `over_limit`,
- * `duplicate`, `index_not_plain`, `invalid`.
+ * `cycle` (a supersession that would loop), `superseded_target` (a removal of a memory
+ * another one's `superseded_by` names), `too_large` (a file past `maxFileBytes`),
+ * `index_limit` (an index past a limit it kept), `index_not_plain`, `invalid`.
  */
 rejected: Array<Rejected>, 
 /**
