@@ -11,9 +11,9 @@ import type { CommandContext } from "./command.js";
 import { openFromArgs, requireDirectory } from "./memory.js";
 import { chooseSelector } from "./selector.js";
 
-function format(r: ConsolidateResult): string {
+function format(r: ConsolidateResult, diffShown: boolean): string {
   const lines: string[] = [];
-  if (r.diff) lines.push(r.diff.trimEnd());
+  if (r.diff && !diffShown) lines.push(r.diff.trimEnd());
   const files = r.filesChanged.length;
   const summary: Record<string, string> = {
     consolidated: `consolidated: ${files} file${files === 1 ? "" : "s"} changed (recorded as ${r.historyId}; memdir undo ${r.historyId} takes it back)`,
@@ -45,16 +45,19 @@ export async function run(ctx: CommandContext): Promise<number> {
     out.err("memdir: nothing written: consolidate asks before it changes files, and there is no terminal to ask on; pass --yes to apply, or --dry-run to only look\n");
   }
   const mode = o["dry-run"] || (asking && !process.stdin.isTTY) ? "suggest" : o.yes ? "auto" : "confirm";
+  // the diff a question showed is not printed again after the answer
+  let diffShown = false;
   const result = await memory.consolidate({
     mode,
     ...(o.force ? { force: true } : {}),
     ...(maxFilesChanged !== undefined ? { maxFilesChanged } : {}),
     confirm: async (preview) => {
+      diffShown = true;
       out.err(`${preview.diff}\n`);
       return ask(`Apply these changes to ${preview.filesChanged.length} file${preview.filesChanged.length === 1 ? "" : "s"}? [y/N] `);
     },
   });
-  out.result(result, () => format(result));
+  out.result(result, () => format(result, diffShown));
   if (result.outcome === "failed") return 1;
   return asking && !process.stdin.isTTY && result.outcome === "proposed" ? 2 : 0;
 }
