@@ -290,19 +290,31 @@ pub fn build_consolidation_request(
     out
 }
 
-/// What a memory says: its name, description and body (its bookkeeping — ids, times — is not
-/// text someone wrote; the history keeps it).
+/// Frontmatter keys that are bookkeeping, not text someone wrote: the type, the successor, the
+/// metadata block's own keys (ids, times; the history keeps them).
+const BOOKKEEPING: [&str; 6] = [
+    "type:",
+    "superseded_by:",
+    "metadata:",
+    "node_type:",
+    "originSessionId:",
+    "modified:",
+];
+
+/// What a memory says: every frontmatter line but the bookkeeping (its name, description, and
+/// any key another tool or a person added: `tags: billing` is words too), and its body.
 fn said(text: &str, limits: &Limits) -> String {
     let max = to_usize(limits.max_header_lines);
     match parse_header(crate::text::first_lines(text, max), max) {
         Header::Parsed(f) => {
-            let body: Vec<&str> = text.split('\n').skip(f.close_line).collect();
-            format!(
-                "{}\n{}\n{}",
-                f.name.unwrap_or_default(),
-                f.description.unwrap_or_default(),
-                body.join("\n")
-            )
+            let lines: Vec<&str> = text.split('\n').collect();
+            let head = lines
+                .iter()
+                .take(f.close_line.saturating_sub(1))
+                .skip(1)
+                .filter(|l| !BOOKKEEPING.iter().any(|k| l.trim_start().starts_with(k)));
+            let body = lines.iter().skip(f.close_line);
+            head.chain(body).copied().collect::<Vec<_>>().join("\n")
         }
         _ => text.to_owned(),
     }
