@@ -2219,3 +2219,107 @@ proptest! {
         }
     }
 }
+
+/// What the scan reads of `text`'s frontmatter, when it reads it as YAML (not recovered).
+fn read_fields(text: &str) -> Option<memdir::frontmatter::Fields> {
+    match memdir::frontmatter::parse_header(&normalize_text(text), 1000) {
+        memdir::frontmatter::Header::Parsed(f) if f.recovered.is_none() => Some(f),
+        _ => None,
+    }
+}
+
+/// Frontmatter lines as `yaml_text` makes them, with the keys the edits set now and then.
+fn edited_yaml() -> impl Strategy<Value = String> {
+    let extra = prop::sample::select(vec![
+        "",
+        "superseded_by: old.md",
+        "superseded_by: \"quoted one.md\" # note",
+        "superseded_by:",
+        "superseded_by :  x.md",
+        "metadata:\n  modified: 2020-01-01T00:00:00Z",
+        "metadata:\n    node_type: memory\n    modified: '2020-01-01'",
+        "metadata:\n  originSessionId: s\n\n  type: user",
+        "metadata:",
+    ]);
+    (yaml_text(), extra, yaml_text(), any::<bool>()).prop_map(|(a, x, b, first)| {
+        match (x.is_empty(), first) {
+            (true, _) => a,
+            (false, true) => format!("{x}\n{a}"),
+            (false, false) => format!("{a}\n{x}\n{b}"),
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(config(2000))]
+
+    /// A frontmatter edit (supersession's `superseded_by`, touch's `metadata.modified`) changes
+    /// that one key as the scan reads it and nothing else: the name, description, type and the
+    /// other metadata read the same, the body after the closing line keeps its bytes (rules §4.2).
+    #[test]
+    fn a_frontmatter_edit_changes_one_key_as_the_scan_reads_it(
+        yaml in edited_yaml(),
+        crlf in any::<bool>(),
+        bom in any::<bool>(),
+        closing in prop::sample::select(vec!["---", "--- ", "---\t"]),
+        value in "[a-z0-9][a-z0-9 _:#-]{0,10}\\.md",
+    ) {
+        use memdir::write::frontmatter_edit::{remove_top_level_key, set_metadata_key, set_top_level_key};
+        // YAML 1.1's other line breaks, and other blanks at the end of the frontmatter's last
+        // line, change how the line before reads, edited or not: the parser's own quirks
+        prop_assume!(!yaml.chars().any(|c| c.is_whitespace() && !c.is_ascii()));
+        // nor does a document end (`...`) before any key: what the parser reads then is its own
+        prop_assume!(!yaml.starts_with("..."));
+        let eol = if crlf { "\r\n" } else { "\n" };
+        let body = format!("{closing}{eol}Body.{eol}{eol}---{eol}After a rule.{eol}");
+        let text = format!("{}---{eol}{}{eol}{body}", if bom { "\u{feff}" } else { "" }, yaml.replace('\n', eol));
+        let Some(before) = read_fields(&text) else { return Ok(()) };
+        let others = |f: &memdir::frontmatter::Fields| (f.name.clone(), f.description.clone(), f.memory_type);
+        let meta_without = |f: &memdir::frontmatter::Fields| f.metadata.clone().map(|mut m| { m.remove("modified"); m });
+
+        // an edit is made as the scan reads the file, or refused (INVALID_MEMORY), never wrong
+        let invalid = |e: memdir::error::Error| e.code() == ErrorCode::InvalidMemory;
+        match set_top_level_key(&text, "superseded_by", &memdir::write::yaml::scalar(&value)) {
+            Err(e) => prop_assert!(invalid(e), "{:?}", text),
+            Ok(marked) => {
+                prop_assert!(marked.ends_with(&body), "{:?}", marked);
+                let after = read_fields(&marked);
+                prop_assert!(after.is_some(), "{:?} no longer reads as YAML", marked);
+                let after = after.unwrap();
+                prop_assert_eq!(after.superseded_by.as_deref(), Some(value.trim()), "{:?}", marked);
+                prop_assert_eq!(others(&after), others(&before));
+                prop_assert_eq!(&after.metadata, &before.metadata);
+                match remove_top_level_key(&marked, "superseded_by") {
+                    Err(e) => prop_assert!(invalid(e), "{:?}", marked),
+                    Ok(unmarked) => {
+                        let unmarked = read_fields(&unmarked).unwrap();
+                        prop_assert_eq!(&unmarked.superseded_by, &None);
+                        prop_assert_eq!(others(&unmarked), others(&before));
+                    }
+                }
+            }
+        }
+
+        let touched = set_metadata_key(&text, "modified", "2026-12-05T00:00:00.000Z");
+        // the shapes Claude Code and memdir write are edited, not refused
+        if before.metadata.as_ref().is_some_and(|m| m.values().all(|v| !v.is_object() && !v.is_array()))
+            && text.matches("metadata").count() == 1
+            && !text.contains("metadata: ")
+        {
+            prop_assert!(touched.is_ok(), "{:?}: {:?}", text, touched);
+        }
+        if let Err(e) = touched.clone() {
+            prop_assert!(invalid(e), "{:?}", text);
+        }
+        if let Ok(touched) = touched {
+            prop_assert!(touched.ends_with(&body), "{:?}", touched);
+            let after = read_fields(&touched);
+            prop_assert!(after.is_some(), "{:?} no longer reads as YAML", touched);
+            let after = after.unwrap();
+            prop_assert_eq!(after.modified_ms, Some(1_796_428_800_000.0), "{:?}", touched);
+            prop_assert_eq!(others(&after), others(&before));
+            prop_assert_eq!(&after.superseded_by, &before.superseded_by);
+            prop_assert_eq!(meta_without(&after).unwrap_or_default(), meta_without(&before).unwrap_or_default(), "{:?}", touched);
+        }
+    }
+}

@@ -4,7 +4,8 @@
 //! (`metadata.modified`).
 
 use crate::error::{Error, Refusal};
-use crate::text::is_js_whitespace;
+use crate::frontmatter::{parse_header, Fields, Header};
+use crate::text::{is_js_whitespace, normalize_text};
 
 /// A `---` line, as the scan reads one (`frontmatter::parse_header`): blanks after it allowed.
 fn is_delimiter(line: &str) -> bool {
@@ -16,7 +17,7 @@ fn is_delimiter(line: &str) -> bool {
 struct Block {
     /// Byte offset of the line after the opening `---`.
     start: usize,
-    /// Byte offset of the closing `---` line.
+    /// Byte offset of the closing `---` line (or of a `...` line before it).
     end: usize,
     /// The file's line ending (`\r\n` when the opening line has one).
     newline: &'static str,
@@ -54,13 +55,18 @@ fn block(text: &str) -> Result<Block, Error> {
     if start > text.len() {
         return Err(no_frontmatter("it cannot be marked"));
     }
+    // YAML's document end (`...`) ends what the parser reads: the keys are before it
+    let mut ended = None;
     for (at, line) in lines(text, start, text.len()) {
         if is_delimiter(line) {
             return Ok(Block {
                 start,
-                end: at,
+                end: ended.unwrap_or(at),
                 newline,
             });
+        }
+        if ended.is_none() && line.trim_end_matches(is_js_whitespace) == "..." {
+            ended = Some(at);
         }
     }
     Err(no_frontmatter("it cannot be marked"))
@@ -74,9 +80,34 @@ fn is_key(line: &str, indent: &str, key: &str) -> bool {
         .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
 }
 
-/// An indented line or a blank one: part of the value above it.
-fn continues(line: &str) -> bool {
-    line.starts_with([' ', '\t']) || line.trim().is_empty()
+/// A line that only a comment or blanks: part of no value.
+fn is_comment_or_blank(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// A `-` entry of a sequence written at the key's own column (YAML allows it).
+fn is_entry(line: &str) -> bool {
+    let t = line.trim_end_matches(['\n', '\r']);
+    t == "-" || t.starts_with("- ") || t.starts_with("-\t")
+}
+
+/// The index of the last line of the value of the key on line `i` (`i` when it has none after
+/// it): the indented lines after it and a sequence's `-` lines, with the blank lines and comments
+/// between them, not those after them.
+fn value_end(all: &[(usize, &str)], i: usize) -> usize {
+    let mut last = i;
+    let mut j = i + 1;
+    while let Some((_, l)) = all.get(j) {
+        if !is_comment_or_blank(l) {
+            if !(l.starts_with([' ', '\t']) || is_entry(l)) {
+                break;
+            }
+            last = j;
+        }
+        j += 1;
+    }
+    last
 }
 
 /// The line ending `line` has, or the file's when it has none (the last line).
@@ -97,13 +128,10 @@ pub fn set_top_level_key(text: &str, key: &str, yaml_value: &str) -> Result<Stri
     let b = block(text)?;
     let all = lines(text, b.start, b.end);
     let mut out = String::with_capacity(text.len() + key.len() + yaml_value.len() + 4);
-    if let Some(i) = all.iter().position(|(_, l)| is_key(l, "", key)) {
+    // a key written twice reads as its last (the parser's rule): that one is edited
+    if let Some(i) = all.iter().rposition(|(_, l)| is_key(l, "", key)) {
         let (at, line) = all.get(i).copied().unwrap_or((b.end, ""));
-        let mut next = i + 1;
-        while all.get(next).is_some_and(|(_, l)| continues(l)) {
-            next += 1;
-        }
-        let resume = all.get(next).map_or(b.end, |(at, _)| *at);
+        let resume = all.get(value_end(&all, i) + 1).map_or(b.end, |(at, _)| *at);
         out.push_str(text.get(..at).unwrap_or(""));
         out.push_str(&format!("{key}: {yaml_value}{}", ending(line, b.newline)));
         out.push_str(text.get(resume..).unwrap_or(""));
@@ -112,28 +140,31 @@ pub fn set_top_level_key(text: &str, key: &str, yaml_value: &str) -> Result<Stri
         out.push_str(&format!("{key}: {yaml_value}{}", b.newline));
         out.push_str(text.get(b.end..).unwrap_or(""));
     }
-    Ok(out)
+    checked(text, out, Edit::Set(key))
 }
 
-/// Removes the top-level `key` (its line and any indented lines of its value); the text as it
-/// was when there is none.
+/// Removes the top-level `key` (its lines and any indented lines of its value, every time it
+/// is written); the text as it was when there is none.
 pub fn remove_top_level_key(text: &str, key: &str) -> Result<String, Error> {
     let b = block(text)?;
     let all = lines(text, b.start, b.end);
-    let Some(i) = all.iter().position(|(_, l)| is_key(l, "", key)) else {
-        return Ok(text.to_owned());
-    };
-    let at = all.get(i).map_or(b.end, |(at, _)| *at);
-    let mut next = i + 1;
-    while all.get(next).is_some_and(|(_, l)| continues(l)) {
-        next += 1;
+    let mut out = String::with_capacity(text.len());
+    let mut kept_from = 0;
+    let mut i = 0;
+    while let Some((at, line)) = all.get(i) {
+        if !is_key(line, "", key) {
+            i += 1;
+            continue;
+        }
+        i = value_end(&all, i) + 1;
+        out.push_str(text.get(kept_from..*at).unwrap_or(""));
+        kept_from = all.get(i).map_or(b.end, |(at, _)| *at);
     }
-    let resume = all.get(next).map_or(b.end, |(at, _)| *at);
-    Ok(format!(
-        "{}{}",
-        text.get(..at).unwrap_or(""),
-        text.get(resume..).unwrap_or("")
-    ))
+    if kept_from == 0 {
+        return Ok(text.to_owned()); // no such key
+    }
+    out.push_str(text.get(kept_from..).unwrap_or(""));
+    checked(text, out, Edit::Removed(key))
 }
 
 /// Sets `metadata.<key>` to `yaml_value`: the line replaced inside the `metadata:` block, or
@@ -142,13 +173,14 @@ pub fn remove_top_level_key(text: &str, key: &str) -> Result<String, Error> {
 pub fn set_metadata_key(text: &str, key: &str, yaml_value: &str) -> Result<String, Error> {
     let b = block(text)?;
     let all = lines(text, b.start, b.end);
-    let Some(i) = all.iter().position(|(_, l)| is_key(l, "", "metadata")) else {
+    let Some(i) = all.iter().rposition(|(_, l)| is_key(l, "", "metadata")) else {
         let added = format!("metadata:{nl}  {key}: {yaml_value}{nl}", nl = b.newline);
-        return Ok(format!(
+        let out = format!(
             "{}{added}{}",
             text.get(..b.end).unwrap_or(""),
             text.get(b.end..).unwrap_or("")
-        ));
+        );
+        return checked(text, out, Edit::Metadata(key));
     };
     let head = all.get(i).map_or("", |(_, l)| *l);
     let inline = head
@@ -164,25 +196,26 @@ pub fn set_metadata_key(text: &str, key: &str, yaml_value: &str) -> Result<Strin
             format!("its `metadata:` is not a block (`{}`): memdir edits a block of `key: value` lines only", head.trim()),
         ));
     }
-    let mut last = i;
-    while all.get(last + 1).is_some_and(|(_, l)| continues(l)) {
-        last += 1;
+    let inner = all.get(i + 1..=value_end(&all, i)).unwrap_or(&[]);
+    let first = inner.iter().find(|(_, l)| !is_comment_or_blank(l));
+    if first.is_some_and(|(_, l)| is_entry(l.trim_start_matches([' ', '\t']))) {
+        return Err(Error::refused(
+            Refusal::InvalidMemory,
+            "its `metadata:` is a list, not a block: memdir edits a block of `key: value` lines only",
+        ));
     }
-    let inner = all.get(i + 1..=last).unwrap_or(&[]);
-    let indent: String = inner
-        .iter()
-        .find(|(_, l)| !l.trim().is_empty())
-        .map_or("  ".to_owned(), |(_, l)| {
-            l.chars().take_while(|c| *c == ' ' || *c == '\t').collect()
-        });
-    if let Some((at, line)) = inner.iter().find(|(_, l)| is_key(l, &indent, key)) {
+    let indent: String = first.map_or("  ".to_owned(), |(_, l)| {
+        l.chars().take_while(|c| *c == ' ' || *c == '\t').collect()
+    });
+    if let Some((at, line)) = inner.iter().rev().find(|(_, l)| is_key(l, &indent, key)) {
         let end = at + line.len();
-        return Ok(format!(
+        let out = format!(
             "{}{indent}{key}: {yaml_value}{}{}",
             text.get(..*at).unwrap_or(""),
             ending(line, b.newline),
             text.get(end..).unwrap_or("")
-        ));
+        );
+        return checked(text, out, Edit::Metadata(key));
     }
     // after the block's last line that has text (blank lines at its end stay after it)
     let after = inner
@@ -199,11 +232,90 @@ pub fn set_metadata_key(text: &str, key: &str, yaml_value: &str) -> Result<Strin
     } else {
         b.newline
     };
-    Ok(format!(
+    let out = format!(
         "{before}{lead}{indent}{key}: {yaml_value}{}{}",
         b.newline,
         text.get(after..).unwrap_or("")
-    ))
+    );
+    checked(text, out, Edit::Metadata(key))
+}
+
+/// The edit made, for [`checked`].
+#[derive(Clone, Copy)]
+enum Edit<'a> {
+    Set(&'a str),
+    Removed(&'a str),
+    Metadata(&'a str),
+}
+
+/// What the scan reads of `text`'s frontmatter (all of it).
+fn read(text: &str) -> Option<Fields> {
+    match parse_header(&normalize_text(text), usize::MAX) {
+        Header::Parsed(fields) => Some(fields),
+        _ => None,
+    }
+}
+
+/// `edited` when the scan reads its frontmatter as it reads `text`'s but for the one key the
+/// edit is about (set, or gone); else `INVALID_MEMORY`. Line edits are no YAML parser: a shape
+/// they misjudge (a `metadata:` that is a list or a text, a document end, a key written twice)
+/// is refused here rather than written with another meaning.
+fn checked(text: &str, edited: String, edit: Edit) -> Result<String, Error> {
+    let refused = || {
+        let key = match edit {
+            Edit::Set(k) | Edit::Removed(k) => k.to_owned(),
+            Edit::Metadata(k) => format!("metadata.{k}"),
+        };
+        Error::refused(
+            Refusal::InvalidMemory,
+            format!("its frontmatter is not in a shape memdir can change `{key}` in without changing what the rest of it says; edit it by hand"),
+        )
+    };
+    let (Some(before), Some(after)) = (read(text), read(&edited)) else {
+        return Err(refused());
+    };
+    let top = match edit {
+        Edit::Set(k) | Edit::Removed(k) => Some(k),
+        Edit::Metadata(_) => None,
+    };
+    let meta = match edit {
+        Edit::Metadata(k) => Some(k),
+        Edit::Set(_) | Edit::Removed(_) => None,
+    };
+    let unless = |key: &str, same: bool| top == Some(key) || same;
+    let without = |f: &Fields| {
+        f.metadata.clone().map(|mut m| {
+            if let Some(k) = meta {
+                m.remove(k);
+            }
+            m
+        })
+    };
+    // valid YAML stays valid YAML (not read by recovery, with a warning)
+    let kept = (before.recovered.is_some() || after.recovered.is_none())
+        && unless("name", before.name == after.name)
+        && unless("description", before.description == after.description)
+        && (top.is_some_and(|k| k == "type" || k == "metadata")
+            || meta == Some("type")
+            || before.memory_type == after.memory_type)
+        && unless("superseded_by", before.superseded_by == after.superseded_by)
+        && (top == Some("metadata")
+            || without(&before).unwrap_or_default() == without(&after).unwrap_or_default());
+    let done = match edit {
+        Edit::Set("superseded_by") => after.superseded_by.is_some(),
+        Edit::Removed("superseded_by") => after.superseded_by.is_none(),
+        Edit::Metadata(k) => after
+            .metadata
+            .as_ref()
+            .and_then(|m| m.get(k))
+            .is_some_and(|v| !v.is_null()),
+        Edit::Set(_) | Edit::Removed(_) => true,
+    };
+    if kept && done {
+        Ok(edited)
+    } else {
+        Err(refused())
+    }
 }
 
 #[cfg(test)]
@@ -324,6 +436,38 @@ mod tests {
             remove_top_level_key(&edited, "superseded_by").unwrap(),
             edited,
             "no key: the text as it was"
+        );
+    }
+
+    #[test]
+    fn a_shape_the_lines_would_misjudge_is_refused_not_rewritten() {
+        // a `metadata:` that is a list or a text: refused
+        for t in [
+            "---\nmetadata:\n- a\n---\n",
+            "---\nmetadata:\n  - a\n---\n",
+            "---\nmetadata:\n  some text\n---\n",
+        ] {
+            let e = set_metadata_key(t, "modified", "X").unwrap_err();
+            assert_eq!(e.code().as_str(), "INVALID_MEMORY", "{t:?}");
+        }
+        // a key written twice reads as its last: that one is edited
+        let t = "---\nmetadata:\n  a: 1\nmetadata:\n  b: 2\n---\n";
+        assert_eq!(
+            set_metadata_key(t, "modified", "2026-12-05T00:00:00.000Z").unwrap(),
+            "---\nmetadata:\n  a: 1\nmetadata:\n  b: 2\n  modified: 2026-12-05T00:00:00.000Z\n---\n"
+        );
+        // a sequence at the key's column is the key's value: replaced whole; the blank line and
+        // the comment after it stay
+        let t = "---\nsuperseded_by:\n- a.md\n- b.md\n\n# kept\nname: A\n---\n";
+        assert_eq!(
+            set_top_level_key(t, "superseded_by", "c.md").unwrap(),
+            "---\nsuperseded_by: c.md\n\n# kept\nname: A\n---\n"
+        );
+        // a document end: the key goes before it, where the parser reads it
+        let t = "---\nname: A\n...\n---\nB\n";
+        assert_eq!(
+            set_top_level_key(t, "superseded_by", "c.md").unwrap(),
+            "---\nname: A\nsuperseded_by: c.md\n...\n---\nB\n"
         );
     }
 
