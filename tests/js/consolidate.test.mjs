@@ -250,6 +250,17 @@ test("memdir consolidate (--dry-run, --yes) and the MCP consolidate tool", async
     assert.ok(!existsSync(join(dir, "feedback_tests.md")));
     assert.equal((await memdirIn(["undo", "--last", "--yes", "--dir", dir])).code, 0);
     assert.deepEqual(tree(dir), before);
+    // --force: asked though nothing looks alike (two memories of other subjects)
+    const apart = temp();
+    writeFileSync(join(apart, "MEMORY.md"), "# Memory\n- [Deploys](project_deploys.md) — Deploys happen on Tuesdays\n- [Tests](feedback_tests.md) — Integration tests hit a real database\n");
+    for (const f of ["project_deploys.md", "feedback_tests.md"]) writeFileSync(join(apart, f), FILES[f]);
+    const regroup = { merges: [], supersessions: [], removals: [], index: [{ heading: "Releases", files: ["project_deploys.md"] }] };
+    assert.match((await memdirIn(["consolidate", "--dir", apart, "--dry-run", ...provider], { env })).out, /^nothing to consolidate$/m);
+    mock.script({ kind: "text", text: JSON.stringify(regroup) });
+    const forced = await memdirIn(["consolidate", "--dir", apart, "--dry-run", "--force", ...provider], { env });
+    assert.equal(forced.code, 0, forced.err);
+    assert.match(forced.out, /^\+## Releases$/m);
+    assert.match(forced.out, /proposed: 1 file would change/);
 
     const memory = await openMemory({ dir, selector: answering(GOOD) });
     const tool = mcpTools({ memory, selector: { provider: "lexical" }, readOnly: false, limits: defaultLimits() }).find((t) => t.name === "consolidate");
