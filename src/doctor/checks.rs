@@ -12,7 +12,7 @@ use super::{Finding, Options, Severity};
 use crate::codes::{DiagnosticCode, FindingCode};
 use crate::freshness::age_days;
 use crate::frontmatter::MemoryType;
-use crate::keep::supersede::{chain_of, superseded, Chain};
+use crate::keep::supersede::{chain_of, superseded, Chain, MAX_CHAIN};
 use crate::limits::{to_usize, Limits};
 use crate::scan::{Memory, ScanResult, INDEX_FILE_NAME};
 use crate::secrets::find_secrets;
@@ -624,7 +624,7 @@ fn file_checks(
                 format!("superseded_by names {missing:?}, which is not a memory of this folder: nothing replaces this memory, so recall still chooses it"),
                 None)),
             Chain::Cycle => push(finding(FindingCode::SupersessionCycle, Severity::Warning, &m.path, None,
-                "its superseded_by chain comes back to a memory it passed: none of them counts as replaced; point the older ones at the newest".into(),
+                format!("its superseded_by chain comes back to a memory it passed, or runs past {MAX_CHAIN} memories: none of them counts as replaced; point the older ones at the newest"),
                 None)),
             Chain::Current | Chain::Superseded { .. } => {}
         }
