@@ -517,9 +517,10 @@ fn merge(
         other,
     };
     let mut text = topic_file(name, description, memory_type, &meta, &body);
-    // a kept file replaced by a memory outside the merge stays replaced
-    if let Some(by) = folder.successor(&file).filter(|by| !files.contains(by)) {
-        text = set_top_level_key(&text, "superseded_by", &scalar(&by)).map_err(|_| "invalid")?;
+    // a kept file replaced by a memory outside the merge stays replaced (and needs no entry)
+    let replaced = folder.successor(&file).filter(|by| !files.contains(by));
+    if let Some(by) = &replaced {
+        text = set_top_level_key(&text, "superseded_by", &scalar(by)).map_err(|_| "invalid")?;
     }
     let mut index = folder.index.clone();
     let mut writes = vec![(file.clone(), Some(text))];
@@ -538,13 +539,17 @@ fn merge(
         }
     }
     let newline = if index.contains("\r\n") { "\r\n" } else { "\n" };
-    index = upsert_entry(
-        &index,
-        &file,
-        &format_entry(name, &file, &escape_hook(description)),
-        newline,
-    )
-    .0;
+    index = if replaced.is_some() {
+        remove_entries(&index, &file).0
+    } else {
+        upsert_entry(
+            &index,
+            &file,
+            &format_entry(name, &file, &escape_hook(description)),
+            newline,
+        )
+        .0
+    };
     folder.apply(writes, index)?;
     Ok(ConsolidationChange {
         kind: "merge".into(),
