@@ -180,6 +180,21 @@ describe("the tree", () => {
     assert.deepEqual([notes.label, notes.dropped, notes.description], ["notes.md", true, "no type · 500 days ago · stale · beyond the cap"]);
   });
 
+  test("a replaced memory says what replaces it and is not offered as stale (nothing to confirm)", async () => {
+    const { api } = await seeded(
+      {
+        "feedback_old.md": "---\nname: Old rule\ndescription: Deploys on Tuesdays\ntype: feedback\nsuperseded_by: feedback_new.md\n---\nTuesdays.\n",
+        "feedback_new.md": memoryFile("feedback", "New rule", "Deploys on Thursdays"),
+      },
+      { mtimes: { "feedback_old.md": NOW - 400 * DAY, "feedback_new.md": NOW - 1000 } },
+    );
+    const memory = await openMemory({ host: logic.workspaceFsHost(api, Uri.file(ROOT)), now: () => NOW });
+    const [group] = logic.memoryTree(await memory.scan(), NOW);
+    const old = group.children.find((c) => c.path === "feedback_old.md");
+    assert.deepEqual([old.stale, old.description, group.description], [false, "feedback · 400 days ago · replaced by feedback_new.md", "2"]);
+    assert.match(old.tooltip, /replaced by feedback_new\.md: recall chooses that one/);
+  });
+
   test("a file with bad frontmatter carries the scan's diagnostic", async () => {
     const { api } = await seeded({ "project_broken.md": "---\nname: Broken\ndescription: &d Broken deploys\ntype: *d\n---\nbody\n" });
     const memory = await openMemory({ host: logic.workspaceFsHost(api, Uri.file(ROOT)), now: () => NOW });

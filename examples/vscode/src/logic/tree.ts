@@ -10,7 +10,7 @@ export interface MemoryNode {
   /** Relative path in the memory folder. */
   path: string;
   label: string;
-  /** `type · age`, `· stale` when a caveat would go with it. */
+  /** `type · age`, `· stale` when a caveat would go with it, `· replaced by <file>`. */
   description: string;
   tooltip: string;
   type: string | null;
@@ -44,11 +44,14 @@ export function memoryTree(scan: ScanResult, nowMs: number): GroupNode[] {
   const node = (memory: Memory, dropped: boolean): MemoryNode => {
     const timeMs = memory.timeMs ?? memory.mtimeMs;
     const age = memoryAge(timeMs, nowMs);
-    const stale = memoryFreshnessText(timeMs, nowMs) !== "";
+    // a memory a newer one replaces (rules §4.7) is not confirmed true: nothing stale to offer
+    const replacedBy = memory.supersededBy ?? null;
+    const stale = !replacedBy && memoryFreshnessText(timeMs, nowMs) !== "";
     const type = memory.type ?? null;
     const found = (problems.get(memory.path) ?? []).map((d) => (d.line ? `line ${d.line}: ${d.message}` : d.message));
-    const description = [type ?? "no type", age, ...(stale ? ["stale"] : []), ...(dropped ? ["beyond the cap"] : [])].join(" · ");
-    const tooltip = [memory.path, memory.description ?? "(no description)", `saved ${age}${stale ? " — recall sends it with a staleness caveat" : ""}`, ...found].join("\n");
+    const description = [type ?? "no type", age, ...(stale ? ["stale"] : []), ...(replacedBy ? [`replaced by ${replacedBy}`] : []), ...(dropped ? ["beyond the cap"] : [])].join(" · ");
+    const replaced = replacedBy ? [`replaced by ${replacedBy}: recall chooses that one (unless doctor says the chain is broken)`] : [];
+    const tooltip = [memory.path, memory.description ?? "(no description)", `saved ${age}${stale ? " — recall sends it with a staleness caveat" : ""}`, ...replaced, ...found].join("\n");
     return { kind: "memory", path: memory.path, label: memory.name || memory.path, description, tooltip, type, ageDays: memoryAgeDays(timeMs, nowMs), stale, dropped, problems: found };
   };
   const groups: GroupNode[] = [];
