@@ -59,8 +59,10 @@ export async function remember(ctx: CommandContext): Promise<number> {
   const o = ctx.values;
   for (const k of ["type", "name", "description"] as const) if (!o[k]) throw new UsageError(`remember needs --${k}: memdir remember --type feedback --name "Testing" --description "Integration tests hit a real database"`, "remember");
   const memory = await openFromArgs(ctx);
+  // the older memory's file as a shell completes it is taken inside the directory, as forget's
+  const supersedes = o.supersedes ? relativeToRoot(memory.host.root, o.supersedes, "remember --supersedes") : undefined;
   const body = o.body ?? (await readBody(ctx));
-  return write(ctx, () => memory.remember({ type: o.type!, name: o.name!, description: o.description!, body, ...(o.file ? { file: o.file } : {}), ...(o.supersedes ? { supersedes: o.supersedes } : {}), ...(o["if-match"] ? { ifMatch: o["if-match"] } : {}) }));
+  return write(ctx, () => memory.remember({ type: o.type!, name: o.name!, description: o.description!, body, ...(o.file ? { file: o.file } : {}), ...(supersedes ? { supersedes } : {}), ...(o["if-match"] ? { ifMatch: o["if-match"] } : {}) }));
 }
 
 /**

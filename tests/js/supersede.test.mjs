@@ -75,3 +75,18 @@ test("memdir remember --supersedes and the MCP remember tool's supersedes do the
     assert.equal(read(dir, "MEMORY.md"), "- [Deploy day](project_deploy_day_2.md) — Production deploys moved to Thursday mornings\n", route);
   }
 });
+
+test("memdir remember --supersedes takes the absolute path a shell completes, inside the memory directory", async () => {
+  const { memdirIn } = await import("../cli/helpers.mjs");
+  const dir = temp();
+  writeFileSync(join(dir, "project_deploy_day.md"), OLD);
+  writeFileSync(join(dir, "MEMORY.md"), "- [Deploy day](project_deploy_day.md) — Production deploys happen on Tuesday afternoons\n");
+  const args = ["remember", "--dir", dir, "--type", "project", "--name", "Deploy day", "--description", "Production deploys moved to Thursday mornings", "--body", "Thursdays."];
+  const outside = await memdirIn([...args, "--supersedes", join(dir, "..", "project_deploy_day.md")]);
+  assert.equal(outside.code, 1);
+  assert.match(outside.err, /remember --supersedes takes a file of the memory directory .*outside it/);
+  assert.equal(read(dir, "project_deploy_day.md"), OLD);
+  const r = await memdirIn([...args, "--supersedes", join(dir, "project_deploy_day.md")]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(read(dir, "project_deploy_day.md"), /^superseded_by: project_deploy_day_2\.md$/m);
+});
