@@ -25,7 +25,7 @@ export async function scan(ctx: CommandContext): Promise<number> {
   const now = Date.now();
   ctx.out.result(result, () => {
     const rows = [
-      ...result.memories.map((m) => [m.type ?? "-", m.path, memoryAge(m.timeMs ?? m.mtimeMs, now), `${hashes ? `${m.sha256 ?? "-"}  ` : ""}${m.description ?? ""}`]),
+      ...result.memories.map((m) => [m.type ?? "-", m.supersededBy ? `${m.path} [replaced by ${m.supersededBy}]` : m.path, memoryAge(m.timeMs ?? m.mtimeMs, now), `${hashes ? `${m.sha256 ?? "-"}  ` : ""}${m.description ?? ""}`]),
       ...result.dropped.map((m) => [m.type ?? "-", `${m.path} [dropped: past the ${result.memories.length}-file cap]`, memoryAge(m.timeMs ?? m.mtimeMs, now), m.description ?? ""]),
     ];
     const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length), ["TYPE", "PATH", "AGE"][i]!.length));

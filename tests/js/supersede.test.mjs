@@ -90,3 +90,14 @@ test("memdir remember --supersedes takes the absolute path a shell completes, in
   assert.equal(r.code, 0, r.err);
   assert.match(read(dir, "project_deploy_day.md"), /^superseded_by: project_deploy_day_2\.md$/m);
 });
+
+test("memdir scan marks a replaced memory with what replaces it", async () => {
+  const { memdirIn } = await import("../cli/helpers.mjs");
+  const dir = temp();
+  writeFileSync(join(dir, "project_deploy_day.md"), OLD.replace("---\n\nDeploy", "superseded_by: project_deploy_thursday.md\n---\n\nDeploy"));
+  writeFileSync(join(dir, "project_deploy_thursday.md"), OLD.replace("Tuesday afternoons", "Thursday mornings"));
+  const r = await memdirIn(["scan", "--dir", dir]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^project\s+project_deploy_day\.md \[replaced by project_deploy_thursday\.md\]\s+\S/m);
+  assert.match(r.out, /^project\s+project_deploy_thursday\.md\s+\S/m);
+});
