@@ -472,6 +472,20 @@ mod tests {
     }
 
     #[test]
+    fn a_frontmatter_the_scan_reads_by_recovery_is_still_edited() {
+        // `description: Deploy: staging first` is no YAML; the scan reads it all the same
+        let t = "---\nname: Deploy\ndescription: Deploy: staging first\ntype: project\n---\nB\n";
+        assert_eq!(
+            set_metadata_key(t, "modified", "2026-12-05T00:00:00.000Z").unwrap(),
+            "---\nname: Deploy\ndescription: Deploy: staging first\ntype: project\nmetadata:\n  modified: 2026-12-05T00:00:00.000Z\n---\nB\n"
+        );
+        assert_eq!(
+            set_top_level_key(t, "superseded_by", "b.md").unwrap(),
+            "---\nname: Deploy\ndescription: Deploy: staging first\ntype: project\nsuperseded_by: b.md\n---\nB\n"
+        );
+    }
+
+    #[test]
     fn no_frontmatter_is_refused() {
         for t in ["Just a note.\n", "", "---\nname: never closed\n", "---"] {
             let e = set_top_level_key(t, "k", "v").unwrap_err();
