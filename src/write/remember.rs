@@ -175,7 +175,16 @@ pub fn plan_remember(
 
     let index = snapshot.stored_index(limits)?;
     let line = format_entry(name, &file, &escape_hook(description));
-    let (mut new_index, _) = upsert_entry(&index.text, &file, &line, index.newline());
+    // an update keeps the memory's place in a supersession chain: a replaced memory stays
+    // replaced, and gets no index line back (rules §4.7)
+    let replaced_by = updating
+        .then(|| superseded_by_of(snapshot, &file, limits))
+        .flatten();
+    let (mut new_index, _) = if replaced_by.is_some() {
+        (index.text.clone(), false)
+    } else {
+        upsert_entry(&index.text, &file, &line, index.newline())
+    };
     let replaced = match input.supersedes.as_deref() {
         Some(old) => Some(supersede(old, &file, snapshot, limits)?),
         None => None,
@@ -207,7 +216,10 @@ pub fn plan_remember(
             return Err(invalid("the session id must be one line"));
         }
     }
-    let text = topic_file(name, description, memory_type, &meta, &input.body);
+    let mut text = topic_file(name, description, memory_type, &meta, &input.body);
+    if let Some(by) = &replaced_by {
+        text = set_top_level_key(&text, "superseded_by", &scalar(by))?;
+    }
     fits(&file, &text, limits)?;
     let mut effects = vec![Effect::Write {
         path: file.clone(),
@@ -235,7 +247,7 @@ pub fn plan_remember(
         } else {
             WriteAction::Created
         },
-        index_line: Some(line),
+        index_line: replaced_by.is_none().then_some(line),
         effects,
     })
 }
@@ -346,6 +358,16 @@ fn metadata_of(
     let max = to_usize(limits.max_header_lines);
     match parse_header(first_lines(&text, max), max) {
         Header::Parsed(f) => f.metadata,
+        _ => None,
+    }
+}
+
+/// The `superseded_by` of a file whose head was read, if it has one.
+fn superseded_by_of(snapshot: &Snapshot, path: &str, limits: &Limits) -> Option<String> {
+    let text = snapshot.text(path)?;
+    let max = to_usize(limits.max_header_lines);
+    match parse_header(first_lines(&text, max), max) {
+        Header::Parsed(f) => f.superseded_by,
         _ => None,
     }
 }
