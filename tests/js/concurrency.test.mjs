@@ -294,6 +294,7 @@ test("SIGKILL mid-write, five times: every file whole, the index whole, the stal
     }
     const last = writer.facts.filter((f) => "intent" in f).at(-1);
     if (last && !writer.facts.some((f) => f.done === last.intent)) inFlight = last;
+    let inFlightBefore = null;
 
     // the directory: *.md files, the lock, temporary files, the history (.memdir), nothing else
     const names = readdirSync(dir);
@@ -325,6 +326,7 @@ test("SIGKILL mid-write, five times: every file whole, the index whole, the stal
       const entry = entries.get(f) ?? null;
       const before = [topic.get(f) ?? null, line.get(f) ?? null];
       if (inFlight?.file === f) {
+        inFlightBefore = before;
         // the topic file is written first, then the index: old/old, new/old or new/new
         const next = [textOf(inFlight.input), lineOf(f, inFlight.input)];
         const combos = [before, [next[0], before[1]], next];
@@ -351,6 +353,19 @@ test("SIGKILL mid-write, five times: every file whole, the index whole, the stal
     const checkFile = `project_check_after_round_${round}.md`;
     const done = await memory.remember(check);
     assert.deepEqual([done.file, done.action], [checkFile, "created"]);
+    if (inFlight && inFlightBefore) {
+      // the next writer takes back a change it finds interrupted (rules §4.6): the in-flight
+      // file is as before it — or as after it, when its done line had landed before the kill
+      const f = inFlight.file;
+      const content = existsSync(join(dir, f)) ? readFileSync(join(dir, f), "utf8") : null;
+      const entry = indexLines(dir).find((l) => ENTRY.exec(l)?.[2] === f) ?? null;
+      const after = [textOf(inFlight.input), lineOf(f, inFlight.input)];
+      assert.ok([inFlightBefore, after].some(([c, e]) => c === content && e === entry), `${f} after recovery is as before or after its change: ${JSON.stringify({ content, entry, before: inFlightBefore })}`);
+      if (content === null) topic.delete(f);
+      else topic.set(f, content);
+      if (entry === null) line.delete(f);
+      else line.set(f, entry);
+    }
     assert.ok(!existsSync(join(dir, LOCK)), "the lock is released");
     // every temporary file of the killed writer is cleared, but a lock's it created and had not
     // written yet (no body, one call apart): that one only once 2 s old
