@@ -6,14 +6,14 @@
  * schedule in `.memdir/consolidate.json` decides. Never throws for a model, network or file
  * problem: the result says `failed`, and why.
  */
-import { buildConsolidationRequest, consolidationDue, doctorReadPlan, estimateCost, planConsolidation } from "./core.js";
-import type { ConsolidationChange, ConsolidationPlan, ConsolidationSchedule, ConsolidationState, KeepMode, ProviderName, Rejected, Usage } from "./core.js";
+import { buildConsolidationRequest, consolidationDue, doctorReadPlan, planConsolidation } from "./core.js";
+import type { ConsolidationChange, ConsolidationPlan, ConsolidationSchedule, ConsolidationState, KeepMode, Rejected, Usage } from "./core.js";
 import { applyJournaled, recoverInterrupted } from "./history.js";
 import type { MemoryHost } from "./host.js";
 import { encodeLock, inspectLock, judgeLock, sameLock, type LockBody } from "./lock-file.js";
 import { ioError, ioHost, withIoLock } from "./io.js";
 import type { RecallContext } from "./recall.js";
-import { NO_USAGE, queryFunction, queryProvider } from "./selectors.js";
+import { askModel, NO_USAGE } from "./selectors.js";
 import { takeSnapshot } from "./snapshot.js";
 import type { WriteContext } from "./writes.js";
 
@@ -245,25 +245,13 @@ async function run(ctx: ConsolidateContext, opts: ConsolidateOptions, mode: Keep
     result.outcome = "nothing";
     return;
   }
-  const selector = recall.selector;
-  if (typeof selector !== "function" && selector.provider === "lexical") {
-    result.error = "consolidation needs a model: the lexical selector only chooses among saved memories (configure a provider or a selector function)";
+  const asked = await askModel(recall.selector, built.request, { what: "consolidation", timeoutMs: opts.timeoutMs, defaultTimeoutMs: 120_000, signal: opts.signal });
+  Object.assign(result, { selector: asked.selector, model: asked.model, usage: asked.usage, costUsd: asked.costUsd });
+  if (asked.text === null) {
+    result.error = asked.error;
     return;
   }
-  const timeoutMs = opts.timeoutMs ?? (typeof selector === "function" ? undefined : selector.timeoutMs) ?? 120_000;
-  const side =
-    typeof selector === "function"
-      ? await queryFunction(selector, built.request, timeoutMs, opts.signal)
-      : await queryProvider({ ...selector, provider: selector.provider as ProviderName, timeoutMs }, built.request, opts.signal);
-  result.selector = typeof selector === "function" ? "function" : selector.provider;
-  result.model = side.model;
-  result.usage = side.usage;
-  result.costUsd = estimateCost({ model: side.model, usage: side.usage }).usd;
-  if (side.text === null) {
-    result.error = side.failure ? `${side.failure.code}: ${side.failure.message}` : "the model gave no answer";
-    return;
-  }
-  const answer = side.text;
+  const answer = asked.text;
   // one time for the run: the plan made again under the lock must give the same diff
   const nowMs = writes.now();
   const first = await plan(ctx, answer, opts.maxFilesChanged, nowMs);

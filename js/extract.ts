@@ -5,13 +5,13 @@
  * history, which `undo` takes back whole. Never throws for a model, network or file problem:
  * the result says `failed`, and why.
  */
-import { buildExtractionRequest, estimateCost, extractionReadPlan, parseExtraction, planExtraction } from "./core.js";
-import type { ExtractionPlan, KeepMode, PlannedProposal, Proposal, ProviderName, Rejected, RefusedProposal, TurnMessage, Usage } from "./core.js";
+import { buildExtractionRequest, extractionReadPlan, parseExtraction, planExtraction } from "./core.js";
+import type { ExtractionPlan, KeepMode, PlannedProposal, Proposal, Rejected, RefusedProposal, TurnMessage, Usage } from "./core.js";
 import type { WriteResult } from "./api.js";
 import { applyJournaled, recoverInterrupted } from "./history.js";
 import { ioHost, withIoLock } from "./io.js";
 import { scanWithHeads, type RecallContext } from "./recall.js";
-import { NO_USAGE, queryFunction, queryProvider } from "./selectors.js";
+import { askModel, NO_USAGE } from "./selectors.js";
 import { takeSnapshot } from "./snapshot.js";
 import type { WriteContext } from "./writes.js";
 
@@ -163,26 +163,14 @@ async function ask(ctx: ExtractContext, opts: ExtractOptions, result: ExtractRes
     result.skip = built.skip;
     return null;
   }
-  const selector = recall.selector;
-  if (typeof selector !== "function" && selector.provider === "lexical") {
-    result.error = "extraction needs a model: the lexical selector only chooses among saved memories (configure a provider or a selector function)";
-    return null;
-  }
   // an extraction writes a few memories, not five names: it gets a minute unless told otherwise
-  const timeoutMs = opts.timeoutMs ?? (typeof selector === "function" ? undefined : selector.timeoutMs) ?? 60_000;
-  const side =
-    typeof selector === "function"
-      ? await queryFunction(selector, built.request, timeoutMs, opts.signal)
-      : await queryProvider({ ...selector, provider: selector.provider as ProviderName, timeoutMs }, built.request, opts.signal);
-  result.selector = typeof selector === "function" ? "function" : selector.provider;
-  result.model = side.model;
-  result.usage = side.usage;
-  result.costUsd = estimateCost({ model: side.model, usage: side.usage }).usd;
-  if (side.text === null) {
-    result.error = side.failure ? `${side.failure.code}: ${side.failure.message}` : "the model gave no answer";
+  const asked = await askModel(recall.selector, built.request, { what: "extraction", timeoutMs: opts.timeoutMs, defaultTimeoutMs: 60_000, signal: opts.signal });
+  Object.assign(result, { selector: asked.selector, model: asked.model, usage: asked.usage, costUsd: asked.costUsd });
+  if (asked.text === null) {
+    result.error = asked.error;
     return null;
   }
-  const parsed = parseExtraction(side.text, built.request.candidates);
+  const parsed = parseExtraction(asked.text, built.request.candidates);
   result.rejected = parsed.rejected;
   if (parsed.failure) {
     result.error = `${parsed.failure.code}: ${parsed.failure.message}`;

@@ -3,7 +3,7 @@
  * (injectable), retries as the core decides, and hands the body back to the core to decode.
  * Never throws for a model, network or timeout problem: the result carries a `failure`.
  */
-import { buildProviderRequest, decodeProviderResponse, retryDecision, selectorDefaults } from "./core.js";
+import { buildProviderRequest, decodeProviderResponse, estimateCost, retryDecision, selectorDefaults } from "./core.js";
 import type { ProviderName, SelectionRequest, Usage } from "./core.js";
 
 /** A model provider, or `lexical` for the offline selector. */
@@ -283,4 +283,41 @@ export async function queryFunction(fn: SelectorFunction, request: SelectionRequ
   } finally {
     limit.done();
   }
+}
+
+/** What a side query other than recall's got from the model (see {@link askModel}). */
+export interface ModelAnswer {
+  /** The answer, or `null` when there is none (`error` says why). */
+  text: string | null;
+  /** `anthropic`, `openai`, `ollama` or `function`; `null` when no model was asked. */
+  selector: string | null;
+  model: string | null;
+  usage: Required<Usage>;
+  costUsd: number | null;
+  error?: string;
+}
+
+/**
+ * A side query of the automatic writers (extraction, consolidation): the memory's selector
+ * asked once, under a deadline — `timeoutMs`, else the selector's own, else `defaultTimeoutMs`.
+ * The offline lexical selector only chooses among memories: it is no model to ask.
+ */
+export async function askModel(selector: SelectorConfig | SelectorFunction, request: SelectionRequest, o: { what: string; timeoutMs?: number | undefined; defaultTimeoutMs: number; signal?: AbortSignal | undefined }): Promise<ModelAnswer> {
+  if (typeof selector !== "function" && selector.provider === "lexical") {
+    return { text: null, selector: null, model: null, usage: NO_USAGE, costUsd: null, error: `${o.what} needs a model: the lexical selector only chooses among saved memories (configure a provider or a selector function)` };
+  }
+  const timeoutMs = o.timeoutMs ?? (typeof selector === "function" ? undefined : selector.timeoutMs) ?? o.defaultTimeoutMs;
+  const side =
+    typeof selector === "function"
+      ? await queryFunction(selector, request, timeoutMs, o.signal)
+      : await queryProvider({ ...selector, provider: selector.provider as ProviderName, timeoutMs }, request, o.signal);
+  const answer: ModelAnswer = {
+    text: side.text,
+    selector: typeof selector === "function" ? "function" : selector.provider,
+    model: side.model,
+    usage: side.usage,
+    costUsd: estimateCost({ model: side.model, usage: side.usage }).usd,
+  };
+  if (side.text === null) answer.error = side.failure ? `${side.failure.code}: ${side.failure.message}` : "the model gave no answer";
+  return answer;
 }
