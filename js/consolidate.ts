@@ -96,6 +96,8 @@ export interface ConsolidateContext {
   writes: WriteContext;
   schedule?: Partial<ConsolidationSchedule>;
   onEvent?: (event: ConsolidateEvent) => void;
+  /** Runs the consolidation's own write so that a session does not count it as its turn's. */
+  mute?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 const encoder = new TextEncoder();
@@ -282,7 +284,8 @@ async function run(ctx: ConsolidateContext, opts: ConsolidateOptions, mode: Keep
     }
   }
   let changedSince = false;
-  await withIoLock(
+  const own = ctx.mute ?? (<T>(fn: () => Promise<T>) => fn());
+  await own(() => withIoLock(
     writes.host,
     async () => {
       await recoverInterrupted(io, writes.limits);
@@ -298,7 +301,7 @@ async function run(ctx: ConsolidateContext, opts: ConsolidateOptions, mode: Keep
       result.historyId = record?.id ?? null;
     },
     writes.lock,
-  );
+  ));
   if (changedSince) {
     result.error = "CHANGED: the memory changed after the diff was shown; nothing was written (run it again to see the new diff)";
     return;

@@ -19,7 +19,7 @@ import type { SelectorConfig, SelectorFunction } from "./selectors.js";
 import { session } from "./session.js";
 import { memoryTool } from "./tool.js";
 import { ifMatchOf, readHistory, recoverAtOpen, restoreAt, undoChange, type HistoryOptions } from "./history.js";
-import { ioHost } from "./io.js";
+import { ioHost, withIoLock } from "./io.js";
 import { forget, remember, touch } from "./writes.js";
 import { extract, keepMode, type ExtractContext } from "./extract.js";
 import { consolidate, countSession, type ConsolidateContext } from "./consolidate.js";
@@ -103,6 +103,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   const consolidateCtx: ConsolidateContext = {
     recall: ctx,
     writes,
+    mute,
     ...(dream ? { schedule: { ...(dream.minHours !== undefined ? { minHours: dream.minHours } : {}), ...(dream.minSessions !== undefined ? { minSessions: dream.minSessions } : {}) } } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
   };
@@ -110,7 +111,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
   const newSession = () => {
     if (dream && dreamMode && dreamMode !== "off") {
       const mode = dreamMode;
-      void countSession(ioHost(writing))
+      // under the write lock: sessions opened at once (or in other processes) each count
+      void withIoLock(writing, () => countSession(ioHost(writing)), options.lock)
         .then(() => consolidate(consolidateCtx, { mode, onlyIfDue: true, ...(dream.confirm ? { confirm: dream.confirm } : {}) }))
         .catch(() => {});
     }

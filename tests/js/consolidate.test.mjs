@@ -274,3 +274,15 @@ test("memdir consolidate (--dry-run, --yes) and the MCP consolidate tool", async
     await mock.close();
   }
 });
+
+test("sessions opened at once each count toward the schedule", async () => {
+  const dir = seeded();
+  const memory = await openMemory({ dir, selector: answering(GOOD), keep: { consolidate: { mode: "suggest", minSessions: 100 } } });
+  for (let i = 0; i < 12; i++) memory.session();
+  const state = () => JSON.parse(readFileSync(join(dir, ".memdir", "consolidate.json"), "utf8"));
+  for (let waited = 0; waited < 5000; waited += 50) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (existsSync(join(dir, ".memdir", "consolidate.json")) && state().sessionsSince >= 12) break;
+  }
+  assert.equal(state().sessionsSince, 12);
+});

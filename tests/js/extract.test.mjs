@@ -281,3 +281,16 @@ test("an extraction's own writes are not the turn's: another session on the same
   const r = await b.extract([{ role: "user", content: "The payments rota is in #pay-oncall." }]);
   assert.equal(r.outcome, "saved", `${r.outcome} ${r.skip ?? ""}`);
 });
+
+test("a consolidation's writes are not the turn's either: the session's next extraction still runs", async () => {
+  const dir = temp();
+  writeFileSync(join(dir, "a.md"), "---\nname: Tests\ndescription: Integration tests hit a real database\ntype: feedback\n---\n\nUse a real Postgres.\n");
+  writeFileSync(join(dir, "b.md"), "---\nname: Testing\ndescription: Integration tests hit a real database, never mocks\ntype: feedback\n---\n\nNever mock it.\n");
+  const merge = { merges: [{ files: ["a.md", "b.md"], file: "b.md", type: "feedback", name: "Testing", description: "Integration tests hit a real database, never mocks", body: "Tests: use a real Postgres. Never mock it." }], supersessions: [], removals: [], index: [] };
+  const selector = async (request) => (request.schema.required.includes("operations") ? answer(oncall) : JSON.stringify(merge));
+  const memory = await openMemory({ dir, selector, keep: { extract: "auto" } });
+  const s = memory.session();
+  assert.equal((await memory.consolidate({ mode: "auto" })).outcome, "consolidated");
+  const r = await s.extract(conversation);
+  assert.equal(r.outcome, "saved", `${r.outcome} ${r.skip ?? ""}`);
+});
