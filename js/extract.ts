@@ -149,8 +149,9 @@ export function keepMode(value: unknown, what: string): KeepMode {
   throw new TypeError(`${what} must be "off", "suggest", "confirm" or "auto", got ${JSON.stringify(value)}`);
 }
 
-function emptyResult(mode: KeepMode): ExtractResult {
-  return { outcome: "failed", mode, proposals: [], saved: [], refused: [], rejected: [], historyId: null, selector: null, model: null, usage: NO_USAGE, costUsd: null, latencyMs: 0 };
+/** A result with nothing done yet: `failed` until the run says otherwise (`error` when given). */
+export function emptyResult(mode: KeepMode, error?: string): ExtractResult {
+  return { outcome: "failed", mode, proposals: [], saved: [], refused: [], rejected: [], historyId: null, selector: null, model: null, usage: NO_USAGE, costUsd: null, latencyMs: 0, ...(error ? { error } : {}) };
 }
 
 /** Asks the model; the proposals and what it refused, or why it failed. */

@@ -4,7 +4,7 @@
  * start a side query with the turn and are taken later without waiting.
  */
 import type { MemorySession, RecallOptions, RecallResult } from "./api.js";
-import type { ConversationMessage, ExtractOptions, ExtractResult } from "./extract.js";
+import { emptyResult, type ConversationMessage, type ExtractOptions, type ExtractResult } from "./extract.js";
 
 /** What a session needs to extract: the memory's extraction, and how many writes it has seen. */
 export interface SessionKeeper {
@@ -116,5 +116,5 @@ export function session(recall: (query: string, options: RecallOptions) => Promi
 }
 
 function failedRun(error: unknown, mode: ExtractResult["mode"] = "suggest"): ExtractResult {
-  return { outcome: "failed", mode, proposals: [], saved: [], refused: [], rejected: [], historyId: null, selector: null, model: null, usage: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, cacheCreation1hInputTokens: 0 }, costUsd: null, latencyMs: 0, error: `extraction failed: ${(error as Error)?.message ?? String(error)}` };
+  return emptyResult(mode, `extraction failed: ${(error as Error)?.message ?? String(error)}`);
 }

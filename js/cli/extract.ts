@@ -13,8 +13,8 @@ import type { CommandContext } from "./command.js";
 import { CliFailure } from "./failure.js";
 import { openFromArgs } from "./memory.js";
 import { chooseSelector } from "./selector.js";
+import { keepMode } from "../extract.js";
 
-const MODES = ["off", "suggest", "confirm", "auto"];
 /** The most of a conversation read: far more than the 24,000 units the extraction sends. */
 const MAX_MESSAGES_BYTES = 16 * 1024 * 1024;
 
@@ -81,8 +81,12 @@ function format(r: ExtractResult): string {
 /** `memdir extract`. */
 export async function run(ctx: CommandContext): Promise<number> {
   const { values: o, out } = ctx;
-  const mode = (o.mode ?? "suggest") as KeepMode;
-  if (!MODES.includes(mode)) throw new UsageError(`--mode is one of off, suggest, confirm, auto (not ${JSON.stringify(o.mode)})`, "extract");
+  let mode: KeepMode;
+  try {
+    mode = keepMode(o.mode ?? "suggest", "--mode");
+  } catch (error) {
+    throw new UsageError((error as Error).message, "extract");
+  }
   if (o.messages === undefined) throw new UsageError("extract needs the conversation: --messages <file.json> (or - for stdin)", "extract");
   if (mode === "confirm" && !o.yes && (o.messages === "-" || !process.stdin.isTTY)) {
     throw new CliFailure(2, "nothing written: --mode confirm asks on a terminal for each proposal, and there is none to ask on; pass --yes to save them all, or --mode suggest to only look");
