@@ -2,7 +2,7 @@
  * The public shapes of an opened memory: the options of `openMemory`, what recall returns,
  * sessions and prefetches, and what a write did.
  */
-import type { DoctorReport, FixPlan, IndexPrompt, Limits, Memory, Rejected, RememberInput, ScanResult, Usage, WriteAction, WriteVia } from "./core.js";
+import type { DoctorReport, FixPlan, IndexPrompt, Limits, Memory, MemoryType, Rejected, RememberInput, ScanResult, Usage, WriteAction, WriteVia } from "./core.js";
 import type { DoctorOptions } from "./doctor.js";
 import type { HistoryOptions, ReverseOptions, ReverseResult } from "./history.js";
 import type { HistoryItem } from "./core.js";
@@ -58,6 +58,51 @@ export interface OpenMemoryOptions {
    * what changed. `false` starts every scan over.
    */
   cache?: boolean | ScanCacheOptions;
+  /**
+   * Several memory folders recalled as one (rules §1.6), in order of precedence: the first wins
+   * when two disagree. Each keeps its own `MEMORY.md`, limits and history; the selector sees
+   * every memory as `<scope>:<path>`. With `scopes`, `dir`, `projectRoot` and `host` are not
+   * given: each scope has its own. Returns a {@link ScopedMemory}.
+   */
+  scopes?: ScopeOptions[];
+  /** The scope this folder is, when it is one of several: named in its index's prompt block. */
+  scope?: string;
+}
+
+/** One scope of `openMemory({ scopes })`. */
+export interface ScopeOptions {
+  /** `user`, `project`, `local`, `team`, `agent-reviewer`…: 1–32 of a-z, 0-9, `-`, `_`, starting with a letter. */
+  name: string;
+  /** Its folder (Node). */
+  dir?: string;
+  /** Or Claude Code's folder for a project (Node). */
+  projectRoot?: string;
+  /** Or any storage (a `PostgresStore`'s host for a shared team memory, say). */
+  host?: MemoryHost;
+  /** The memory types a write that names no scope puts here (`["user", "feedback"]`). Absent: any type. */
+  types?: MemoryType[];
+  /** Recalled, never written (a team memory this agent only reads). */
+  readOnly?: boolean;
+  /** Its own limits, over `openMemory`'s. */
+  limits?: Partial<Limits>;
+}
+
+/**
+ * A memory of several scopes. Recall, sessions and `index()` span every scope; a write goes
+ * to the scope named (`remember({ scope })`, `forget("project:x.md")`), else by the memory's
+ * type, else the first scope that takes any. Everything that works on one folder — the
+ * memory tool, doctor, history, undo, consolidation, extraction — works on the default write
+ * scope here, and on any scope through `scope(name)`.
+ */
+export interface ScopedMemory extends OpenedMemory {
+  /** The scopes, in order of precedence. */
+  readonly scopes: readonly { name: string; readOnly: boolean; memory: OpenedMemory }[];
+  /** One scope's own memory; `INVALID_ARGUMENT` for a name that is not one. */
+  scope(name: string): OpenedMemory;
+  /** The scope a write goes to when it names none (and its type picks none): `null` when every scope is read-only or typed. */
+  readonly writeScope: string | null;
+  index(): Promise<IndexPrompt & { scopes: { scope: string; index: IndexPrompt }[] }>;
+  remember(input: RememberRequest & { scope?: string }): Promise<WriteResult & { scope: string }>;
 }
 
 /** The automatic writers' settings (`openMemory({ keep })`). */
@@ -106,8 +151,10 @@ export interface WriteResult {
 
 /** One recalled memory. */
 export interface RecalledMemory {
-  /** Relative path: what `alreadySurfaced` takes. */
+  /** Relative path: what `alreadySurfaced` takes (`<scope>:<path>` in a memory of several scopes). */
   path: string;
+  /** The scope it comes from, in a memory of several scopes (rules §1.6). */
+  scope?: string;
   absolutePath: string;
   /** The file's modification time. */
   mtimeMs: number;

@@ -38,6 +38,7 @@ import type {
   Limits,
   Memory,
   MemoryDirInput,
+  AgentMemoryInput,
   MemoryToolCommand,
   MemoryToolInputSchema,
   MemoryToolSchemaOptions,
@@ -372,7 +373,16 @@ export function sanitizePath(name: string): string {
   return guard({ name }, (a) => wasm.sanitizePath(a.name));
 }
 
-/** The default memory directory: `<home>/.claude/projects/<sanitized root>/memory/`. */
+/**
+ * A subagent's own memory folder, as Claude Code lays it out: `user` under
+ * `~/.claude/agent-memory/<type>/`, `project` under `<project>/.claude/agent-memory/<type>/`,
+ * `local` under `<project>/.claude/agent-memory-local/<type>/`.
+ */
+export function agentMemoryDir(input: AgentMemoryInput): string {
+  return guard({ input }, (a) => wasm.agentMemoryDir(a.input));
+}
+
+/** The default memory directory: `autoMemoryDirectory` from trusted settings when valid, else `~/.claude/projects/<sanitized root>/memory/`. */
 export function projectMemoryDir(input: MemoryDirInput): string {
   return guard({ input }, (a) => wasm.projectMemoryDir(a.input));
 }
@@ -627,4 +637,46 @@ export function newScanSession(limits: Partial<Limits> | null): CoreScanSession 
 /** One call of a scan session's, its arguments bounded (no second try: after a trap the session is gone). */
 export function sessionCall<A extends Record<string, unknown>, T>(args: A, run: (args: A) => T): T {
   return guardOnce(args, run);
+}
+
+/** One scope's scan, for {@link mergeScoped}. */
+export interface ScopeScan {
+  scope: string;
+  memories: Memory[];
+}
+
+/**
+ * The memories of every scope as one list for selection (rules §1.6): each path (and
+ * `supersededBy`) as `<scope>:<path>`, newest first, ties in the scopes' order.
+ * `INVALID_ARGUMENT` for a bad or repeated scope name.
+ */
+export function mergeScoped(scans: ScopeScan[]): Memory[] {
+  return guard({ scans }, (a) => wasm.mergeScoped(a.scans));
+}
+
+/** `<scope>:<path>` as `[scope, path]`; `null` when it names no scope. */
+export function splitScoped(path: string): [string, string] | null {
+  return guard({ path }, (a) => wasm.splitScoped(a.path));
+}
+
+/** How a scope takes writes, for {@link writeScope}. */
+export interface ScopeRule {
+  name: string;
+  /** The memory types a write without a named scope puts here; absent: any. */
+  types?: string[] | null;
+  /** Recalled, never written. */
+  readOnly?: boolean;
+}
+
+/**
+ * Where a write goes: the scope named, else the first whose `types` holds the memory's type,
+ * else the first that takes any; `INVALID_ARGUMENT` when none can.
+ */
+export function writeScope(scopes: ScopeRule[], requested?: string | null, memoryType?: string | null): string {
+  return guard({ scopes, requested, memoryType }, (a) => wasm.writeScope(a.scopes, a.requested ?? undefined, a.memoryType ?? undefined));
+}
+
+/** The section the main model reads: the scopes, where each is, and which wins. */
+export function scopesPrompt(scopes: { name: string; root: string; readOnly?: boolean }[]): string {
+  return guard({ scopes }, (a) => wasm.scopesPrompt(a.scopes));
 }

@@ -20,7 +20,7 @@ export { INPUT_LIMITS } from "./edge.js";
 export { openMemory } from "./open.js";
 export type { OpenedMemory, MemorySession, OpenMemoryOptions, RecallOptions, RecallResult, RecalledMemory, SelectorConfig, SelectorFunction, WriteResult } from "./api.js";
 /** The automatic writers (rules §4.7): their settings, modes and results. */
-export type { KeepOptions, ExtractResult, ConsolidateResult } from "./api.js";
+export type { KeepOptions, ExtractResult, ConsolidateResult, ScopeOptions, ScopedMemory } from "./api.js";
 export type { KeepMode } from "./core.js";
 export type { HostEntry, HostError, HostFastPaths, HostLinks, HostLocks, HostWatcher, LockOwner, MemoryHost } from "./host.js";
 export type { FetchFunction } from "./selectors.js";

@@ -6,3 +6,4 @@ export * from "./index.js";
 export { NodeHost } from "./hosts/node.js";
 export type { NodeHostOptions } from "./hosts/node.js";
 export { openMemory } from "./node-open.js";
+export { claudeCodeScopes } from "./claude-settings.js";

@@ -4,14 +4,13 @@
  * memory folder Claude Code keeps for that project) become a `NodeHost`; the rest is the
  * shared `openMemory`. Kept apart from open.ts so the browser entry imports no `node:` module.
  */
-import { homedir } from "node:os";
 import { resolve } from "node:path";
-import type { OpenedMemory, OpenMemoryOptions } from "./api.js";
-import { projectMemoryDir } from "./core.js";
+import type { OpenedMemory, OpenMemoryOptions, ScopedMemory, ScopeOptions } from "./api.js";
 import { MemdirError } from "./errors.js";
-import { findProjectRoot } from "./git.js";
 import { NodeHost } from "./hosts/node.js";
-import { envKey, openMemory as openOn } from "./open.js";
+import { internalsOf, openMemory as openOn } from "./open.js";
+import { openScoped } from "./scopes.js";
+import { claudeMemoryDir } from "./claude-settings.js";
 
 /**
  * One `NodeHost` a folder in this process, while any memory holds it: memories opened on the same
@@ -31,17 +30,21 @@ function hostFor(dir: string): NodeHost {
   return host;
 }
 
+/** Opens several memory folders as one (rules §6), each scope by its `dir`, `projectRoot` or `host`: see {@link ScopedMemory}. */
+export function openMemory(options: OpenMemoryOptions & { scopes: ScopeOptions[] }): Promise<ScopedMemory>;
 /** Opens a memory directory: `dir`, `projectRoot` (Node) or any `host`. */
+export function openMemory(options?: OpenMemoryOptions): Promise<OpenedMemory>;
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<OpenedMemory> {
   if (options === null || typeof options !== "object" || options.host) return openOn(options);
+  // several folders: each scope opened here (its `dir` or `projectRoot` through Node)
+  if (options.scopes !== undefined) return openScoped(options, openMemory, internalsOf);
   for (const key of ["dir", "projectRoot"] as const) {
     const value = options[key];
     if (value !== undefined && (typeof value !== "string" || value.includes("\0"))) throw new MemdirError("INVALID_ARGUMENT", `invalid argument: \`${key}\` must be a path (a string without NUL)`);
   }
   if (options.dir) return openOn({ ...options, host: hostFor(resolve(options.dir)) });
   if (options.projectRoot) {
-    const dir = projectMemoryDir({ homeDir: homedir(), projectRoot: await findProjectRoot(options.projectRoot), configDir: envKey("CLAUDE_CONFIG_DIR") ?? null });
-    return openOn({ ...options, host: hostFor(dir) });
+    return openOn({ ...options, host: hostFor(await claudeMemoryDir(options.projectRoot)) });
   }
   throw new MemdirError("INVALID_ARGUMENT", "invalid argument: openMemory needs `dir`, `projectRoot` or `host`");
 }

@@ -8,7 +8,7 @@ import { contentHash, defaultLimits, defaultSelector, indexPrompt, indexReadPlan
 import type { KeepMode, Limits, Memory, ScanResult } from "./core.js";
 import type { ExtractOptions } from "./extract.js";
 import { bounded } from "./bounded.js";
-import type { OpenedMemory, OpenMemoryOptions } from "./api.js";
+import type { OpenedMemory, OpenMemoryOptions, ScopedMemory, ScopeOptions } from "./api.js";
 import { applyDoctorFixes, doctorFixPlan, doctorReport } from "./doctor.js";
 import { MemdirError } from "./errors.js";
 import { lazyProperty } from "./lazy.js";
@@ -16,7 +16,8 @@ import type { HostFastPaths, MemoryHost, WriteRequest } from "./host.js";
 import { recall, scanWithHeads, type RecallContext } from "./recall.js";
 import { sharedCache, type ScanCache } from "./scan-cache.js";
 import type { SelectorConfig, SelectorFunction } from "./selectors.js";
-import { session } from "./session.js";
+import { session, type SessionKeeper } from "./session.js";
+import { openScoped } from "./scopes.js";
 import { memoryTool } from "./tool.js";
 import { ifMatchOf, readHistory, recoverAtOpen, restoreAt, undoChange, type HistoryOptions } from "./history.js";
 import { ioHost, withIoLock } from "./io.js";
@@ -47,8 +48,23 @@ async function resolveHost(options: OpenMemoryOptions): Promise<MemoryHost> {
   throw new MemdirError("INVALID_ARGUMENT", "invalid argument: openMemory needs `dir`, `projectRoot` or `host`");
 }
 
+/** What a memory of several scopes (scopes.ts) needs of each scope's opened memory. */
+export interface OpenedInternals {
+  recall: RecallContext;
+  keeper: SessionKeeper;
+}
+const internals = new WeakMap<OpenedMemory, OpenedInternals>();
+/** The recall context and session keeper of a memory `openMemory` opened. */
+export function internalsOf(memory: OpenedMemory): OpenedInternals | undefined {
+  return internals.get(memory);
+}
+
+/** Opens several memory folders as one (rules §6): see {@link ScopedMemory}. */
+export function openMemory(options: OpenMemoryOptions & { scopes: ScopeOptions[] }): Promise<ScopedMemory>;
 /** Opens a memory directory. */
+export function openMemory(options?: OpenMemoryOptions): Promise<OpenedMemory>;
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<OpenedMemory> {
+  if (options !== null && typeof options === "object" && options.scopes !== undefined) return openScoped(options, openMemory, internalsOf);
   const host = await resolveHost(options);
   const limits: Limits = { ...defaultLimits(), ...options.limits };
   const indexPlan = indexReadPlan(limits); // the core checks the limits now: an unknown key is an error at open
@@ -118,7 +134,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     }
     return session(recallOnce, keeper);
   };
-  return {
+  const opened: OpenedMemory = {
     host,
     dir: host.root,
     remember: (input) => remember(writes, input),
@@ -142,7 +158,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
       } catch {
         // missing or unreadable: nothing is injected
       }
-      return indexPrompt({ content, fileBytes, absolutePath: host.absolutePath(indexPlan.path), limits });
+      return indexPrompt({ content, fileBytes, absolutePath: host.absolutePath(indexPlan.path), limits, scope: options.scope ?? null });
     },
     instructions: (opts = {}) => memoryInstructions(host.root, opts?.via, opts?.extract ?? extractMode),
     scan: async (opts = {}) => {
@@ -158,6 +174,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     consolidate: (opts = {}) => consolidate(consolidateCtx, dream?.confirm && !opts.confirm ? { ...opts, confirm: dream.confirm } : opts),
     extract: (opts) => serial(() => extractOnce(opts)),
   };
+  internals.set(opened, { recall: ctx, keeper });
+  return opened;
 }
 
 /**

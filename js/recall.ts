@@ -30,6 +30,14 @@ export interface RecallContext {
   onEvent?: (event: RecallEvent) => void;
   /** What the opened memory keeps between turns. */
   cache?: ScanCache;
+  /**
+   * A memory of several scopes (scopes.ts): the scan of all of them, paths as `<scope>:<path>`,
+   * instead of `host`'s; and where each such path is read.
+   */
+  scoped?: {
+    scan(): Promise<Scanned>;
+    locate(path: string): { host: MemoryHost; path: string; scope: string };
+  };
 }
 
 export type { Scanned } from "./scan-cache.js";
@@ -43,7 +51,8 @@ function errorCode(error: unknown): string {
  * and lets the core decide — through the opened memory's cache when it has one (only what
  * changed since the last turn is read), else from scratch.
  */
-export function scanWithHeads({ host, limits, concurrency, cache }: RecallContext): Promise<Scanned> {
+export function scanWithHeads({ host, limits, concurrency, cache, scoped }: RecallContext): Promise<Scanned> {
+  if (scoped) return scoped.scan();
   return (cache ?? new ScanCache(host, limits, { enabled: false, watch: false })).scan(concurrency);
 }
 
@@ -82,18 +91,20 @@ async function select(ctx: RecallContext, request: SelectionRequest, query: stri
 
 /** Reads and renders the chosen memories; a file that cannot be read is reported, not thrown. */
 async function render(ctx: RecallContext, scanned: Scanned, selected: string[], result: RecallResult): Promise<RecalledMemory[]> {
-  const { host, limits, now, concurrency } = ctx;
+  const { limits, now, concurrency } = ctx;
   const byPath = new Map(scanned.result.memories.map((m) => [m.path, m]));
   const nowMs = now();
   const readBytes = injectReadBytes(limits);
   const rendered = await bounded(selected, concurrency, async (path) => {
     const memory = byPath.get(path)!;
+    // a memory of several scopes is read from its scope's folder
+    const at = ctx.scoped ? ctx.scoped.locate(path) : { host: ctx.host, path, scope: undefined };
     try {
-      const content = await host.readFile(path, readBytes);
+      const content = await at.host.readFile(at.path, readBytes);
       const timeMs = memory.timeMs ?? memory.mtimeMs; // the scan always sets it
-      const absolutePath = host.absolutePath(path);
-      const r = renderMemory({ path, absolutePath, mtimeMs: timeMs, content, nowMs, limits });
-      return { path, absolutePath, mtimeMs: memory.mtimeMs, timeMs, ageDays: memoryAgeDays(timeMs, nowMs), header: r.header, content: r.body, utf16Count: r.utf16Count, truncated: r.truncated, text: r.text } satisfies RecalledMemory;
+      const absolutePath = at.host.absolutePath(at.path);
+      const r = renderMemory({ path: at.path, absolutePath, mtimeMs: timeMs, content, nowMs, limits });
+      return { path, ...(at.scope ? { scope: at.scope } : {}), absolutePath, mtimeMs: memory.mtimeMs, timeMs, ageDays: memoryAgeDays(timeMs, nowMs), header: r.header, content: r.body, utf16Count: r.utf16Count, truncated: r.truncated, text: r.text } satisfies RecalledMemory;
     } catch (error) {
       result.error = [result.error, `${path} could not be read (${errorCode(error) || (error as Error).message})`].filter(Boolean).join("; ");
       return null;

@@ -160,6 +160,9 @@ pub struct IndexInput {
     #[serde(default)]
     #[cfg_attr(test, ts(type = "Partial<Limits> | null", optional))]
     pub limits: Option<Limits>,
+    /// The scope this index is of, when the memory has several (rules §1.6): named in the prompt.
+    #[serde(default)]
+    pub scope: Option<String>,
 }
 
 /// The index as the model sees it: the view and the block to put in the context.
@@ -217,8 +220,13 @@ pub fn index_prompt(input: &IndexInput) -> IndexPrompt {
     let prompt = if view.content.is_empty() {
         String::new()
     } else {
+        let scope = input.scope.as_deref();
+        let what = match scope.filter(|s| crate::scopes::check_scope_name(s).is_ok()) {
+            Some(scope) => format!("the `{scope}` scope's memory index"),
+            None => "the memory index".to_owned(),
+        };
         neutralize_reminder_tags(&format!(
-            "Contents of {} (the memory index, kept across conversations):\n\n{}",
+            "Contents of {} ({what}, kept across conversations):\n\n{}",
             input.absolute_path, view.content
         ))
     };

@@ -29,6 +29,7 @@ pub mod provider;
 pub mod render;
 pub mod scan;
 pub mod scan_session;
+pub mod scopes;
 pub mod secrets;
 pub mod side_query;
 pub mod temp;

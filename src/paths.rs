@@ -62,6 +62,150 @@ pub struct MemoryDirInput {
     /// `CLAUDE_CONFIG_DIR` when set; replaces `<home>/.claude`.
     #[serde(default)]
     pub config_dir: Option<String>,
+    /// `autoMemoryDirectory` as each trusted settings file gives it (never the project's own
+    /// `.claude/settings.json`, so a repository cannot point memory elsewhere).
+    #[serde(default)]
+    pub auto_memory_directory: Option<AutoMemorySettings>,
+}
+
+/// `autoMemoryDirectory` from the settings Claude Code trusts, in its order: the first given
+/// is used; one that is not a safe absolute path falls back to the default folder.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
+pub struct AutoMemorySettings {
+    /// The managed (policy) settings.
+    #[serde(default)]
+    pub policy: Option<String>,
+    /// `<project>/.claude/settings.local.json`.
+    #[serde(default)]
+    pub local: Option<String>,
+    /// `<config dir>/settings.json`.
+    #[serde(default)]
+    pub user: Option<String>,
+}
+
+/// Claude Code's `validateMemoryPath` on an `autoMemoryDirectory`: `~/` expanded; refused
+/// (`None`) when relative, shorter than 3 characters once trailing separators go, a bare
+/// drive, UNC, holding NUL, or the home directory or above. With one trailing separator.
+pub fn auto_memory_override(value: &str, home_dir: &str) -> Option<String> {
+    let home = home_dir.trim_end_matches(['/', '\\']);
+    let expanded = match value
+        .strip_prefix("~/")
+        .or_else(|| value.strip_prefix("~\\"))
+    {
+        Some(rest) => {
+            let rest_trimmed = rest.trim_matches(['/', '\\']);
+            if home.is_empty() || matches!(rest_trimmed, "" | "." | "..") {
+                return None;
+            }
+            format!("{home}/{rest}")
+        }
+        None if value.starts_with('~') => return None,
+        None => value.to_owned(),
+    };
+    let trimmed = expanded.trim_end_matches(['/', '\\']);
+    let bytes = trimmed.as_bytes();
+    let drive = bytes.len() >= 2
+        && bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes.get(1) == Some(&b':');
+    let absolute =
+        trimmed.starts_with('/') || (drive && matches!(bytes.get(2), Some(b'/' | b'\\')));
+    let unc = trimmed.starts_with("//") || trimmed.starts_with("\\\\");
+    // `..` segments are refused outright (Claude Code normalises them first; refusing is safer)
+    let climbs = trimmed.split(['/', '\\']).any(|seg| seg == "..");
+    if !absolute
+        || unc
+        || climbs
+        || trimmed.contains('\0')
+        || trimmed.chars().count() < 3
+        || (drive && bytes.len() == 2)
+    {
+        return None;
+    }
+    let sep = if trimmed.contains('\\') && !trimmed.contains('/') {
+        '\\'
+    } else {
+        '/'
+    };
+    Some(format!("{trimmed}{sep}"))
+}
+
+/// Where a subagent's own memory is (Claude Code's agent memory), for one of its scopes.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
+pub struct AgentMemoryInput {
+    /// `user`, `project` or `local`.
+    pub scope: String,
+    /// The agent's type (its name); `:` becomes `-`.
+    pub agent_type: String,
+    /// The user's home directory.
+    pub home_dir: String,
+    /// The folder the agent works in (Claude Code's cwd) for `project` and `local`.
+    pub project_root: String,
+    /// `CLAUDE_CONFIG_DIR` when set.
+    #[serde(default)]
+    pub config_dir: Option<String>,
+}
+
+/// `user`: `<configDir or ~/.claude>/agent-memory/<type>/`; `project`:
+/// `<project>/.claude/agent-memory/<type>/`; `local`: `<project>/.claude/agent-memory-local/<type>/`.
+/// An agent type that is empty or would leave its folder (`..`, a separator, NUL) is refused.
+pub fn agent_memory_dir(input: &AgentMemoryInput) -> Result<String, Error> {
+    let agent = input.agent_type.replace(':', "-");
+    if agent.is_empty() || agent == "." || agent == ".." || agent.contains(['/', '\\', '\0']) {
+        return Err(Error::invalid(
+            "agentType: a name without /, \\, NUL, and not . or ..",
+        ));
+    }
+    let (base, rest) = match input.scope.as_str() {
+        "user" => {
+            let base = match input.config_dir.as_deref().filter(|d| !d.is_empty()) {
+                Some(dir) => dir.trim_end_matches(['/', '\\']).to_owned(),
+                None if input.home_dir.is_empty() => {
+                    return Err(Error::invalid(
+                        "homeDir is empty and no configDir was given",
+                    ))
+                }
+                None => format!("{}/.claude", input.home_dir.trim_end_matches(['/', '\\'])),
+            };
+            (base, "agent-memory")
+        }
+        "project" | "local" if input.project_root.is_empty() => {
+            return Err(Error::invalid("projectRoot is empty"))
+        }
+        "project" => (
+            format!(
+                "{}/.claude",
+                input.project_root.trim_end_matches(['/', '\\'])
+            ),
+            "agent-memory",
+        ),
+        "local" => (
+            format!(
+                "{}/.claude",
+                input.project_root.trim_end_matches(['/', '\\'])
+            ),
+            "agent-memory-local",
+        ),
+        other => {
+            return Err(Error::invalid(format!(
+                "agent memory scope {other:?}: user, project or local"
+            )))
+        }
+    };
+    let sep = if base.contains('\\') && !base.contains('/') {
+        '\\'
+    } else {
+        '/'
+    };
+    let base = if sep == '\\' {
+        base.replace('/', "\\")
+    } else {
+        base
+    };
+    Ok(format!("{base}{sep}{rest}{sep}{agent}{sep}"))
 }
 
 /// `<configDir or home/.claude>/projects/<sanitizePath(projectRoot)>/memory/`, with a trailing
@@ -74,6 +218,14 @@ pub fn project_memory_dir(input: &MemoryDirInput) -> Result<String, Error> {
     }
     if input.project_root.is_empty() {
         return Err(Error::invalid("projectRoot is empty"));
+    }
+    if let Some(settings) = &input.auto_memory_directory {
+        let first = [&settings.policy, &settings.local, &settings.user]
+            .into_iter()
+            .find_map(|v| v.as_deref());
+        if let Some(dir) = first.and_then(|v| auto_memory_override(v, &input.home_dir)) {
+            return Ok(dir);
+        }
     }
     let base_source = input.config_dir.as_deref().filter(|d| !d.is_empty());
     let style = base_source.unwrap_or(&input.home_dir);

@@ -34,7 +34,7 @@ use crate::keep::schedule::{ConsolidationDue, ConsolidationSchedule, Consolidati
 use crate::keep::KeepMode;
 use crate::lexical::{LexicalInput, LexicalSelection, QueryTerm, Scored};
 use crate::limits::Limits;
-use crate::paths::MemoryDirInput;
+use crate::paths::{AgentMemoryInput, AutoMemorySettings, MemoryDirInput};
 use crate::provider::{
     DefaultSelector, HttpRequest, Provider, ProviderAnswer, ProviderFailure, ProviderRequestInput,
     ProviderResponseInput, RetryDecision, RetryInput, SelectorDefaults, SelectorEnv,
@@ -96,6 +96,8 @@ pub(crate) fn declarations() -> String {
         Truncation,
         Rendered,
         MemoryDirInput,
+        AutoMemorySettings,
+        AgentMemoryInput,
         Usage,
         CostInput,
         Cost,

@@ -113,6 +113,16 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         "selectorDefaults" => out(provider::SELECTOR_DEFAULTS),
         "defaultSelector" => out(provider::default_selector(&arg(a, 0, "env")?)),
         "indexPrompt" => out(index::index_prompt(&arg(a, 0, "input")?)),
+        "mergeScoped" => out(memdir::scopes::merge_scoped(arg(a, 0, "scans")?)?),
+        "splitScoped" => out(memdir::scopes::split_scoped(&arg::<String>(a, 0, "path")?)),
+        "writeScope" => out(memdir::scopes::write_scope(
+            &arg::<Vec<memdir::scopes::ScopeRule>>(a, 0, "scopes")?,
+            opt::<String>(a, 1, "requested")?.as_deref(),
+            opt::<String>(a, 2, "memoryType")?.as_deref(),
+        )?),
+        "scopesPrompt" => out(memdir::scopes::scopes_prompt(&arg::<
+            Vec<memdir::scopes::ScopeRoot>,
+        >(a, 0, "scopes")?)?),
         "planScan" => out(scan::plan_scan(
             &arg::<Vec<scan::FileHead>>(a, 0, "files")?,
             &limits(a, 1)?,
@@ -149,6 +159,7 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         ))),
         "renderMemory" => out(render::render_memory(&arg(a, 0, "input")?)),
         "sanitizePath" => out(paths::sanitize_path(&arg::<String>(a, 0, "name")?)),
+        "agentMemoryDir" => out(paths::agent_memory_dir(&arg(a, 0, "input")?)?),
         "projectMemoryDir" => out(paths::project_memory_dir(&arg(a, 0, "input")?)?),
         "checkRelativePath" => {
             paths::check_relative_path(&arg::<String>(a, 0, "path")?).map(|()| Value::Null)

@@ -577,6 +577,7 @@ fn check_fixes(shape: &Shape, errors: &mut Vec<String>) {
 fn check_index(shape: &Shape, errors: &mut Vec<String>) {
     let want = &shape.expect["index"];
     let view = index_prompt(&IndexInput {
+        scope: None,
         content: Head::Bytes(shape.files.get("MEMORY.md").cloned().unwrap_or_default()),
         file_bytes: None,
         absolute_path: "/memory/MEMORY.md".into(),

@@ -118,7 +118,11 @@ fileBytes?: number | null,
 /**
  * Where the index is, named in the prompt (`Contents of …`).
  */
-absolutePath: string, limits?: Partial<Limits> | null, };
+absolutePath: string, limits?: Partial<Limits> | null, 
+/**
+ * The scope this index is of, when the memory has several (rules §6): named in the prompt.
+ */
+scope?: string | null, };
 
 /**
  * The index as the model sees it: the view and the block to put in the context.
@@ -411,6 +415,54 @@ homeDir: string,
 projectRoot: string, 
 /**
  * `CLAUDE_CONFIG_DIR` when set; replaces `<home>/.claude`.
+ */
+configDir?: string | null, 
+/**
+ * `autoMemoryDirectory` as each trusted settings file gives it (never the project's own
+ * `.claude/settings.json`, so a repository cannot point memory elsewhere).
+ */
+autoMemoryDirectory?: AutoMemorySettings | null, };
+
+/**
+ * `autoMemoryDirectory` from the settings Claude Code trusts, in its order: the first given
+ * is used; one that is not a safe absolute path falls back to the default folder.
+ */
+export type AutoMemorySettings = { 
+/**
+ * The managed (policy) settings.
+ */
+policy?: string | null, 
+/**
+ * `<project>/.claude/settings.local.json`.
+ */
+local?: string | null, 
+/**
+ * `<config dir>/settings.json`.
+ */
+user?: string | null, };
+
+/**
+ * Where a subagent's own memory is (Claude Code's agent memory), for one of its scopes.
+ */
+export type AgentMemoryInput = { 
+/**
+ * `user`, `project` or `local`.
+ */
+scope: string, 
+/**
+ * The agent's type (its name); `:` becomes `-`.
+ */
+agentType: string, 
+/**
+ * The user's home directory.
+ */
+homeDir: string, 
+/**
+ * The folder the agent works in (Claude Code's cwd) for `project` and `local`.
+ */
+projectRoot: string, 
+/**
+ * `CLAUDE_CONFIG_DIR` when set.
  */
 configDir?: string | null, };
 

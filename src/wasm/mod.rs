@@ -7,6 +7,7 @@ mod extract;
 mod history;
 mod keep;
 mod scan_session;
+mod scopes;
 mod strict;
 mod types;
 
@@ -193,6 +194,16 @@ pub fn project_memory_dir(
 ) -> Result<String, JsValue> {
     let input: paths::MemoryDirInput = from_js(input, "input")?;
     paths::project_memory_dir(&input).map_err(|e| to_js_error(&e))
+}
+
+/// A subagent's own memory folder (Claude Code's agent memory) for the scope `user`,
+/// `project` or `local`.
+#[wasm_bindgen(js_name = agentMemoryDir)]
+pub fn agent_memory_dir(
+    #[wasm_bindgen(unchecked_param_type = "AgentMemoryInput")] input: JsValue,
+) -> Result<String, JsValue> {
+    let input: paths::AgentMemoryInput = from_js(input, "input")?;
+    paths::agent_memory_dir(&input).map_err(|e| to_js_error(&e))
 }
 
 /// Checks a path relative to the memory directory; throws `UNSAFE_PATH` saying why.

@@ -1,5 +1,7 @@
-// The public entry is deliberate (issue 22): at most 64 names (60, and issue 24's four for the
-// automatic writers: KeepOptions, KeepMode, ExtractResult, ConsolidateResult), each on the list below. A name
+// The public entry is deliberate (issue 22): at most 66 names (60, issue 24's four for the
+// automatic writers: KeepOptions, KeepMode, ExtractResult, ConsolidateResult, and issue 25's two
+// for scopes: ScopeOptions, ScopedMemory; the Node entry's claudeCodeScopes takes the place of the
+// browser entry's hosts), each on the list below. A name
 // that is not here is internal (pkg/internal.js, not in package.json "exports"); adding one to
 // the entry means adding it here, on purpose.
 import { test } from "node:test";
@@ -7,7 +9,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { readFileSync } from "node:fs";
 
-const MAX_NAMES = 64;
+const MAX_NAMES = 66;
 
 // Values and types of every entry.
 const COMMON = [
@@ -25,8 +27,10 @@ const COMMON = [
   "Diagnostic", "MemoryTool", "MemoryToolHandlers", "VsCodeApi", "DiagnosticCode", "FindingCode", "MemdirErrorCode", "WasmSource", "FetchFunction",
   // the automatic writers (issue 24)
   "KeepOptions", "KeepMode", "ExtractResult", "ConsolidateResult",
+  // scopes (issue 25)
+  "ScopeOptions", "ScopedMemory",
 ];
-const NODE = [...COMMON, "NodeHost", "NodeHostOptions"];
+const NODE = [...COMMON, "NodeHost", "NodeHostOptions", "claudeCodeScopes"];
 const BROWSER = [...COMMON, "browserHost", "IndexedDbHost", "OpfsHost", "IndexedDbHostOptions"];
 
 // The names a declaration file exports, following `export * from` into the files it names
