@@ -98,9 +98,11 @@ export interface MemoryHost {
    * Writes the whole file atomically (temporary file + rename where the host can), creating
    * parent folders. `exclusive`: fail with `EEXIST` when it exists. `durable: false`: the bytes
    * need not reach the disk before the name points at them (the lock file: a lock lost to a
-   * power cut is a lock nobody holds).
+   * power cut is a lock nobody holds). `mtimeMs`: the file's modification time, where the host
+   * can set it (a copy of a memory keeps its files' ages: `js/transfer.ts`); a host that cannot
+   * ignores it and gives its own time.
    */
-  writeFile(path: string, data: Uint8Array, options?: { exclusive?: boolean; durable?: boolean }): Promise<void>;
+  writeFile(path: string, data: Uint8Array, options?: { exclusive?: boolean; durable?: boolean; mtimeMs?: number }): Promise<void>;
   /** Removes a file, or a directory and everything in it. */
   remove(path: string): Promise<void>;
   /** Renames a file or directory; fails with `EEXIST` if the destination exists. */

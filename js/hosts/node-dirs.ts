@@ -24,7 +24,9 @@ import { hostError, type HostEntry } from "../host.js";
 export type NodeFs = Pick<
   typeof fsp,
   "lstat" | "stat" | "readdir" | "realpath" | "readlink" | "open" | "readFile" | "writeFile" | "rename" | "rm" | "rmdir" | "mkdir" | "link" | "unlink"
->;
+> &
+  /** Sets a written file's time (`writeFile`'s `mtimeMs`); a file system given without it keeps its own times. */
+  Partial<Pick<typeof fsp, "lutimes">>;
 
 const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = constants;
 /** Bytes read at a time for a head; most heads fit in one read. */

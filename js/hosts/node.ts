@@ -383,14 +383,20 @@ export class NodeHost implements MemoryHost {
     return (await this.walkerReady).hold(fn);
   }
 
-  async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean; durable?: boolean } = {}): Promise<void> {
+  async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean; durable?: boolean; mtimeMs?: number } = {}): Promise<void> {
     const walker = await this.walkerReady;
     const segments = path.split("/");
     const name = segments.pop()!;
     const dir = await walker.openDir(segments, { create: true });
     const tmp = tempFileName(name, randomHex(6));
     try {
-      const staged = await this.stage(walker, dir, tmp, data, { durable: options.durable, identify: !walker.safe });
+      let staged = await this.stage(walker, dir, tmp, data, { durable: options.durable, identify: !walker.safe });
+      // the time is set on the staged file (never followed: lutimes), before any name points at it
+      if (options.mtimeMs !== undefined && Number.isFinite(options.mtimeMs) && this.fs.lutimes) {
+        const set = await this.fs.lutimes(walker.at(dir, tmp), Date.now() / 1000, options.mtimeMs / 1000).then(() => true, () => false);
+        // by plain paths, the file is found again after its rename by its size and time: the new time
+        if (set && staged) staged = await this.fs.lstat(walker.at(dir, tmp)).catch(() => staged);
+      }
       await this.name(walker, dir, path, tmp, name, staged, options);
     } finally {
       await walker.close(dir);

@@ -55,10 +55,10 @@ export class InMemoryHost implements MemoryHost {
     return maxBytes === undefined ? data.slice() : data.slice(0, maxBytes);
   }
 
-  async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean } = {}): Promise<void> {
+  async writeFile(path: string, data: Uint8Array, options: { exclusive?: boolean; mtimeMs?: number } = {}): Promise<void> {
     if (this.directories().has(path)) throw hostError("EISDIR", `${path} is a directory`);
     if (options.exclusive && this.files.has(path)) throw hostError("EEXIST", `${path} already exists`);
-    this.files.set(path, { data: data.slice(), mtimeMs: this.now() });
+    this.files.set(path, { data: data.slice(), mtimeMs: options.mtimeMs ?? this.now() });
   }
 
   async remove(path: string): Promise<void> {

@@ -184,6 +184,19 @@ export function hostCases({ assert, openMemory }) {
       await assert.rejects(host.writeFile("notes", bytes("x")), { code: "EISDIR" });
       assert.deepEqual(paths(await host.list()), ["a.md", "notes", "notes/n.md", "old.md"]);
     }),
+    case_("writeFile with mtimeMs (a copy keeps its files' ages): the time kept to the millisecond, or the host's own; the bytes written all the same", async (make) => {
+      const { host } = await make({});
+      const then = Date.UTC(2024, 1, 29, 12, 34, 56, 789) + 0.25;
+      await host.writeFile("old.md", bytes("aged"), { mtimeMs: then });
+      await host.writeFile("notes/old.md", bytes("aged too"), { mtimeMs: then, exclusive: true });
+      assert.equal(text(await host.readFile("old.md")), "aged");
+      assert.equal(text(await host.readFile("notes/old.md")), "aged too");
+      const times = (await host.list()).filter((e) => e.kind === "file").map((e) => e.mtimeMs);
+      // a host that sets times sets them all; one that cannot gives its own
+      const kept = times.map((t) => Math.abs(t - then) < 1);
+      assert.ok(kept.every((k) => k) || kept.every((k) => !k), `times ${times.join(", ")}`);
+      assert.deepEqual(paths(await host.list()), ["notes", "notes/old.md", "old.md"]);
+    }),
     case_("remove: a file, a folder with everything in it, ENOENT when missing", async (make) => {
       const { host } = await make({ "a.md": "a", "notes/b.md": "b", "notes/deep/c.md": "c", "other.md": "o" });
       await host.remove("a.md");
