@@ -141,6 +141,30 @@ export const COMMANDS: Record<string, Command> = {
     positionals: none("restore"),
     run: (ctx) => import("./run.js").then((m) => m.history.restore(ctx)),
   },
+  export: {
+    args: "<folder>",
+    summary: "copy a memory into a plain folder, byte for byte: from a PostgreSQL store, or another folder",
+    usage: "memdir export (--database <url> --memory <id> | --dir <path> | --project <path>) <folder> [--replace] [options]",
+    details:
+      "Every file of the memory — MEMORY.md, the topic files, the history in .memdir/ — with its modification\ntime, under the folder's write lock (and the memory's); the write lock itself never. A folder that holds\nfiles is refused unless --replace (then its files not in the memory are removed). A backup a person can\nread, and memdir import puts it back. --database needs pg: npm install pg.\nExit 1 when refused (nothing written), 3 when the memory does not exist, 4 when pg is missing.",
+    options: ["database", "memory", "replace"],
+    positionals: (args) => {
+      if (args.length !== 1) throw new UsageError("export takes one folder to write: memdir export --database postgres://localhost/app --memory alice ./alice", "export");
+    },
+    run: (ctx) => import("./run.js").then((m) => m.transfer.exportMemory(ctx)),
+  },
+  import: {
+    args: "<folder>",
+    summary: "copy a plain folder into a memory, byte for byte: into a PostgreSQL store, or another folder",
+    usage: "memdir import <folder> (--database <url> --memory <id> | --dir <path> | --project <path>) [--replace] [options]",
+    details:
+      "Every file of the folder — MEMORY.md, the topic files, the history in .memdir/ — with its modification\ntime, under the memory's write lock, so a writer of that memory waits for it; the write lock itself never.\nA memory that holds files is refused unless --replace (then its files not in the folder are removed).\n--database needs pg: npm install pg.\nExit 1 when refused (nothing written), 3 when the folder does not exist, 4 when pg is missing.",
+    options: ["database", "memory", "replace"],
+    positionals: (args) => {
+      if (args.length !== 1) throw new UsageError("import takes one folder to read: memdir import ./alice --database postgres://localhost/app --memory alice", "import");
+    },
+    run: (ctx) => import("./run.js").then((m) => m.transfer.importMemory(ctx)),
+  },
   mcp: {
     args: "[--read-only] [--no-index]",
     summary: "serve the memory to MCP clients over stdio (needs @modelcontextprotocol/sdk)",

@@ -10,4 +10,5 @@ export * as extract from "./extract.js";
 export * as history from "./history.js";
 export * as read from "./read.js";
 export * as recall from "./recall.js";
+export * as transfer from "./transfer.js";
 export * as write from "./write.js";

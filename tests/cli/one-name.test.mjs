@@ -28,6 +28,7 @@ const SETTINGS = [
   ["mode", null, "extract", "extract"],
   ["supersedes", "RememberInput", "remember", "remember"],
   ["maxFilesChanged", null, "consolidate", "consolidate"],
+  ["replace", null, "import", null],
 ];
 /** The option lines of `memdir <command> --help`, by name: `--name` → its line(s). */
 async function optionsOf(command) {

@@ -1,0 +1,18 @@
+/**
+ * The PostgreSQL store for `--database` (`memdir export`, `memdir import`): loaded only when a
+ * command names a database, so `pg`, an optional peer dependency, is needed only then.
+ */
+import type { MemoryHost } from "../host.js";
+
+/** The part of `PostgresStore` (memdir/postgres) the CLI uses. */
+export interface Store {
+  host(memory: string): MemoryHost;
+  memories(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** Opens the store at `url`; throws with `code` `ERR_MODULE_NOT_FOUND` when `pg` is not installed. */
+export async function openStore(url: string): Promise<Store> {
+  void url;
+  throw Object.assign(new Error("the PostgreSQL host is not built yet"), { code: "ERR_MODULE_NOT_FOUND" });
+}
