@@ -128,6 +128,8 @@ export interface ForgetInput {
    * (`contentHash`, `scan({ hashes: true })`). `CHANGED` otherwise, and nothing is written.
    */
   ifMatch?: string;
+  /** In a memory of several scopes: the scope the file is in (or write the file as `<scope>:<path>`). */
+  scope?: string;
 }
 
 /** What `remember` takes: the memory, and optionally `ifMatch`. */

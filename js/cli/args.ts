@@ -30,6 +30,9 @@ export interface OptionSpec {
 export const OPTIONS = {
   dir: { value: "path", help: "the memory directory (default: Claude Code's, for --project)" },
   project: { value: "path", help: "the project whose memory to use (default: the current directory)" },
+  scopes: { value: "list", help: "several memory folders as one, in order of precedence: name=path,name=path (name:ro=path is read-only), a .json file of [{name, dir, types, readOnly}], or claude (Claude Code's folders for --project)" },
+  scope: { value: "name", help: "with --scopes: the scope a write goes to (remember, forget, touch), or the one folder a command works on (doctor, log, undo, …)" },
+  agent: { value: "name", help: "with --scopes claude: the subagent whose own memory (agent-local, agent-project, agent-user) comes first" },
   provider: { value: "name", help: "anthropic | openai | ollama | lexical (default: anthropic when ANTHROPIC_API_KEY is set, openai when only OPENAI_API_KEY is, else lexical)" },
   model: { value: "id", help: "the side-query model (default: claude-sonnet-5-5, gpt-4o-mini, qwen3:8b)" },
   "base-url": { value: "url", help: "the provider's base URL (OpenAI-compatible servers, Ollama, a proxy)" },

@@ -38,7 +38,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   if (o.yes && o["dry-run"]) throw new UsageError("--yes and --dry-run say opposite things: choose one", "consolidate");
   const maxFilesChanged = wholeNumber("max-files-changed", o["max-files-changed"], "a whole number of files", 1, 200);
   const choice = chooseSelector(ctx);
-  const memory = await openFromArgs(ctx, choice.config);
+  const memory = await openFromArgs(ctx, choice.config, { oneFolder: true });
   await requireDirectory(ctx, memory.host.root);
   const asking = !o.yes && !o["dry-run"];
   if (asking && !process.stdin.isTTY) {

@@ -19,7 +19,7 @@ function formatFindings(report: DoctorReport): string {
 export async function run(ctx: CommandContext): Promise<number> {
   const { values: o, out } = ctx;
   const staleCoreDays = wholeNumber("stale-core-days", o["stale-core-days"], "a whole number of days", 0, 1_000_000);
-  const memory = await openFromArgs(ctx);
+  const memory = await openFromArgs(ctx, undefined, { oneFolder: true });
   await requireDirectory(ctx, memory.host.root);
   const opts = staleCoreDays === undefined ? {} : { staleCoreDays };
   if (!o.fix && (o.yes || o["dry-run"])) throw new UsageError(`--${o.yes ? "yes" : "dry-run"} goes with --fix: memdir doctor --fix ${o.yes ? "--yes" : "--dry-run"}`, "doctor");

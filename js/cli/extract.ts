@@ -93,7 +93,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   const messages = parseMessages(await readMessages(o.messages));
   const choice = chooseSelector(ctx);
-  const memory = await openFromArgs(ctx, choice.config);
+  const memory = await openFromArgs(ctx, choice.config, { oneFolder: true });
   const confirm = async (p: PlannedProposal) => {
     if (o.yes) return true;
     out.err(`${describe(p)}\n`);

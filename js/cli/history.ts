@@ -30,7 +30,7 @@ export function timeArg(name: "at" | "since", raw: string | undefined, command: 
 }
 
 async function opened(ctx: CommandContext): Promise<OpenedMemory> {
-  const memory = await openFromArgs(ctx);
+  const memory = await openFromArgs(ctx, undefined, { oneFolder: true });
   await requireDirectory(ctx, memory.dir);
   return memory;
 }

@@ -5,7 +5,7 @@
 import type { RecallResult } from "../entry/node.js";
 import { memoryAge } from "../core.js";
 import type { CommandContext } from "./command.js";
-import { openFromArgs, requireDirectory } from "./memory.js";
+import { openFromArgs, requireFolders } from "./memory.js";
 import { chooseSelector } from "./selector.js";
 
 /** What the CLI adds to a `RecallResult` in `--json`. */
@@ -64,8 +64,8 @@ function formatRecall(r: ExplainedRecall): string {
 export async function run(ctx: CommandContext): Promise<number> {
   const { out } = ctx;
   const choice = chooseSelector(ctx);
-  const memory = await openFromArgs(ctx, choice.config);
-  await requireDirectory(ctx, memory.host.root);
+  const memory = await openFromArgs(ctx, choice.config, { oneFolder: true });
+  await requireFolders(ctx, memory);
   out.debug(`selector: ${choice.config.provider} — ${choice.reason}`);
   if (choice.config.provider === "lexical") out.debug("the lexical selector sends no side query");
   const result = await memory.recall(ctx.positionals[0]!);

@@ -3,7 +3,8 @@ import { isAbsolute, relative, sep } from "node:path";
 import { defaultLimits, MemdirError, type WriteResult } from "../entry/node.js";
 import { UsageError } from "./args.js";
 import type { CommandContext } from "./command.js";
-import { CliFailure, openFromArgs } from "./memory.js";
+import { CliFailure, openFromArgs, scopesOf } from "./memory.js";
+import type { OpenedMemory } from "../entry/node.js";
 
 /** How long `remember` waits on a silent stdin before saying what it is waiting for. */
 const STDIN_HINT_MS = 2000;
@@ -42,7 +43,7 @@ async function write(ctx: CommandContext, action: () => Promise<WriteResult>): P
   try {
     const done = await action();
     out.result(done, () =>
-      done.action === "forgotten" ? `forgot ${done.file}` : done.action === "touched" ? `touched ${done.file}: confirmed true now (its metadata.modified)` : `${done.action} ${done.absolutePath}\nindex: ${done.indexLine}`,
+      done.action === "forgotten" ? `forgot ${done.file}` : done.action === "touched" ? `touched ${done.file}: confirmed true now (its metadata.modified)` : `${done.action} ${done.absolutePath}${"scope" in done ? ` (scope ${String(done.scope)})` : ""}\nindex: ${done.indexLine}`,
     );
     return 0;
   } catch (error) {
@@ -60,9 +61,10 @@ export async function remember(ctx: CommandContext): Promise<number> {
   for (const k of ["type", "name", "description"] as const) if (!o[k]) throw new UsageError(`remember needs --${k}: memdir remember --type feedback --name "Testing" --description "Integration tests hit a real database"`, "remember");
   const memory = await openFromArgs(ctx);
   // the older memory's file as a shell completes it is taken inside the directory, as forget's
-  const supersedes = o.supersedes ? relativeToRoot(memory.host.root, o.supersedes, "remember --supersedes") : undefined;
+  const supersedes = o.supersedes ? relativeToRoot(rootOf(memory, o.scope), o.supersedes, "remember --supersedes") : undefined;
   const body = o.body ?? (await readBody(ctx));
-  return write(ctx, () => memory.remember({ type: o.type!, name: o.name!, description: o.description!, body, ...(o.file ? { file: o.file } : {}), ...(supersedes ? { supersedes } : {}), ...(o["if-match"] ? { ifMatch: o["if-match"] } : {}) }));
+  // with --scopes, the core chooses the scope (--scope, else by type); the result names it
+  return write(ctx, () => memory.remember({ type: o.type!, name: o.name!, description: o.description!, body, ...(o.scope ? { scope: o.scope } : {}), ...(o.file ? { file: o.file } : {}), ...(supersedes ? { supersedes } : {}), ...(o["if-match"] ? { ifMatch: o["if-match"] } : {}) } as Parameters<OpenedMemory["remember"]>[0]));
 }
 
 /**
@@ -78,15 +80,26 @@ function relativeToRoot(root: string, file: string, command = "forget"): string 
   return inside.split(sep).join("/");
 }
 
+/** The folder a file is relative to: `--scope`'s with several scopes, else the memory's. */
+function rootOf(memory: OpenedMemory, scope: string | undefined): string {
+  const scopes = scopesOf(memory);
+  return (scope !== undefined ? scopes?.find((s) => s.name === scope)?.memory.host.root : undefined) ?? memory.host.root;
+}
+
+/** `{ file, scope?, ifMatch? }` for forget and touch. */
+function target(ctx: CommandContext, memory: OpenedMemory, command: string): { file: string; scope?: string; ifMatch?: string } {
+  const scope = ctx.values.scope;
+  const file = relativeToRoot(rootOf(memory, scope), ctx.positionals[0]!, command);
+  return { file, ...(scope !== undefined ? { scope } : {}), ...(ctx.values["if-match"] ? { ifMatch: ctx.values["if-match"] } : {}) };
+}
+
 export async function forget(ctx: CommandContext): Promise<number> {
   const memory = await openFromArgs(ctx);
-  const file = relativeToRoot(memory.host.root, ctx.positionals[0]!);
-  return write(ctx, () => memory.forget({ file, ...(ctx.values["if-match"] ? { ifMatch: ctx.values["if-match"] } : {}) }));
+  return write(ctx, () => memory.forget(target(ctx, memory, "forget")));
 }
 
 /** `memdir touch <file>`: the memory confirmed true now (rules §4.7). */
 export async function touch(ctx: CommandContext): Promise<number> {
   const memory = await openFromArgs(ctx);
-  const file = relativeToRoot(memory.host.root, ctx.positionals[0]!, "touch");
-  return write(ctx, () => memory.touch({ file, ...(ctx.values["if-match"] ? { ifMatch: ctx.values["if-match"] } : {}) }));
+  return write(ctx, () => memory.touch(target(ctx, memory, "touch")));
 }

@@ -4,9 +4,9 @@
  * would inject it (the freshness header, then the file cut to 200 lines and 4 KB). Only files
  * the scan lists can be read, so a URI cannot name anything the scan would not.
  */
-import { defaultLimits, injectReadBytes, renderMemory } from "../core.js";
+import { defaultLimits, injectReadBytes, renderMemory, splitScoped } from "../core.js";
 import type { Limits, Memory } from "../core.js";
-import type { OpenedMemory } from "../index.js";
+import type { OpenedMemory, ScopedMemory } from "../index.js";
 
 export const INDEX_URI = "memdir://index";
 const MEMORY_PREFIX = "memdir://memory/";
@@ -65,14 +65,20 @@ export async function listResources(memory: OpenedMemory, limits: Partial<Limits
 
 /** The text of a resource, or `null` when the URI names none. */
 export async function readResource(memory: OpenedMemory, uri: string, limits: Partial<Limits>, nowMs: number): Promise<string | null> {
-  if (uri === INDEX_URI) return (await memory.index()).content;
+  const scopes = (memory as Partial<ScopedMemory>).scopes;
+  // several scopes: every scope's index, each under its own line (as the model sees them)
+  if (uri === INDEX_URI) return scopes ? (await memory.index()).prompt : (await memory.index()).content;
   const path = memoryPath(uri);
   if (path === null) return null;
   const scan = await memory.scan();
   const found = [...scan.memories, ...scan.dropped].find((m) => m.path === path);
   if (!found) return null;
   const all: Limits = { ...defaultLimits(), ...limits };
-  const content = await memory.host.readFile(path, injectReadBytes(all));
-  const r = renderMemory({ path, absolutePath: memory.host.absolutePath(path), mtimeMs: found.timeMs ?? found.mtimeMs, content, nowMs, limits: all });
+  // a memory of several scopes is read from its scope's folder (`<scope>:<path>`)
+  const split = scopes ? splitScoped(path) : null;
+  const host = (split && scopes?.find((s) => s.name === split[0])?.memory.host) || memory.host;
+  const file = split?.[1] ?? path;
+  const content = await host.readFile(file, injectReadBytes(all));
+  const r = renderMemory({ path: file, absolutePath: host.absolutePath(file), mtimeMs: found.timeMs ?? found.mtimeMs, content, nowMs, limits: all });
   return `${r.header}\n\n${r.body}`;
 }

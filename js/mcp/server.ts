@@ -4,8 +4,8 @@
  * and every handler answers, whatever the client sends.
  */
 import type { Limits } from "../core.js";
-import type { OpenedMemory, SelectorConfig } from "../index.js";
-import { defaultLimits } from "../core.js";
+import type { OpenedMemory, ScopedMemory, SelectorConfig } from "../index.js";
+import { defaultLimits, scopesPrompt } from "../core.js";
 import { INDEX_URI, listResources, MEMORY_TEMPLATE, readResource } from "./resources.js";
 import type { McpSdk } from "./sdk.js";
 import { callTool, injectCut, mcpTools } from "./tools.js";
@@ -44,6 +44,9 @@ async function instructions(o: MemdirMcpOptions): Promise<string> {
     "- A memory is a claim about the moment it was written: before relying on a file, function or flag it names, check that it still exists.",
     `- The index is the resource ${INDEX_URI}; each memory is a resource too.`,
   );
+  // several scopes: which there are, where, and which wins (the core's words)
+  const scoped = o.memory as Partial<ScopedMemory>;
+  if (scoped.scopes) lines.push("", scopesPrompt(scoped.scopes.map((s) => ({ name: s.name, root: s.memory.host.root, readOnly: s.readOnly }))));
   if (o.indexInInstructions !== false) {
     const index = await o.memory.index().catch(() => null);
     if (index?.prompt) lines.push("", index.prompt);

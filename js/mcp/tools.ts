@@ -14,7 +14,7 @@
 import { contentHash, memoryToolInputSchema } from "../core.js";
 import { MEMORY_TYPES } from "../generated/defaults.js";
 import type { DoctorReport, Limits, MemoryToolInputSchema } from "../core.js";
-import type { OpenedMemory, RecallResult, SelectorConfig } from "../index.js";
+import type { OpenedMemory, RecallResult, ScopedMemory, SelectorConfig, WriteResult } from "../index.js";
 import { argsProblem, type ObjectSchema } from "./args.js";
 import { extractTool } from "./extract-tool.js";
 import { consolidateTool } from "./consolidate-tool.js";
@@ -131,6 +131,20 @@ function recallTool({ memory, selector, limits }: ToolContext): McpTool {
   };
 }
 
+/**
+ * In a memory of several scopes (rules §1.6): the `scope` argument of the writers, its values
+ * the scopes that take writes, each with its folder; nothing otherwise.
+ */
+function scopeProperty(memory: ToolContext["memory"], what: string): Record<string, unknown> {
+  const scopes = (memory as Partial<ScopedMemory>).scopes?.filter((s) => !s.readOnly);
+  if (!scopes?.length) return {};
+  const listed = scopes.map((s) => `${s.name} (${s.memory.host.root})`).join(", ");
+  return { scope: { type: "string", enum: scopes.map((s) => s.name), description: `${what} Scopes that take writes: ${listed}. Default: ${(memory as ScopedMemory).writeScope ?? "by the memory's type"}.` } };
+}
+
+/** The `scope` argument as the writers take it. */
+const scopeArg = (args: Record<string, unknown>) => (typeof args.scope === "string" ? { scope: args.scope } : {});
+
 function rememberTool({ memory }: ToolContext): McpTool {
   return {
     name: "remember",
@@ -152,16 +166,17 @@ function rememberTool({ memory }: ToolContext): McpTool {
         file: { type: "string", description: "The topic file to write or update, relative to the memory folder (e.g. feedback_testing.md). Default: the type and a slug of the name." },
         if_match: { type: "string", description: IF_MATCH },
         supersedes: { type: "string", description: "Only when this memory replaces one that no longer holds (a decision reversed, a preference changed): that memory's file. It is kept, marked superseded_by this one, its index line goes, and recall no longer chooses it." },
+        ...scopeProperty(memory, "The scope to save in: the user's own for what concerns only them, the shared one for what the project or team should know."),
       },
       required: ["type", "name", "description", "body"],
       additionalProperties: false,
     },
     annotations: { title: "Remember", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     async run(args) {
-      const input = { type: args.type as string, name: args.name as string, description: args.description as string, body: args.body as string, ...(typeof args.file === "string" ? { file: args.file } : {}), ...(typeof args.supersedes === "string" ? { supersedes: args.supersedes } : {}), ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}) };
+      const input = { type: args.type as string, name: args.name as string, description: args.description as string, body: args.body as string, ...(typeof args.file === "string" ? { file: args.file } : {}), ...(typeof args.supersedes === "string" ? { supersedes: args.supersedes } : {}), ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}), ...scopeArg(args) };
       try {
-        const done = await memory.remember(input);
-        return ok(`${done.action} ${done.file} (${done.absolutePath})\nindex line: ${done.indexLine}`, true);
+        const done: WriteResult & { scope?: string } = await memory.remember(input);
+        return ok(`${done.action} ${done.file}${done.scope ? ` in scope ${done.scope}` : ""} (${done.absolutePath})\nindex line: ${done.indexLine}`, true);
       } catch (error) {
         return refusal(error);
       }
@@ -177,14 +192,14 @@ function touchTool({ memory }: ToolContext): McpTool {
       "Records that a memory was checked and still holds: its metadata.modified becomes now, nothing else changes, and it is no longer flagged as old (the staleness reminder, doctor's stale_core_memory). Use it after verifying a memory the reminder called old; correct it with remember instead if it no longer holds.",
     inputSchema: {
       type: "object",
-      properties: { file: { type: "string", description: "The topic file, relative to the memory folder (e.g. user_role.md)." }, if_match: { type: "string", description: IF_MATCH } },
+      properties: { file: { type: "string", description: "The topic file, relative to the memory folder (e.g. user_role.md)." }, if_match: { type: "string", description: IF_MATCH }, ...scopeProperty(memory, "The scope the file is in (or give the file as scope:path, as recall lists it).") },
       required: ["file"],
       additionalProperties: false,
     },
     annotations: { title: "Confirm a memory", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run(args) {
       try {
-        const done = await memory.touch({ file: args.file as string, ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}) });
+        const done = await memory.touch({ file: args.file as string, ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}), ...scopeArg(args) });
         return ok(`touched ${done.file}: confirmed true now`, true);
       } catch (error) {
         return refusal(error);
@@ -200,14 +215,14 @@ function forgetTool({ memory }: ToolContext): McpTool {
     description: "Removes a memory: its topic file and every MEMORY.md line that links to it. Use it for a memory that turned out wrong or no longer holds. NOT_FOUND when neither exists.",
     inputSchema: {
       type: "object",
-      properties: { file: { type: "string", description: "The topic file, relative to the memory folder (e.g. feedback_testing.md)." }, if_match: { type: "string", description: IF_MATCH } },
+      properties: { file: { type: "string", description: "The topic file, relative to the memory folder (e.g. feedback_testing.md)." }, if_match: { type: "string", description: IF_MATCH }, ...scopeProperty(memory, "The scope the file is in (or give the file as scope:path, as recall lists it).") },
       required: ["file"],
       additionalProperties: false,
     },
     annotations: { title: "Forget", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async run(args) {
       try {
-        const done = await memory.forget({ file: args.file as string, ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}) });
+        const done = await memory.forget({ file: args.file as string, ...(typeof args.if_match === "string" ? { ifMatch: args.if_match } : {}), ...scopeArg(args) });
         return ok(`forgot ${done.file}: the file and its MEMORY.md line are gone`, true);
       } catch (error) {
         return refusal(error);
