@@ -33,6 +33,7 @@ import type {
   IndexPrompt,
   IndexReadPlan,
   IndexView,
+  MergedIndex,
   LexicalInput,
   LexicalSelection,
   Limits,
@@ -577,6 +578,16 @@ export function planDoctorFixes(input: DoctorInput): FixPlan {
 /** High-confidence credentials in a text (kind, line, redacted preview). */
 export function findSecrets(text: string): SecretFinding[] {
   return guard({ text }, (a) => wasm.findSecrets(a.text));
+}
+
+/**
+ * A three-way merge of `MEMORY.md` (`base` is empty when both sides added it): every entry either
+ * side added or edited is kept, a line goes only when one side removed it and the other left it
+ * as it was, and no conflict marker is ever written. `bothEdited` names the links of entries both
+ * sides changed differently, kept as two adjacent lines (`memdir doctor --fix` joins them).
+ */
+export function mergeIndex(base: string, ours: string, theirs: string): MergedIndex {
+  return guard({ base, ours, theirs }, (a) => wasm.mergeIndex(a.base, a.ours, a.theirs));
 }
 
 /** A unified diff of two texts; empty when equal. */

@@ -44,6 +44,34 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
     out
 }
 
+/// For each line of `old`, the line of `new` it is kept as (0-based), or `None` when the edit
+/// script of [`unified_diff`] deletes it: the same alignment, for a three-way merge
+/// (`merge_index.rs`). Both are lists of lines without their newlines.
+pub(crate) fn kept_lines(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
+    let join = |lines: &[&str]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let (old_text, new_text) = (join(old), join(new));
+    let a: Vec<&str> = old_text.split_inclusive('\n').collect();
+    let b: Vec<&str> = new_text.split_inclusive('\n').collect();
+    let mut kept = vec![None; a.len()];
+    let (mut i0, mut i1) = (0, 0);
+    let mut keep_until = |end: usize, i0: &mut usize, i1: &mut usize| {
+        while *i0 < end {
+            if let Some(slot) = kept.get_mut(*i0) {
+                *slot = Some(*i1);
+            }
+            *i0 += 1;
+            *i1 += 1;
+        }
+    };
+    for change in edit_script(&old_text, &new_text, &a, &b) {
+        keep_until(change.line0, &mut i0, &mut i1);
+        i0 += change.deleted;
+        i1 += change.inserted;
+    }
+    keep_until(a.len(), &mut i0, &mut i1);
+    kept
+}
+
 /// One change of an edit script: `deleted` lines of the old text from `line0` are replaced by
 /// `inserted` lines of the new text from `line1` (0-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,6 +23,7 @@ pub mod keep;
 pub mod lexical;
 pub mod limits;
 pub mod manifest;
+pub mod merge_index;
 pub mod packed;
 pub mod paths;
 pub mod provider;

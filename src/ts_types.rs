@@ -34,6 +34,7 @@ use crate::keep::schedule::{ConsolidationDue, ConsolidationSchedule, Consolidati
 use crate::keep::KeepMode;
 use crate::lexical::{LexicalInput, LexicalSelection, QueryTerm, Scored};
 use crate::limits::Limits;
+use crate::merge_index::MergedIndex;
 use crate::paths::{AgentMemoryInput, AutoMemorySettings, MemoryDirInput};
 use crate::provider::{
     DefaultSelector, HttpRequest, Provider, ProviderAnswer, ProviderFailure, ProviderRequestInput,
@@ -80,6 +81,7 @@ pub(crate) fn declarations() -> String {
         IndexInput,
         IndexPrompt,
         IndexReadPlan,
+        MergedIndex,
         MemoryType,
         FileHead,
         Memory,

@@ -318,6 +318,11 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         "outsideLinks" => out(doctor::outside_links(&arg::<String>(a, 0, "indexText")?)),
         "planDoctorFixes" => out(doctor::fix::plan_doctor_fixes(&arg(a, 0, "input")?)),
         "findSecrets" => out(secrets::find_secrets(&arg::<String>(a, 0, "text")?)),
+        "mergeIndex" => out(memdir::merge_index::merge_index(
+            &arg::<String>(a, 0, "base")?,
+            &arg::<String>(a, 1, "ours")?,
+            &arg::<String>(a, 2, "theirs")?,
+        )),
         "unifiedDiff" => out(diff::unified_diff(
             &arg::<String>(a, 0, "path")?,
             &arg::<String>(a, 1, "old")?,

@@ -2323,3 +2323,64 @@ proptest! {
         }
     }
 }
+
+/// An index as a merge sees one: entries to a few files, headings, blank lines, notes, with LF
+/// or CRLF, a byte-order mark or none, a final newline or none.
+fn merge_side() -> impl Strategy<Value = String> {
+    let line = prop_oneof![
+        (0..6u8, 0..4u8).prop_map(|(f, h)| format!("- [T{f}](f{f}.md) — hook {h}")),
+        Just(String::new()),
+        (0..3u8).prop_map(|s| format!("## Section {s}")),
+        (0..3u8).prop_map(|n| format!("a note {n}")),
+    ];
+    (
+        prop::collection::vec(line, 0..12),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(lines, crlf, bom, end)| {
+            let nl = if crlf { "\r\n" } else { "\n" };
+            let mut text = if bom {
+                "\u{feff}".to_owned()
+            } else {
+                String::new()
+            };
+            text.push_str(&lines.join(nl));
+            if end && !lines.is_empty() {
+                text.push_str(nl);
+            }
+            text
+        })
+}
+
+fn merge_lines(text: &str) -> Vec<String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.split('\n')
+        .map(|l| l.trim_end_matches('\r').to_owned())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// git's merge driver for MEMORY.md: every line either side added (one not in the base) is
+    /// in the merge, and the merge holds no line that no side had.
+    #[test]
+    fn merged_index_loses_no_added_line(base in merge_side(), ours in merge_side(), theirs in merge_side()) {
+        let merged = memdir::merge_index::merge_index(&base, &ours, &theirs).text;
+        let got = merge_lines(&merged);
+        let base_lines = merge_lines(&base);
+        for side in [&ours, &theirs] {
+            for line in merge_lines(side) {
+                if !line.trim().is_empty() && !base_lines.contains(&line) {
+                    prop_assert!(got.contains(&line), "{line:?} lost: base {base:?} ours {ours:?} theirs {theirs:?} merged {merged:?}");
+                }
+            }
+        }
+        let all: Vec<String> = [&base, &ours, &theirs].iter().flat_map(|s| merge_lines(s)).collect();
+        for line in &got {
+            prop_assert!(line.is_empty() || all.contains(line), "{line:?} came from nowhere");
+        }
+    }
+}

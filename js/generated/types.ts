@@ -120,7 +120,7 @@ fileBytes?: number | null,
  */
 absolutePath: string, limits?: Partial<Limits> | null, 
 /**
- * The scope this index is of, when the memory has several (rules §6): named in the prompt.
+ * The scope this index is of, when the memory has several (rules §1.6): named in the prompt.
  */
 scope?: string | null, };
 
@@ -172,6 +172,20 @@ path: string,
  * 25,000 units of it would cost seconds and gigabytes.
  */
 readBytes: number, };
+
+/**
+ * The merged index, and what the merge kept twice.
+ */
+export type MergedIndex = { 
+/**
+ * The merged `MEMORY.md`.
+ */
+text: string, 
+/**
+ * The links (as written) of entries both sides changed differently: each is kept as two
+ * adjacent lines, which `memdir doctor` reports (`duplicate_link`) and `--fix` joins.
+ */
+bothEdited: Array<string>, };
 
 /**
  * The four memory types.

@@ -16,8 +16,8 @@ use wasm_bindgen::prelude::*;
 use self::convert::{from_js, from_js_opt, number_arg, string_arg, to_js, to_js_error};
 use crate::side_query::{answer, request as selection};
 use crate::{
-    cost, diff, doctor, freshness, index, instructions, lexical, manifest, paths, provider, render,
-    scan, secrets, temp, tool, write, Limits,
+    cost, diff, doctor, freshness, index, instructions, lexical, manifest, merge_index, paths,
+    provider, render, scan, secrets, temp, tool, write, Limits,
 };
 
 type JsResult = Result<JsValue, JsValue>;
@@ -495,5 +495,21 @@ pub fn unified_diff(
         &string_arg(&path, "path")?,
         &string_arg(&old, "old")?,
         &string_arg(&new, "new")?,
+    ))
+}
+
+/// A three-way merge of `MEMORY.md` (git's merge driver): every entry either side added or
+/// edited kept, a line dropped only when one side removed it and the other left it as it was,
+/// never a conflict marker.
+#[wasm_bindgen(js_name = mergeIndex, unchecked_return_type = "MergedIndex")]
+pub fn merge_index(
+    #[wasm_bindgen(unchecked_param_type = "string")] base: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] ours: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] theirs: JsValue,
+) -> JsResult {
+    to_js(&merge_index::merge_index(
+        &string_arg(&base, "base")?,
+        &string_arg(&ours, "ours")?,
+        &string_arg(&theirs, "theirs")?,
     ))
 }
