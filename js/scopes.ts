@@ -69,6 +69,13 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
     for (const p of parts) p.memory.close();
     throw error;
   }
+  const roots = parts.map((p) => ({ name: p.name, root: p.memory.host.root, readOnly: p.readOnly }));
+  try {
+    scopesPrompt(roots); // the core refuses one folder under two names
+  } catch (error) {
+    for (const p of parts) p.memory.close();
+    throw error;
+  }
   const byName = new Map(parts.map((p) => [p.name, p]));
   const part = (name: string): Part => {
     const found = byName.get(name);
@@ -137,7 +144,7 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
       const own = each.find((e) => e.scope === home.name)!.index;
       return { ...own, prompt, scopes: each } as IndexPrompt & { scopes: { scope: string; index: IndexPrompt }[] };
     },
-    instructions: (opts) => `${home.memory.instructions(opts)}\n\n${scopesPrompt(parts.map((p) => ({ name: p.name, root: p.memory.host.root, readOnly: p.readOnly })))}`,
+    instructions: (opts) => `${home.memory.instructions(opts)}\n\n${scopesPrompt(roots)}`,
     async scan(opts = {}) {
       if (opts?.hashes) {
         const each = await Promise.all(parts.map(async (p) => ({ scope: p.name, scan: await p.memory.scan(opts) })));

@@ -174,6 +174,20 @@ pub struct ScopeRoot {
 /// The section the main model reads: which scopes there are, where, and which wins.
 pub fn scopes_prompt(scopes: &[ScopeRoot]) -> Result<String, Error> {
     check_scope_names(scopes.iter().map(|s| s.name.as_str()))?;
+    // one folder under two names would offer every memory twice, and split its writes
+    let root = |s: &ScopeRoot| s.root.trim_end_matches(['/', '\\']).to_owned();
+    for (i, a) in scopes.iter().enumerate() {
+        if let Some(b) = scopes
+            .iter()
+            .skip(i + 1)
+            .find(|b| !a.root.is_empty() && root(a) == root(b))
+        {
+            return Err(Error::InvalidArgument(format!(
+                "scopes {:?} and {:?} are the same folder ({})",
+                a.name, b.name, a.root
+            )));
+        }
+    }
     let mut out = String::from("## Memory scopes\n\nYour memory comes from ");
     out.push_str(&if scopes.len() == 1 {
         "one scope".to_owned()

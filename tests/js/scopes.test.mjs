@@ -152,6 +152,7 @@ test("bad scopes are INVALID_ARGUMENT before anything opens", async () => {
     [{ scopes: [{ name: "a", dir, types: ["secrets"] }] }, /unknown memory type/],
     [{ dir, scopes: [{ name: "a", dir }] }, /each scope names its own folder/],
     [{ scopes: "user" }, /list/],
+    [{ scopes: [{ name: "a", dir }, { name: "b", dir: dir + "/" }] }, /same folder/],
   ];
   for (const [options, message] of cases) {
     await assert.rejects(openMemory(options), (e) => e.code === "INVALID_ARGUMENT" && message.test(e.message), JSON.stringify(options));
