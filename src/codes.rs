@@ -108,6 +108,9 @@ pub enum FindingCode {
     IndexForeignFormat,
     DeadLink,
     DuplicateEntry,
+    /// Two adjacent entries link one file with other words (both sides of a merge edited one
+    /// entry): `--fix` joins them, every word kept.
+    DuplicateLink,
     EntryTooLong,
     OutsideLink,
     OutsideLinkMissing,

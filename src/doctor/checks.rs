@@ -483,6 +483,19 @@ fn index_checks(
             continue;
         }
         earlier.insert(same);
+        // right under an entry of the same title and link, with another hook: one entry edited
+        // twice, as a merge of MEMORY.md keeps both sides' edits (merge_index.rs). Another title
+        // is a second way in (issue 21), not this.
+        let above = i.checked_sub(1).filter(|p| {
+            matches!(kinds.get(*p), Some(Line::Entry(prev))
+                if prev.target == e.target && prev.title.trim() == e.title.trim())
+        });
+        if let Some(p) = above {
+            out.push(finding(FindingCode::DuplicateLink, Severity::Warning, INDEX_FILE_NAME, Some(n),
+                format!("line {n} is line {p}'s entry for {target} again with another hook (both sides of a merge edited it): one entry says it once"),
+                Some(format!("join line {n} into line {p}, keeping every word"))));
+            continue;
+        }
         let body = line.trim_end_matches('\r');
         let length = utf16_len(body);
         if length > MAX_ENTRY_UTF16 {

@@ -314,7 +314,9 @@ impl IndexEdit<'_> {
         let mut rounds: Vec<(u8, &Finding)> = Vec::new();
         for f in before.findings.iter().filter(|f| f.file == INDEX_FILE_NAME) {
             match f.code {
-                FindingCode::DuplicateEntry if f.fix.is_some() => rounds.push((0, f)),
+                FindingCode::DuplicateEntry | FindingCode::DuplicateLink if f.fix.is_some() => {
+                    rounds.push((0, f));
+                }
                 FindingCode::DeadLink => rounds.extend([(1, f), (2, f)]),
                 _ if f.fix.is_some() => rounds.push((2, f)),
                 _ => {}
@@ -322,6 +324,13 @@ impl IndexEdit<'_> {
         }
         rounds.sort_by_key(|(round, _)| *round);
         for (round, f) in rounds {
+            if f.code == FindingCode::DuplicateLink {
+                let at = f.line.and_then(|n| usize::try_from(n).ok());
+                if let Some(i) = at.and_then(|n| n.checked_sub(1)) {
+                    fixed += u32::from(self.join_entry(&mut lines, i));
+                }
+                continue;
+            }
             let Some(slot) = f
                 .line
                 .and_then(|n| usize::try_from(n).ok())
@@ -450,6 +459,63 @@ impl IndexEdit<'_> {
             new_index.push_str(newline);
         }
         (fixed, new_index)
+    }
+
+    /// Joins line `i` into the nearest line above it still there, both entries linking one
+    /// place (`duplicate_link`): that line keeps its title and hook and gains this one's title
+    /// (when another) and hook (when another), so no word goes. Returns whether it did.
+    fn join_entry(&mut self, lines: &mut [Option<String>], i: usize) -> bool {
+        let Some(Some(line)) = lines.get(i).cloned() else {
+            return false;
+        };
+        let Some(p) = (0..i)
+            .rev()
+            .find(|p| lines.get(*p).is_some_and(Option::is_some))
+        else {
+            return false;
+        };
+        let Some(Some(prev)) = lines.get(p).cloned() else {
+            return false;
+        };
+        let cr = if prev.ends_with('\r') { "\r" } else { "" };
+        let (above, body) = (prev.trim_end_matches('\r'), line.trim_end_matches('\r'));
+        let (Line::Entry(a), Line::Entry(b)) = (classify(above), classify(body)) else {
+            return false;
+        };
+        if a.target != b.target {
+            return false;
+        }
+        let mut extra: Vec<&str> = Vec::new();
+        if b.title.trim() != a.title.trim() {
+            extra.push(b.title.trim());
+        }
+        if !b.hook.trim().is_empty() && b.hook.trim() != a.hook.trim() {
+            extra.push(b.hook.trim());
+        }
+        let joined = if extra.is_empty() {
+            above.to_owned()
+        } else {
+            let sep = if a.hook.trim().is_empty() {
+                crate::write::entry::HOOK_SEPARATOR
+            } else {
+                "; "
+            };
+            format!("{}{sep}{}", above.trim_end(), extra.join(" — "))
+        };
+        if !self.ledger.try_replace(above, &joined) {
+            return false;
+        }
+        if !self.ledger.try_replace(body, "") {
+            self.ledger.try_replace(&joined, above);
+            return false;
+        }
+        if let Some(slot) = lines.get_mut(p) {
+            *slot = Some(format!("{joined}{cr}"));
+        }
+        if let Some(slot) = lines.get_mut(i) {
+            *slot = None;
+        }
+        true
     }
 
     /// `line` with its hook shortened to fit, when the words that drops are elsewhere.
