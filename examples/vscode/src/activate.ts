@@ -6,7 +6,13 @@
 import * as vscode from "vscode";
 import {
   MemoryProvider,
+  chooseScope,
   doctorDiagnostics,
+  folderText,
+  locateMemory,
+  memoryPathOf,
+  scopeLines,
+  scopesSummary,
   doctorFixFlow,
   extractFlow,
   extractSummary,
@@ -31,6 +37,10 @@ import {
   type Opened,
   type Prompts,
   type Settings,
+  type ChosenScope,
+  type DiagnosticSpec,
+  type OpenedMemory,
+  type TreeScope,
 } from "./logic/index.js";
 
 type Node = GroupNode | MemoryNode;
@@ -44,12 +54,20 @@ function settings(): Settings {
     model: c.get<string>("model", ""),
     baseUrl: c.get<string>("baseUrl", ""),
     staleDays: c.get<number>("staleDays", 90),
+    scopes: c.get<unknown>("scopes", []),
   };
 }
 
 const prompts: Prompts = {
   input: async (o) => vscode.window.showInputBox({ title: o.title, prompt: o.prompt, value: o.value, placeHolder: o.placeHolder, ignoreFocusOut: true }),
-  pick: async (items, o) => vscode.window.showQuickPick(items, { title: o.title, placeHolder: o.placeHolder }),
+  pick: async (items, o) => {
+    if (!o.details) return vscode.window.showQuickPick(items, { title: o.title, placeHolder: o.placeHolder });
+    const chosen = await vscode.window.showQuickPick(
+      items.map((label, i) => ({ label, description: o.details?.[i] ?? "" })),
+      { title: o.title, placeHolder: o.placeHolder },
+    );
+    return chosen?.label;
+  },
   confirm: async (message, action) => (await vscode.window.showWarningMessage(message, { modal: true }, action)) === action,
 };
 
@@ -80,29 +98,35 @@ class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
     if (node) return node.kind === "group" ? node.children : [];
     const opened = await this.memories.get().catch(() => null);
     if (opened === null) return [];
-    this.lastFolder = opened.folder.uri;
-    return memoryTree(await opened.memory.scan(), Date.now());
+    this.lastOpened = opened;
+    const scopes: TreeScope[] = opened.scopes.map((s) => ({ name: s.name, readOnly: s.readOnly, isDefault: s.isDefault, folder: folderText(s.folder.uri) }));
+    return memoryTree(await opened.memory.scan(), Date.now(), scopes);
   }
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === "group") {
       const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
       item.description = node.description;
-      item.contextValue = "memdir.group";
+      if (node.tooltip) item.tooltip = node.tooltip;
+      item.contextValue = node.scope === undefined ? "memdir.group" : "memdir.scope";
+      if (node.scope !== undefined) item.iconPath = new vscode.ThemeIcon(node.description.includes("read-only") ? "lock" : "folder");
       return item;
     }
     const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
     item.description = node.description;
     item.tooltip = node.tooltip;
-    item.contextValue = node.stale ? "memdir.memory.stale" : "memdir.memory";
+    // a read-only scope's memory is recalled, never written: nothing to confirm or forget
+    item.contextValue = node.readOnly ? "memdir.memory.readOnly" : node.stale ? "memdir.memory.stale" : "memdir.memory";
     item.iconPath = new vscode.ThemeIcon(node.problems.length > 0 ? "warning" : node.stale ? "history" : "note");
-    const opened = this.lastFolder;
+    const opened = this.lastOpened;
     if (opened) {
-      item.resourceUri = vscode.Uri.joinPath(opened, ...node.path.split("/"));
+      // the file in ITS scope's folder
+      const { folder, file } = locateMemory(opened, node.path);
+      item.resourceUri = vscode.Uri.joinPath(folder, ...file.split("/"));
       item.command = { command: "vscode.open", title: "Open", arguments: [item.resourceUri] };
     }
     return item;
   }
-  lastFolder: vscode.Uri | undefined;
+  lastOpened: Opened<vscode.Uri> | undefined;
 }
 
 /** A command's handler that shows a failure (a host error, a locked folder) instead of rejecting into VS Code's generic notice. */
@@ -116,13 +140,16 @@ function guarded<A extends unknown[]>(run: (...args: A) => Promise<void>): (...a
   };
 }
 
-/** The memory a "Confirm still true" is for: a tree node's path, a file's URI inside the folder, or the open editor's file. */
-function touchTarget(target: unknown, folder: vscode.Uri): string | undefined {
+/**
+ * The memory a "Confirm still true" or "Forget" is for, as the opened memory names it
+ * (`<scope>:<path>` with scopes): a tree node's path, a file's URI inside a memory folder, or
+ * the open editor's file.
+ */
+function memoryTarget(target: unknown, opened: Opened<vscode.Uri>): string | undefined {
   if (target && typeof target === "object" && typeof (target as { path?: unknown }).path === "string" && (target as { kind?: unknown }).kind === "memory") return (target as { path: string }).path;
   const given = target as { scheme?: unknown; path?: unknown } | undefined;
   const uri = given && typeof given.scheme === "string" && typeof given.path === "string" ? (given as vscode.Uri) : vscode.window.activeTextEditor?.document.uri;
-  if (!uri || uri.scheme !== folder.scheme || !uri.path.startsWith(`${folder.path}/`)) return undefined;
-  return uri.path.slice(folder.path.length + 1);
+  return uri ? memoryPathOf(opened, uri) : undefined;
 }
 
 export async function activateWith(context: vscode.ExtensionContext, platform: FolderPlatform): Promise<void> {
@@ -147,7 +174,10 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
     try {
       const opened = await memories.get();
       if (opened === null) void vscode.window.showWarningMessage("memdir: open a folder, or set memdir.folder to an absolute path");
-      else tree.lastFolder = opened.folder.uri;
+      else {
+        if (tree.lastOpened !== opened && opened.scopes.length > 0) output.appendLine(scopesSummary(opened.scopes));
+        tree.lastOpened = opened;
+      }
       return opened;
     } catch (error) {
       void vscode.window.showErrorMessage(`memdir: ${error instanceof Error ? error.message : String(error)}`);
@@ -155,29 +185,50 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
     }
   };
 
-  const runDoctor = async (opened: Opened<vscode.Uri>): Promise<void> => {
-    const report = await opened.memory.doctor({ staleCoreDays: settings().staleDays });
-    const texts = new Map<string, string>();
-    const decoder = new TextDecoder();
-    for (const file of new Set(report.findings.map((f) => f.file).filter(Boolean))) {
-      const data = await opened.memory.host.readFile(file, 1 << 20).catch(() => null);
-      if (data !== null) texts.set(file, decoder.decode(data));
-    }
+  /** Every folder doctor checks: the memory's one, or each scope's (read-only ones too: doctor only reads). */
+  const doctorFolders = (opened: Opened<vscode.Uri>): { scope: string | null; memory: OpenedMemory; folder: vscode.Uri }[] =>
+    opened.scopes.length === 0 ? [{ scope: null, memory: opened.memory, folder: opened.folder.uri }] : opened.scopes.map((s) => ({ scope: s.name, memory: s.memory, folder: s.folder.uri }));
+
+  /** Doctor over every folder: the diagnostics on their files; returns the summary (one line per scope). */
+  const runDoctor = async (opened: Opened<vscode.Uri>): Promise<string> => {
+    const reports = [];
+    for (const where of doctorFolders(opened)) reports.push({ ...where, report: await where.memory.doctor({ staleCoreDays: settings().staleDays }) });
     diagnostics.clear();
-    for (const [file, specs] of doctorDiagnostics(report, texts)) {
-      const uri = vscode.Uri.joinPath(opened.folder.uri, ...file.split("/"));
-      diagnostics.set(
-        uri,
-        specs.map((s) => {
-          const d = new vscode.Diagnostic(new vscode.Range(s.range.startLine, s.range.startCharacter, s.range.endLine, s.range.endCharacter), s.message, s.severity as vscode.DiagnosticSeverity);
-          d.code = s.code;
-          d.source = s.source;
-          return d;
-        }),
-      );
+    const lines: string[] = [];
+    for (const { scope, memory, folder, report } of reports) {
+      const texts = new Map<string, string>();
+      const decoder = new TextDecoder();
+      for (const file of new Set(report.findings.map((f) => f.file).filter(Boolean))) {
+        const data = await memory.host.readFile(file, 1 << 20).catch(() => null);
+        if (data !== null) texts.set(file, decoder.decode(data));
+      }
+      for (const [file, specs] of doctorDiagnostics(report, texts)) setDiagnostics(vscode.Uri.joinPath(folder, ...file.split("/")), specs);
+      lines.push(scope === null ? reportSummary(report) : `${scope}: ${reportSummary(report)}`);
     }
-    output.appendLine(reportSummary(report));
+    const summary = lines.join("\n");
+    output.appendLine(summary);
+    return summary;
   };
+
+  const setDiagnostics = (uri: vscode.Uri, specs: DiagnosticSpec[]): void =>
+    diagnostics.set(
+      uri,
+      specs.map((s) => {
+        const d = new vscode.Diagnostic(new vscode.Range(s.range.startLine, s.range.startCharacter, s.range.endLine, s.range.endCharacter), s.message, s.severity as vscode.DiagnosticSeverity);
+        d.code = s.code;
+        d.source = s.source;
+        return d;
+      }),
+    );
+
+  /** With scopes, which one a one-folder command works on (asked when two or more are writable); `undefined`: dismissed, or nowhere to write. */
+  const scopeFor = async (opened: Opened<vscode.Uri>, title: string): Promise<ChosenScope | undefined> => {
+    const chosen = await chooseScope(opened, prompts, title);
+    if (chosen === null) void vscode.window.showWarningMessage("memdir: every scope in memdir.scopes is read-only: there is nothing to write");
+    return chosen ?? undefined;
+  };
+  /** A modal question that names the scope it is about, when scoped. */
+  const scopedConfirm = (chosen: ChosenScope) => (message: string, action: string) => prompts.confirm(chosen.scope === undefined ? message : `In the ${chosen.scope} scope: ${message}`, action);
 
   const refresh = async (): Promise<void> => {
     const opened = await need();
@@ -193,6 +244,10 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "diff"), { preview: true });
     },
   };
+
+  /** The history's prompts, each modal question naming the scope when scoped. */
+  const scopedHistoryUi = (chosen: ChosenScope): HistoryUi => ({ ...historyUi, confirm: scopedConfirm(chosen) });
+  const scopeOption = (chosen: ChosenScope): { scope?: string } => (chosen.scope === undefined ? {} : { scope: chosen.scope });
 
   /** Says how an undo ended; refreshes the view and the diagnostics when it wrote. */
   const undone = async (outcome: HistoryOutcome): Promise<void> => {
@@ -220,7 +275,7 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
         if (opened.selectorWarning) void vscode.window.showWarningMessage(`memdir: ${opened.selectorWarning}`);
         const done = await recallFlow(opened.memory, prompts, selection());
         if (!done) return;
-        const uri = documents.set("/Recall.md", recallMarkdown(done.query, done.result));
+        const uri = documents.set("/Recall.md", recallMarkdown(done.query, done.result, scopeLines(opened.scopes)));
         const doc = await vscode.workspace.openTextDocument(uri);
         await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "markdown"), { preview: true });
       }),
@@ -230,13 +285,14 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       guarded(async () => {
         const opened = await need();
         if (!opened) return;
-        const outcome = await rememberFlow(opened.memory, prompts, selection());
+        // with scopes: which scope first (asked when two or more can be written)
+        const outcome = await rememberFlow(opened.memory, prompts, selection(), opened);
         if (!outcome) return;
         if ("refused" in outcome) {
           void vscode.window.showErrorMessage(`memdir refused (${outcome.refused.code}): ${outcome.refused.message}`);
           return;
         }
-        void vscode.window.showInformationMessage(`memdir: ${outcome.written.action} ${outcome.written.file}`);
+        void vscode.window.showInformationMessage(`memdir: ${outcome.written.action} ${outcome.written.file}${outcome.written.scope === undefined ? "" : ` in scope ${outcome.written.scope}`}`);
         await refresh();
       }),
     ),
@@ -247,11 +303,14 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
         if (!opened) return;
         const editor = vscode.window.activeTextEditor;
         const text = selection() || editor?.document.getText() || "";
-        const result = await extractFlow(opened.memory, prompts, text);
-        if (!result) {
+        if (!text.trim()) {
           void vscode.window.showWarningMessage("memdir: select a conversation (JSON messages or text) to extract memories from");
           return;
         }
+        const chosen = await scopeFor(opened, "memdir: Extract memories into which scope?");
+        if (!chosen) return;
+        const result = await extractFlow(chosen.memory, { confirm: scopedConfirm(chosen) }, text);
+        if (!result) return;
         const summary = extractSummary(result);
         if (summary.level === "error") void vscode.window.showErrorMessage(summary.message);
         else void vscode.window.showInformationMessage(summary.message);
@@ -267,7 +326,9 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
           const doc = await vscode.workspace.openTextDocument(documents.set("/consolidate.diff", diff));
           await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "diff"), { preview: true });
         };
-        const result = await consolidateFlow(opened.memory, { confirm: prompts.confirm, showDiff });
+        const chosen = await scopeFor(opened, "memdir: Consolidate which scope?");
+        if (!chosen) return;
+        const result = await consolidateFlow(chosen.memory, { confirm: scopedConfirm(chosen), showDiff });
         const summary = consolidateSummary(result);
         if (summary.level === "error") void vscode.window.showErrorMessage(summary.message);
         else void vscode.window.showInformationMessage(summary.message);
@@ -280,13 +341,33 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       guarded(async (target?: unknown) => {
         const opened = await need();
         if (!opened) return;
-        const file = touchTarget(target, opened.folder.uri);
+        const file = memoryTarget(target, opened);
         if (!file) {
           void vscode.window.showWarningMessage("memdir: open a memory file (or pick one in the Memory view) to confirm it");
           return;
         }
-        const done = await opened.memory.touch(file);
-        void vscode.window.showInformationMessage(`memdir: ${done.file} confirmed true now`);
+        // `<scope>:<path>` with scopes: the file in its own scope's folder
+        await opened.memory.touch(file);
+        void vscode.window.showInformationMessage(`memdir: ${file} confirmed true now`);
+        await refresh();
+      }),
+    ),
+    vscode.commands.registerCommand(
+      "memdir.forget",
+      // from the tree (a memory node's context menu) or the palette (the open memory file)
+      guarded(async (target?: unknown) => {
+        const opened = await need();
+        if (!opened) return;
+        const file = memoryTarget(target, opened);
+        if (!file) {
+          void vscode.window.showWarningMessage("memdir: open a memory file (or pick one in the Memory view) to forget it");
+          return;
+        }
+        const { scope } = locateMemory(opened, file);
+        const where = scope === null ? "" : ` from the ${scope.name} scope (${folderText(scope.folder.uri)})`;
+        if (!(await prompts.confirm(`Forget ${file}${where}? The file and its MEMORY.md line are removed; "Undo change…" takes it back.`, "Forget"))) return;
+        await opened.memory.forget(file);
+        void vscode.window.showInformationMessage(`memdir: forgot ${file}`);
         await refresh();
       }),
     ),
@@ -309,9 +390,8 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       guarded(async () => {
         const opened = await need();
         if (!opened) return;
-        const report = await opened.memory.doctor({ staleCoreDays: settings().staleDays });
-        await runDoctor(opened);
-        void vscode.window.showInformationMessage(reportSummary(report));
+        // every scope's folder (read-only ones too: doctor only reads), one line each
+        void vscode.window.showInformationMessage(await runDoctor(opened));
       }),
     ),
     vscode.commands.registerCommand(
@@ -319,10 +399,12 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       guarded(async () => {
         const opened = await need();
         if (!opened) return;
+        const chosen = await scopeFor(opened, "memdir: Doctor: fix which scope?");
+        if (!chosen) return;
         const outcome = await doctorFixFlow(
-          opened.memory,
+          chosen.memory,
           {
-            confirm: prompts.confirm,
+            confirm: scopedConfirm(chosen),
             showDiff: async (diff) => {
               const doc = await vscode.workspace.openTextDocument(documents.set("/doctor-fixes.diff", diff));
               await vscode.window.showTextDocument(await vscode.languages.setTextDocumentLanguage(doc, "diff"), { preview: true });
@@ -346,7 +428,8 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       "memdir.history",
       guarded(async () => {
         const opened = await need();
-        if (opened) await undone(await historyFlow(opened.memory, historyUi, { mode: "all" }));
+        const chosen = opened && (await scopeFor(opened, "memdir: History of which scope?"));
+        if (chosen) await undone(await historyFlow(chosen.memory, scopedHistoryUi(chosen), { mode: "all", ...scopeOption(chosen) }));
       }),
     ),
     vscode.commands.registerCommand(
@@ -355,24 +438,33 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       guarded(async (id?: unknown) => {
         const opened = await need();
         if (!opened) return;
-        if (typeof id !== "string") return undone(await historyFlow(opened.memory, historyUi, { mode: "undo" }));
-        const entry = (await opened.memory.history()).find((e) => e.id === id);
-        if (entry === undefined) void vscode.window.showWarningMessage(`memdir: no change ${id} in the history`);
-        else await undone(await undoFlow(opened.memory, historyUi, entry));
+        if (typeof id !== "string") {
+          const chosen = await scopeFor(opened, "memdir: Undo a change in which scope?");
+          return chosen && undone(await historyFlow(chosen.memory, scopedHistoryUi(chosen), { mode: "undo", ...scopeOption(chosen) }));
+        }
+        // an id: the scope whose history holds it (each scope keeps its own)
+        const writable = opened.scopes.length === 0 ? [{ memory: opened.memory } as ChosenScope] : opened.scopes.filter((s) => !s.readOnly).map((s): ChosenScope => ({ memory: s.memory, scope: s.name }));
+        for (const chosen of writable) {
+          const entry = (await chosen.memory.history()).find((e) => e.id === id);
+          if (entry !== undefined) return undone(await undoFlow(chosen.memory, scopedHistoryUi(chosen), entry));
+        }
+        void vscode.window.showWarningMessage(`memdir: no change ${id} in the history`);
       }),
     ),
     vscode.commands.registerCommand(
       "memdir.undoLast",
       guarded(async () => {
         const opened = await need();
-        if (opened) await undone(await undoLastFlow(opened.memory, historyUi));
+        const chosen = opened && (await scopeFor(opened, "memdir: Undo the last change in which scope?"));
+        if (chosen) await undone(await undoLastFlow(chosen.memory, scopedHistoryUi(chosen)));
       }),
     ),
     vscode.commands.registerCommand(
       "memdir.restore",
       guarded(async () => {
         const opened = await need();
-        if (opened) await undone(await historyFlow(opened.memory, historyUi, { mode: "restore" }));
+        const chosen = opened && (await scopeFor(opened, "memdir: Restore which scope?"));
+        if (chosen) await undone(await historyFlow(chosen.memory, scopedHistoryUi(chosen), { mode: "restore", ...scopeOption(chosen) }));
       }),
     ),
     vscode.commands.registerCommand(
@@ -401,8 +493,8 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       void refresh();
     }),
     vscode.workspace.onDidSaveTextDocument((doc) => {
-      const folder = tree.lastFolder;
-      if (folder && doc.uri.scheme === folder.scheme && doc.uri.path.startsWith(`${folder.path}/`)) void refresh();
+      const opened = tree.lastOpened;
+      if (opened && memoryPathOf(opened, doc.uri) !== undefined) void refresh();
     }),
     { dispose: () => memories.invalidate() },
   );

@@ -23,12 +23,15 @@ export interface MemoryFolder<U> {
 
 const isAbsolute = (path: string): boolean => path.startsWith("/") || path.startsWith("~") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
 
-/** The memory folder for `workspace` (the first workspace folder, or none). Throws a sentence for a setting that cannot work here. */
-export async function memoryFolder<U extends UriLike>(setting: string, workspace: U | undefined, api: FsApi<U>, platform: FolderPlatform): Promise<MemoryFolder<U> | null> {
+/**
+ * The memory folder for `workspace` (the first workspace folder, or none). Throws a sentence for a
+ * setting that cannot work here, naming the setting (`what`: `memdir.folder`, or a scope's).
+ */
+export async function memoryFolder<U extends UriLike>(setting: string, workspace: U | undefined, api: FsApi<U>, platform: FolderPlatform, what = "memdir.folder"): Promise<MemoryFolder<U> | null> {
   const wanted = setting.trim();
   if (wanted) {
     if (isAbsolute(wanted)) {
-      if (platform.homeDir === null) throw new Error(`memdir.folder is an absolute path (${wanted}); on the web only a folder relative to the workspace can be used`);
+      if (platform.homeDir === null) throw new Error(`${what} is an absolute path (${wanted}); on the web only a folder relative to the workspace can be used`);
       const expanded = wanted.startsWith("~") ? platform.homeDir + wanted.slice(1) : wanted;
       return { uri: api.file(expanded), source: "setting" };
     }

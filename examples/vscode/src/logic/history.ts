@@ -191,15 +191,16 @@ export type HistoryOutcome = UndoOutcome | { status: "empty" } | { status: "dism
  * "Show history" (`mode: "all"`), "Undo change…" (`"undo"`: only the changes still undoable) or
  * "Restore to…" (`"restore"`: the changes made): the QuickPick of the changes, newest first; the
  * one chosen goes through `undoFlow` (or `restoreFlow`): its diff, then the questions.
- * `empty`: nothing to list.
+ * `empty`: nothing to list. `scope`: the scope whose history `memory` is, named in the title.
  */
-export async function historyFlow(memory: OpenedMemory, ui: HistoryUi, { mode = "all" }: { mode?: "all" | "undo" | "restore" } = {}): Promise<HistoryOutcome> {
+export async function historyFlow(memory: OpenedMemory, ui: HistoryUi, { mode = "all", scope }: { mode?: "all" | "undo" | "restore"; scope?: string } = {}): Promise<HistoryOutcome> {
   const items = await memory.history();
   const keep = mode === "undo" ? new Set(undoable(items)) : null;
   const picks = historyPicks(items).filter((p) => (mode === "restore" ? p.entry.status === "done" : keep === null || keep.has(p.entry)));
   if (picks.length === 0) return { status: "empty" };
   const chosen = await ui.pick(picks, {
-    title: { all: "memdir: History", undo: "memdir: Undo change", restore: "memdir: Restore to…" }[mode],
+    // a scope's own history, in a memory of several scopes: the title says which
+    title: `${{ all: "memdir: History", undo: "memdir: Undo change", restore: "memdir: Restore to…" }[mode]}${scope === undefined ? "" : ` (scope ${scope})`}`,
     placeHolder: {
       all: "Every change to the memory, newest first; choose one to see what undoing it would do",
       undo: "Which change to undo? Its diff is shown before anything is written",

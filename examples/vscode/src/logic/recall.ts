@@ -17,15 +17,20 @@ const OUTCOMES: Record<string, string> = {
   failed: "failed",
 };
 
-/** The result as a Markdown document: the outcome, each memory with its age, then the exact blocks injected. */
-export function recallMarkdown(query: string, result: RecallResult): string {
+/**
+ * The result as a Markdown document: the outcome, each memory with its age (and its scope, in a
+ * memory of several scopes), then the exact blocks injected. `scopes`, when given, are listed
+ * under the outcome in order of precedence (`name (read-only): folder`).
+ */
+export function recallMarkdown(query: string, result: RecallResult, scopes: readonly string[] = []): string {
   const lines = [`# Recall: ${query.replace(/\s+/g, " ")}`, ""];
   const cost = result.costUsd === null ? "" : `, $${result.costUsd.toFixed(5)}`;
   lines.push(`**${OUTCOMES[result.outcome] ?? result.outcome}** by \`${result.selector ?? "none"}\`${result.model ? ` (${result.model})` : ""} in ${Math.round(result.latencyMs)} ms${cost}`);
+  if (scopes.length > 0) lines.push("", `Scopes, the first wins when two disagree: ${scopes.join("; ")}`);
   if (result.error) lines.push("", `Error: ${result.error}`);
   if (result.memories.length > 0) {
     lines.push("", "## Memories", "");
-    for (const m of result.memories) lines.push(`- \`${m.path}\` — ${m.ageDays === 0 ? "today" : m.ageDays === 1 ? "yesterday" : `${m.ageDays} days old`}${m.truncated ? `, cut (${m.truncated})` : ""}`);
+    for (const m of result.memories) lines.push(`- \`${m.path}\`${m.scope ? ` from the **${m.scope}** scope` : ""} — ${m.ageDays === 0 ? "today" : m.ageDays === 1 ? "yesterday" : `${m.ageDays} days old`}${m.truncated ? `, cut (${m.truncated})` : ""}`);
   }
   if (result.rejected.length > 0) {
     lines.push("", "## Rejected from the answer", "");

@@ -46,12 +46,15 @@ export interface Settings {
   model: string;
   baseUrl: string;
   staleDays: number;
+  /** `memdir.scopes`, as the settings hold it (checked by `scopeSettings`); absent or `[]`: one folder, `folder`. */
+  scopes?: unknown;
 }
 
 /** The prompts a command shows; `undefined` when the user cancelled. */
 export interface Prompts {
   input(options: { title: string; prompt?: string; value?: string; placeHolder?: string }): Promise<string | undefined>;
-  pick(items: string[], options: { title: string; placeHolder?: string }): Promise<string | undefined>;
+  /** A QuickPick of `items`; `details[i]`, when given, is shown beside `items[i]`. Resolves with the item chosen. */
+  pick(items: string[], options: { title: string; placeHolder?: string; details?: string[] }): Promise<string | undefined>;
   /** A modal question; resolves `true` only when the user chose `action`. */
   confirm(message: string, action: string): Promise<boolean>;
 }
