@@ -262,6 +262,18 @@ describe("the logic", () => {
     assert.equal(await logic.chooseScope(none, { pick: () => assert.fail("asked") }, "t"), null);
     const refused = await logic.rememberFlow(none.memory, { pick: () => assert.fail("asked") }, "", none);
     assert.equal(refused.refused.code, "INVALID_ARGUMENT");
+    // `claude`: the folder an empty memdir.folder means — Claude Code's on the desktop, memory/ in the workspace on the web
+    const desktop = new logic.MemoryProvider({
+      api: { fs: (await opened([])).vs.fs, joinPath: Uri.joinPath, file: Uri.file },
+      platform: { homeDir: "/home/ada", configDir: null },
+      settings: () => ({ folder: "", provider: "lexical", model: "", baseUrl: "", staleDays: 90, scopes: [{ name: "local", folder: "claude" }, { name: "shared", folder: "memory" }] }),
+      secrets: { get: async () => undefined, store: async () => {}, delete: async () => {} },
+      workspace: () => Uri.file(ROOT),
+      trusted: () => true,
+    });
+    assert.deepEqual((await desktop.get()).scopes.map((s) => [s.name, s.folder.source, s.folder.uri.path]), [["local", "claude", "/home/ada/.claude/projects/-work-project/memory"], ["shared", "setting", `${ROOT}/memory`]]);
+    const { opened: web } = await opened([{ name: "local", folder: "claude" }]);
+    assert.equal(web.scopes[0].folder.uri.path, `${ROOT}/memory`);
     assert.deepEqual(logic.locateMemory(o, "user:a/b.md").file, "a/b.md");
     assert.equal(logic.locateMemory(o, "user:a/b.md").folder.path, `${ROOT}/user-memory`);
     assert.equal(logic.memoryPathOf(o, Uri.file(`${ROOT}/memory/x.md`)), "project:x.md");

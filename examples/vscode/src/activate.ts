@@ -170,12 +170,15 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
   const diagnostics = vscode.languages.createDiagnosticCollection("memdir");
   const output = vscode.window.createOutputChannel("memdir");
 
+  let announced: Opened<vscode.Uri> | undefined;
   const need = async (): Promise<Opened<vscode.Uri> | null> => {
     try {
       const opened = await memories.get();
       if (opened === null) void vscode.window.showWarningMessage("memdir: open a folder, or set memdir.folder to an absolute path");
       else {
-        if (tree.lastOpened !== opened && opened.scopes.length > 0) output.appendLine(scopesSummary(opened.scopes));
+        // the scopes, once per opening (a changed setting opens the memory anew)
+        if (announced !== opened && opened.scopes.length > 0) output.appendLine(scopesSummary(opened.scopes));
+        announced = opened;
         tree.lastOpened = opened;
       }
       return opened;
