@@ -173,6 +173,13 @@ describe("the desktop bundle with memdir.scopes", () => {
     ext.vscode.window.activeTextEditor = { document: { uri: ext.vscode.Uri.file(`${WORKSPACE}/user-memory/feedback_tests.md`) }, selection: { isEmpty: true } };
     await ext.vscode.commands.executeCommand("memdir.touch");
     assert.match(await ext.read("user-memory/feedback_tests.md"), /\nmetadata:\n {2}modified: \d{4}-/);
+    // the quick fix "Confirm still true" is not offered on a read-only scope's file
+    const [{ provider }] = ext.codeActions;
+    const stale = { diagnostics: [{ source: "memdir", code: "stale_core_memory" }] };
+    assert.equal(provider.provideCodeActions({ uri: ext.vscode.Uri.file(`${WORKSPACE}/team-memory/reference_rota.md`) }, null, stale).length, 0);
+    assert.equal(provider.provideCodeActions({ uri: ext.vscode.Uri.file(`${WORKSPACE}/user-memory/feedback_tests.md`) }, null, stale).length, 1);
+    const groups = await ext.tree.getChildren();
+    assert.deepEqual(groups.map((g) => ext.tree.getTreeItem(g).iconPath.id), ["lock", "folder", "folder"]);
     await ext.vscode.commands.executeCommand("memdir.doctor");
     assert.match(ext.messages.filter((m) => m.kind === "info").at(-1).message, /^team: memdir doctor: [^\n]*\nuser: memdir doctor: 1 error[^\n]*\nproject: memdir doctor: /);
     assert.deepEqual(ext.errors(), []);

@@ -108,7 +108,7 @@ class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
       item.description = node.description;
       if (node.tooltip) item.tooltip = node.tooltip;
       item.contextValue = node.scope === undefined ? "memdir.group" : "memdir.scope";
-      if (node.scope !== undefined) item.iconPath = new vscode.ThemeIcon(node.description.includes("read-only") ? "lock" : "folder");
+      if (node.scope !== undefined) item.iconPath = new vscode.ThemeIcon(node.readOnly ? "lock" : "folder");
       return item;
     }
     const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
@@ -252,6 +252,13 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
   const scopedHistoryUi = (chosen: ChosenScope): HistoryUi => ({ ...historyUi, confirm: scopedConfirm(chosen) });
   const scopeOption = (chosen: ChosenScope): { scope?: string } => (chosen.scope === undefined ? {} : { scope: chosen.scope });
 
+  /** Whether `uri` is a memory of a read-only scope. */
+  const readOnlyFile = (uri: vscode.Uri): boolean => {
+    const opened = tree.lastOpened;
+    const path = opened && opened.scopes.length > 0 ? memoryPathOf(opened, uri) : undefined;
+    return path !== undefined && opened?.scopes.find((s) => path.startsWith(`${s.name}:`))?.readOnly === true;
+  };
+
   /** Says how an undo ended; refreshes the view and the diagnostics when it wrote. */
   const undone = async (outcome: HistoryOutcome): Promise<void> => {
     const summary = undoSummary(outcome);
@@ -378,7 +385,8 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
       { language: "markdown" },
       {
         provideCodeActions: (_doc, _range, context) =>
-          context.diagnostics
+          // nothing to confirm in a read-only scope (recalled, never written)
+          (readOnlyFile(_doc.uri) ? [] : context.diagnostics)
             .filter((d) => d.source === "memdir" && d.code === "stale_core_memory")
             .map((d) => {
               const action = new vscode.CodeAction("memdir: Confirm this memory is still true", vscode.CodeActionKind.QuickFix);

@@ -36,8 +36,9 @@ export interface GroupNode {
   description: string;
   /** A scope's group holds its type groups; a type group holds memories. */
   children: (GroupNode | MemoryNode)[];
-  /** The scope, on a scope's group. */
+  /** The scope, on a scope's group, and whether it is read-only. */
   scope?: string;
+  readOnly?: boolean;
   tooltip?: string;
 }
 
@@ -107,6 +108,7 @@ export function memoryTree(scan: ScanResult, nowMs: number, scopes: readonly Tre
       description: [s.folder, ...(role ? [role] : []), `${n} ${n === 1 ? "memory" : "memories"}`].join(" · "),
       tooltip: `The ${s.name} scope: ${s.folder}${s.readOnly ? "\nread-only: recalled, never written" : ""}${s.isDefault ? "\nwrites that name no scope go here" : ""}`,
       scope: s.name,
+      readOnly: s.readOnly,
       children: byType(memories, dropped),
     };
   });
