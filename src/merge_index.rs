@@ -5,7 +5,9 @@
 //! Lines are compared whole (after a byte-order mark and each line's `\r` are set aside) and
 //! aligned with the base as `diff` aligns them ([`crate::diff`]). The merge is ours, in ours'
 //! order, less the base lines theirs removed; then each line theirs added goes after the line
-//! it followed in theirs (after what ours added there too, up to a blank line or a heading).
+//! it followed in theirs (after what ours added there too, up to a blank line or a heading,
+//! unless that line is theirs too: theirs' runs stay whole). Lines theirs put in place of base
+//! lines ours still has as they were go where the first of those stood.
 //! A line theirs added that the merge already holds is not added twice. An entry theirs added
 //! that links where an entry ours added links (both edited one entry) goes right after ours':
 //! the two lines stay, adjacent, and doctor's `duplicate_link` joins them keeping every word.
@@ -72,6 +74,9 @@ enum Origin {
     Ours,
     /// A line theirs added (or changed).
     Theirs,
+    /// A line of ours that is in the base and that theirs removed: not in the merge, but where
+    /// theirs' replacement for it goes.
+    Gone,
 }
 
 struct Node<'a> {
@@ -124,7 +129,11 @@ pub fn merge_index(base: &str, ours: &str, theirs: &str) -> MergedIndex {
                 origin: Origin::Base,
                 id: j,
             }),
-            Some(_) => {}
+            Some(_) => merged.push(Node {
+                text,
+                origin: Origin::Gone,
+                id: j,
+            }),
         }
     }
 
@@ -136,6 +145,19 @@ pub fn merge_index(base: &str, ours: &str, theirs: &str) -> MergedIndex {
         }
     }
     let position = |merged: &[Node], id: usize| merged.iter().position(|n| n.id == id);
+    // the first line of a run theirs added in place of base lines (a change, not an insertion):
+    // the first of those base lines that ours has as it was (in the merge as `Gone`)
+    let replaced = |k: usize| -> Option<usize> {
+        let first_of_run = k == 0 || theirs_base.get(k - 1).copied().flatten().is_some();
+        if !first_of_run {
+            return None;
+        }
+        let before = theirs_base.iter().take(k).rev().find_map(|i| *i);
+        let after = theirs_base.iter().skip(k).find_map(|i| *i);
+        let from = before.map_or(0, |i| i + 1);
+        let to = after.unwrap_or(b.lines.len());
+        (from..to).find_map(|i| in_ours.get(i).copied().flatten())
+    };
     let mut at: Vec<Option<usize>> = vec![None; t.lines.len()];
     let mut both_edited: Vec<String> = Vec::new();
     for (k, text) in t.lines.iter().enumerate() {
@@ -150,7 +172,10 @@ pub fn merge_index(base: &str, ours: &str, theirs: &str) -> MergedIndex {
         }
         let blank = is_blank(text);
         if !blank {
-            if let Some(same) = merged.iter().find(|n| n.text == *text) {
+            let same = merged
+                .iter()
+                .find(|n| n.origin != Origin::Gone && n.text == *text);
+            if let Some(same) = same {
                 if let Some(slot) = at.get_mut(k) {
                     *slot = Some(same.id);
                 }
@@ -169,26 +194,38 @@ pub fn merge_index(base: &str, ours: &str, theirs: &str) -> MergedIndex {
                 both_edited.push(link.to_owned());
             }
             let mut pos = p + 1;
-            while merged.get(pos).is_some_and(|n| n.origin == Origin::Theirs) {
+            while merged
+                .get(pos)
+                .is_some_and(|n| matches!(n.origin, Origin::Theirs | Origin::Gone))
+            {
                 pos += 1;
             }
             pos
+        } else if let Some(p) = replaced(k).and_then(|id| position(&merged, id)) {
+            // in place of the base line it replaced, which ours has as it was
+            p
         } else {
             let anchor = at.iter().take(k).rev().find_map(|a| *a);
-            let mut pos = anchor
-                .and_then(|id| position(&merged, id))
-                .map_or(0, |p| p + 1);
-            while merged
-                .get(pos)
-                .is_some_and(|n| n.origin == Origin::Ours && !is_break(n.text))
+            let anchor = anchor.and_then(|id| position(&merged, id));
+            let mut pos = anchor.map_or(0, |p| p + 1);
+            // after a line of theirs: right after it (theirs' run stays whole); else after
+            // what ours added there too, up to a blank line or a heading
+            let theirs_run = anchor
+                .and_then(|p| merged.get(p))
+                .is_some_and(|n| n.origin == Origin::Theirs);
+            while !theirs_run
+                && merged.get(pos).is_some_and(|n| {
+                    n.origin == Origin::Gone || (n.origin == Origin::Ours && !is_break(n.text))
+                })
             {
                 pos += 1;
             }
             pos
         };
         if blank {
-            let before = pos.checked_sub(1).and_then(|p| merged.get(p));
-            let next = merged.get(pos);
+            let shown = |n: &&Node| n.origin != Origin::Gone;
+            let before = merged.iter().take(pos).rev().find(shown);
+            let next = merged.iter().skip(pos).find(shown);
             let beside = match (before, next) {
                 (None, _) => Some(None),
                 (Some(n), _) if is_blank(n.text) => Some(Some(n.id)),
@@ -215,7 +252,8 @@ pub fn merge_index(base: &str, ours: &str, theirs: &str) -> MergedIndex {
         }
     }
 
-    let lines = tidy_blank_lines(merged.iter().map(|n| n.text).collect(), &o, &t);
+    let shown = merged.iter().filter(|n| n.origin != Origin::Gone);
+    let lines = tidy_blank_lines(shown.map(|n| n.text).collect(), &o, &t);
     MergedIndex {
         text: render(&lines, &b, &o, &t),
         both_edited,
