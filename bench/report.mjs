@@ -73,6 +73,22 @@ export function markdown(r) {
     if (r.selection) lines.push(row([`lexical selector, ${r.selection.cases} judged cases`, `recall@5 ${r.selection.recallAt5.toFixed(2)}, precision ${r.selection.precision.toFixed(2)}`, `abstention ${r.selection.abstention.toFixed(2)}, exact ${r.selection.exact.toFixed(2)}`]));
     lines.push("");
   }
+  if (r.postgres?.rows?.length) {
+    const rt = (q) => `${q < 10 ? q.toFixed(1) : q.toFixed(0)} round trip${q === 1 ? "" : "s"}`;
+    lines.push(row(["PostgreSQL host (memdir/postgres), one server on this machine", "PostgreSQL", "Node host (a folder)", "PostgreSQL ÷ Node"]));
+    lines.push(row(["---", "---", "---", "---"]));
+    for (const p of r.postgres.rows) {
+      const n = p.memories.toLocaleString("en");
+      lines.push(row([`recall (lexical selector), ${n} memories, a turn`, `${ms(p.pg.perTurnMs)} ms, ${rt(p.pg.perTurnQueries)}`, `${ms(p.node.perTurnMs)} ms`, x(p.pg.perTurnMs / p.node.perTurnMs)]));
+      lines.push(row([`recall (lexical selector), ${n} memories, cold (a new openMemory)`, `${ms(p.pg.coldMs)} ms, ${rt(p.pg.coldQueries)}`, `${ms(p.node.coldMs)} ms`, x(p.pg.coldMs / p.node.coldMs)]));
+    }
+    const w = r.postgres.remember;
+    if (w) lines.push(row([`remember into ~${w.memories} memories`, `${ms(w.pgMs)} ms, ${rt(w.pgQueries)}`, `${ms(w.nodeMs)} ms`, x(w.pgMs / w.nodeMs)]));
+    for (const p of r.postgres.rows) lines.push(row([`\`memdir import\` of ${p.files.toLocaleString("en")} files (copyMemory)`, `${ms(p.importMs)} ms, ${rt(p.importQueriesPerFile)} a file`, "", ""]));
+    lines.push("");
+  } else if (r.postgres?.skipped) {
+    lines.push(`PostgreSQL rows skipped: ${r.postgres.skipped}.`, "");
+  }
   if (r.targets) {
     lines.push(row(["target (issue 13)", "this run", ""]));
     lines.push(row(["---", "---", "---"]));

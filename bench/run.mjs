@@ -77,6 +77,13 @@ if (want("write")) {
   log(`doctor on 200 memories: ${ms(results.writes.doctorMs)} ms`);
 }
 
+// ---- the PostgreSQL host (memdir/postgres) next to the Node host ------------------------------
+if (want("postgres")) {
+  const { benchPostgres, postgresLines } = await import("./postgres.mjs");
+  results.postgres = await benchPostgres(memdir);
+  for (const line of postgresLines(results.postgres, ms)) log(line);
+}
+
 // ---- a process's start and peak memory -------------------------------------------------------
 if (want("process")) {
   const { benchProcess } = await import("./process.mjs");
