@@ -51,6 +51,8 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
   } catch (error) {
     if ((error as MemdirError).code !== "INVALID_ARGUMENT" || /unknown memory type/.test((error as Error).message)) throw error;
   }
+  // the folder the one-folder tools work on: the default write scope, else the first that takes writes
+  const homeName = defaultScope ?? specs.find((s) => s.readOnly !== true)?.name ?? specs[0]!.name;
   const base = shared(options);
   const parts: Part[] = [];
   try {
@@ -59,7 +61,7 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
       const where = spec.host ? { host: spec.host } : spec.dir !== undefined ? { dir: spec.dir } : spec.projectRoot !== undefined ? { projectRoot: spec.projectRoot } : null;
       if (where === null) throw invalid(`scope ${JSON.stringify(spec.name)} needs \`dir\`, \`projectRoot\` or \`host\``);
       // the automatic writers run in the default write scope only
-      const keep = spec.name === defaultScope && options.keep ? { keep: options.keep } : {};
+      const keep = spec.name === homeName && options.keep ? { keep: options.keep } : {};
       const memory = await open({ ...base, ...where, ...keep, ...(limits ? { limits } : {}), scope: spec.name });
       const inner = internalsOf(memory);
       if (!inner) throw invalid(`scope ${JSON.stringify(spec.name)} did not open as a memory`);
@@ -82,7 +84,12 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
     if (!found) throw invalid(`no scope ${JSON.stringify(name)} (scopes: ${parts.map((p) => p.name).join(", ")})`);
     return found;
   };
-  const home = part(defaultScope ?? parts[0]!.name);
+  const home = part(homeName);
+  /** `home` for a writer: refused when every scope is read-only. */
+  const homeWrites = (): OpenedMemory => {
+    if (home.readOnly) throw invalid("every scope is read-only: nothing here can be written");
+    return home.memory;
+  };
   const writable = (name: string): Part => {
     const p = part(name);
     if (p.readOnly) throw invalid(`scope ${JSON.stringify(name)} is read-only: it is recalled, never written`);
@@ -177,15 +184,15 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
       const at = located(input, "touch");
       return at.part.memory.touch(at.ifMatch === undefined ? at.file : ({ file: at.file, ifMatch: at.ifMatch } as never));
     },
-    tool: () => home.memory.tool(),
+    tool: () => homeWrites().tool(),
     doctor: (opts) => home.memory.doctor(opts),
     planFixes: (opts) => home.memory.planFixes(opts),
-    applyFixes: (plan, opts) => home.memory.applyFixes(plan, opts),
+    applyFixes: async (plan, opts) => homeWrites().applyFixes(plan, opts),
     history: (opts) => home.memory.history(opts),
-    undo: (id, opts) => home.memory.undo(id, opts),
-    restore: (opts) => home.memory.restore(opts),
-    extract: (opts) => home.memory.extract(opts),
-    consolidate: (opts) => home.memory.consolidate(opts),
+    undo: async (id, opts) => homeWrites().undo(id, opts),
+    restore: async (opts) => homeWrites().restore(opts),
+    extract: async (opts) => homeWrites().extract(opts),
+    consolidate: async (opts) => homeWrites().consolidate(opts),
     close: () => {
       for (const p of parts) p.memory.close();
     },

@@ -176,16 +176,37 @@ pub fn scopes_prompt(scopes: &[ScopeRoot]) -> Result<String, Error> {
     check_scope_names(scopes.iter().map(|s| s.name.as_str()))?;
     // one folder under two names would offer every memory twice, and split its writes
     let root = |s: &ScopeRoot| s.root.trim_end_matches(['/', '\\']).to_owned();
+    // and a folder inside another's is scanned by both (the scan is recursive)
+    let inside = |outer: &str, inner: &str| {
+        inner
+            .strip_prefix(outer)
+            .is_some_and(|rest| rest.starts_with(['/', '\\']))
+    };
     for (i, a) in scopes.iter().enumerate() {
-        if let Some(b) = scopes
-            .iter()
-            .skip(i + 1)
-            .find(|b| !a.root.is_empty() && root(a) == root(b))
-        {
-            return Err(Error::InvalidArgument(format!(
-                "scopes {:?} and {:?} are the same folder ({})",
-                a.name, b.name, a.root
-            )));
+        for b in scopes.iter().skip(i + 1) {
+            if a.root.is_empty() || b.root.is_empty() {
+                continue;
+            }
+            let (ra, rb) = (root(a), root(b));
+            if ra == rb {
+                return Err(Error::InvalidArgument(format!(
+                    "scopes {:?} and {:?} are the same folder ({})",
+                    a.name, b.name, a.root
+                )));
+            }
+            let nested = if inside(&ra, &rb) {
+                Some((a, b))
+            } else if inside(&rb, &ra) {
+                Some((b, a))
+            } else {
+                None
+            };
+            if let Some((outer, inner)) = nested {
+                return Err(Error::InvalidArgument(format!(
+                    "scope {:?}'s folder is inside scope {:?}'s ({}): its memories would be offered twice",
+                    inner.name, outer.name, outer.root
+                )));
+            }
         }
     }
     let mut out = String::from("## Memory scopes\n\nYour memory comes from ");

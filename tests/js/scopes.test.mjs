@@ -153,9 +153,28 @@ test("bad scopes are INVALID_ARGUMENT before anything opens", async () => {
     [{ dir, scopes: [{ name: "a", dir }] }, /each scope names its own folder/],
     [{ scopes: "user" }, /list/],
     [{ scopes: [{ name: "a", dir }, { name: "b", dir: dir + "/" }] }, /same folder/],
+    [{ scopes: [{ name: "a", dir }, { name: "b", dir: join(dir, "team") }] }, /inside scope "a"/],
   ];
   for (const [options, message] of cases) {
     await assert.rejects(openMemory(options), (e) => e.code === "INVALID_ARGUMENT" && message.test(e.message), JSON.stringify(options));
+  }
+});
+
+test("every scope read-only: recall works, every writer is refused and nothing is written", async () => {
+  const { local, project } = await threeScopes();
+  const memory = await openMemory({ scopes: [{ name: "a", dir: local, readOnly: true }, { name: "b", dir: project, readOnly: true }], now: () => NOW, selector: { provider: "lexical" } });
+  try {
+    assert.equal(memory.writeScope, null);
+    assert.ok((await memory.recall("deploy with make ship")).memories.length > 0);
+    const before = await fsp.readFile(join(local, "MEMORY.md"), "utf8");
+    await assert.rejects(memory.remember({ type: "user", name: "X", description: "Nothing here", body: "x" }), (e) => e.code === "INVALID_ARGUMENT");
+    for (const write of [() => memory.tool(), () => memory.extract({ messages: [{ role: "user", content: "remember I use vim" }], mode: "auto" }), () => memory.consolidate({ mode: "auto" }), () => memory.undo("x"), () => memory.restore({ at: 0 })]) {
+      await assert.rejects(async () => write(), (e) => e.code === "INVALID_ARGUMENT" && /read-only/.test(e.message));
+    }
+    assert.equal(await fsp.readFile(join(local, "MEMORY.md"), "utf8"), before);
+    assert.ok((await memory.doctor()).findings !== undefined, "doctor still reads");
+  } finally {
+    memory.close();
   }
 });
 
