@@ -165,6 +165,27 @@ export const COMMANDS: Record<string, Command> = {
     },
     run: (ctx) => import("./run.js").then((m) => m.transfer.importMemory(ctx)),
   },
+  "merge-index": {
+    args: "<base> <ours> <theirs> [<path>]",
+    summary: "git's merge driver for MEMORY.md: keeps every entry of both sides (memdir git-setup registers it)",
+    usage: "memdir merge-index <base> <ours> <theirs> [<path>]",
+    details:
+      "Git runs it as `merge-index %O %A %B %P`: the merge is written over <ours>, exit 0. Every entry either side\nadded or edited is kept; a line goes only when one side removed it and the other left it as it was; no\nconflict markers. An entry both sides edited is kept twice, one line under the other: memdir doctor --fix\njoins them, keeping every word. Exit 1 when a file cannot be read or is not UTF-8 (git then marks a conflict).",
+    options: [],
+    positionals: (args) => {
+      if (args.length < 3 || args.length > 4) throw new UsageError("merge-index takes the base, ours and theirs (git: %O %A %B %P): memdir merge-index base.md ours.md theirs.md", "merge-index");
+    },
+    run: (ctx) => import("./run.js").then((m) => m.git.mergeIndex(ctx)),
+  },
+  "git-setup": {
+    summary: "register the MEMORY.md merge driver in the git repository holding the memory folder",
+    usage: "memdir git-setup [--dir <memory folder>] [options]",
+    details:
+      "Adds `<folder>/MEMORY.md merge=memdir-index` to the repository's .gitattributes (once; its other lines kept;\ncommit it) and sets merge.memdir-index.driver in the repository's config to this node and this memdir by\nabsolute path. Git does not copy config: run it in each clone (again after moving node or memdir).\nExit 1 when the folder is not in a git work tree or git is missing.",
+    options: [],
+    positionals: none("git-setup"),
+    run: (ctx) => import("./run.js").then((m) => m.git.gitSetup(ctx)),
+  },
   mcp: {
     args: "[--read-only] [--no-index]",
     summary: "serve the memory to MCP clients over stdio (needs @modelcontextprotocol/sdk)",

@@ -7,6 +7,7 @@
 export * as consolidate from "./consolidate.js";
 export * as doctor from "./doctor.js";
 export * as extract from "./extract.js";
+export * as git from "./git.js";
 export * as history from "./history.js";
 export * as read from "./read.js";
 export * as recall from "./recall.js";
