@@ -120,6 +120,36 @@ export interface MemoryHost {
   watch?(dir: string, onChange: (name: string | null) => void): HostWatcher | null;
   /** Cheaper ways to do what the members above do, for large folders. Each optional. */
   fast?: HostFastPaths;
+  /**
+   * Times the host knows better than the files' mtimes (the Node host in a git work tree: a file
+   * as committed has its last commit's time, rules §1.3). Optional.
+   */
+  times?: HostTimes;
+}
+
+/** A listing as {@link HostTimes.of} reads it (the columns of a `Listing`). */
+export interface TimedListing {
+  readonly paths: readonly string[];
+  /** 0 a file, 1 a directory, 2 other. */
+  readonly kinds: Uint8Array;
+  readonly mtimesMs: Float64Array;
+  readonly sizesBytes: Float64Array;
+  readonly ctimesMs: Float64Array;
+  readonly inos: Float64Array;
+}
+
+/** The times to use in place of a listing's mtimes. */
+export interface TimesOverlay {
+  /** Changes whenever the times may have (a cache compares it turn to turn). */
+  version: string;
+  /** By position in the listing: the time to use, or `NaN` for the entry's own mtime. */
+  timesMs: Float64Array;
+}
+
+/** See {@link MemoryHost.times}. Asked every turn, so cheap when nothing changed. */
+export interface HostTimes {
+  /** The times for `listing`, or `null`: its mtimes as they are. Never throws. */
+  of(listing: TimedListing): Promise<TimesOverlay | null>;
 }
 
 /**

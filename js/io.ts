@@ -77,6 +77,7 @@ export function ioHost(host: MemoryHost, show: (path: string) => string = (p) =>
     rename: (from, to) => mapped("rename", from, () => host.rename(from, to), `${show(from)} to ${show(to)}`),
     ...(host.locks ? { locks: host.locks } : {}),
     ...(host.watch ? { watch: host.watch.bind(host) } : {}),
+    ...(host.times ? { times: host.times } : {}),
   };
   if (links) {
     out.links = {

@@ -20,7 +20,7 @@
  * memdir tell the cache at once, without waiting for an event.
  */
 import type { LexicalSelection, Limits, Memory, ScanResult, SelectionInput, SelectionRequest } from "./core.js";
-import { readHeads, type HostEntry, type HostError, type HostWatcher, type MemoryHost } from "./host.js";
+import { readHeads, type HostEntry, type HostError, type HostWatcher, type MemoryHost, type TimesOverlay } from "./host.js";
 import { ioHost } from "./io.js";
 import { Listing } from "./listing.js";
 import { ScanSession, type LexicalAmong } from "./scan-session.js";
@@ -292,8 +292,14 @@ export class ScanCache {
       listed = true;
       if (this.watching) this.rootKey = await this.rootNow();
     }
-    listingChanged ||= this.order === null;
     const listing = this.listing!;
+    // times the host knows better than the mtimes (git's, rules §1.3): new ones are planned again
+    const timed = await this.timedListing(listing);
+    if (timed.version !== this.timesVersion) {
+      this.timesVersion = timed.version;
+      this.order = null;
+    }
+    listingChanged ||= this.order === null;
     // nothing changed, nothing held is racy, no read failed last time: the last scan stands
     if (!listingChanged && this.last && this.usedProblems === "" && !this.anyRacy()) {
       this.afterScan();
@@ -305,12 +311,12 @@ export class ScanCache {
       if (large || listed) await immediate();
       if (large) {
         // packing 20,000 paths is a step of its own
-        this.session.prepare(listing);
+        this.session.prepare(timed.listing);
         await immediate();
       }
       due(); // the plan counts against this turn's budget: the reads after it wait if it spent it
       this.stats.plans++;
-      this.order = this.session.plan(listing);
+      this.order = this.session.plan(timed.listing);
       await pause();
     }
     const order = this.order;
@@ -451,6 +457,25 @@ export class ScanCache {
       // a listing taken meanwhile: build for that one
       if (this.listing?.paths === paths) return (this.position = map);
     }
+  }
+
+  /** The version of the host's times the last plan used (`""`: the mtimes). */
+  private timesVersion = "";
+  private timed: { listing: Listing; overlay: TimesOverlay; timed: Listing } | null = null;
+
+  /** `listing` with the host's times (`MemoryHost.times`) in place of its mtimes, where it has them. */
+  private async timedListing(listing: Listing): Promise<{ listing: Listing; version: string }> {
+    const overlay = this.host.times ? await this.host.times.of(listing).catch(() => null) : null;
+    if (!overlay) return { listing, version: "" };
+    if (this.timed?.listing !== listing || this.timed.overlay !== overlay) {
+      const mtimes = listing.mtimesMs.slice();
+      overlay.timesMs.forEach((t, i) => {
+        if (!Number.isNaN(t)) mtimes[i] = t;
+      });
+      const timed = new Listing(listing.paths, listing.kinds, mtimes, listing.sizesBytes, listing.ctimesMs, listing.inos, listing.problems);
+      this.timed = { listing, overlay, timed };
+    }
+    return { listing: this.timed.timed, version: overlay.version };
   }
 
   /** The root folder's key, taken once it is watched. */

@@ -12,7 +12,8 @@ import * as fsp from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { join, resolve as resolvePath, sep } from "node:path";
 import { tempFileName } from "../core.js";
-import { HEAD_READ_BYTES, hostError, type HostEntry, type HostFastPaths, type HostHead, type HostLinks, type HostLocks, type HostWatcher, type LockOwner, type MemoryHost, type WriteRequest } from "../host.js";
+import { HEAD_READ_BYTES, hostError, type HostEntry, type HostFastPaths, type HostHead, type HostLinks, type HostLocks, type HostTimes, type HostWatcher, type LockOwner, type MemoryHost, type WriteRequest } from "../host.js";
+import { gitTimes } from "../git-times.js";
 import { DirWalker, escapeError, fileEntry, Filling, isCode, procFdAvailable, resolveInside, type DirHandle, type NodeFs, type OpenDir } from "./node-dirs.js";
 import { defaultSyncFs, NodeFast, type FileWrites, type SyncFs } from "./node-fast.js";
 
@@ -59,6 +60,14 @@ export interface NodeHostOptions {
    * always one way.
    */
   io?: "auto" | "sync" | "async";
+  /**
+   * Ages from git (rules §1.3): where the folder is inside a git work tree, a file whose content
+   * equals HEAD's counts as changed when its last commit was, not when it was checked out
+   * (`js/git-times.ts`). Default `true` (`false` when `fs` is given: git reads the disk, not it):
+   * without it every clone and checkout makes every memory look new; outside a repository, or
+   * without git, it costs one look for `.git` and nothing more.
+   */
+  git?: boolean;
 }
 
 export class NodeHost implements MemoryHost {
@@ -71,6 +80,8 @@ export class NodeHost implements MemoryHost {
   readonly locks: HostLocks = { owner: () => this.lockOwner(), ownerAlive: (o) => this.ownerAlive(o) };
   /** The fast paths (`node-fast.ts`); absent with `rawFs: null`. */
   readonly fast?: HostFastPaths;
+  /** Times from git (`NodeHostOptions.git`). */
+  readonly times?: HostTimes;
   private readonly fastPaths: NodeFast | null;
   private watched = 0;
   /** A write's own calls through the promises (the fast paths make them synchronously while they can). */
@@ -106,6 +117,7 @@ export class NodeHost implements MemoryHost {
     this.walkerReady = (async () => new DirWalker(fs, absolute, options.descriptorWalk ?? (await procFdAvailable(fs)), openNow))();
     this.fastPaths = raw ? new NodeFast(this, raw, options.io ?? "auto") : null;
     if (this.fastPaths) this.fast = this.fastPaths.group();
+    if (options.git ?? !options.fs) this.times = gitTimes(absolute);
   }
 
   /** Times the fast paths let the event loop through (tests check a long listing does). */
