@@ -4,9 +4,10 @@
  * write lock and applied only if nothing changed since the diff was shown.
  */
 import { doctorReadPlan, outsideLinks, planDoctorFixes, runDoctor } from "./core.js";
-import type { DoctorInput, DoctorReport, FixPlan, Limits } from "./core.js";
+import type { DoctorInput, DoctorReport, FixPlan, Limits, SnapshotEntry } from "./core.js";
 import { MemdirError } from "./errors.js";
-import type { MemoryHost } from "./host.js";
+import type { HostEntry, MemoryHost } from "./host.js";
+import { Listing } from "./listing.js";
 import { ioHost, withIoLock } from "./io.js";
 import type { LockOptions } from "./lock.js";
 import { applyJournaled, recoverInterrupted, type HistoryOptions } from "./history.js";
@@ -26,7 +27,18 @@ async function input(host: MemoryHost, limits: Limits, nowMs: number, options: D
   for (const link of index ? outsideLinks(decoder.decode(index)) : []) {
     outside[link] = host.links?.lookOutside ? await host.links.lookOutside(link).catch(() => null) : null;
   }
-  return { entries: snapshot.entries, contents: snapshot.contents, nowMs, limits, staleCoreDays: options.staleCoreDays ?? null, outside };
+  return { entries: await hostTimes(host, snapshot.entries), contents: snapshot.contents, nowMs, limits, staleCoreDays: options.staleCoreDays ?? null, outside };
+}
+
+/** `entries` with the host's times (`MemoryHost.times`: git's, rules §1.3) in place of their mtimes, where it has them. */
+async function hostTimes(host: MemoryHost, entries: SnapshotEntry[]): Promise<SnapshotEntry[]> {
+  const listing = () => Listing.fromEntries(entries.map((e): HostEntry => ({ path: e.path, kind: e.kind, size: e.size ?? 0, mtimeMs: e.mtimeMs ?? Number.NaN })));
+  const overlay = host.times ? await host.times.of(listing()).catch(() => null) : null;
+  if (!overlay) return entries;
+  return entries.map((e, i) => {
+    const t = overlay.timesMs[i]!;
+    return Number.isNaN(t) ? e : { ...e, mtimeMs: t };
+  });
 }
 
 const decoder = new TextDecoder();

@@ -175,11 +175,15 @@ test("ages from git: a memory committed 30 days ago is 30 days old in a fresh cl
   const scan = JSON.parse(memdir(["scan", "--dir", dir, "--json"], { env }).out);
   assert.ok(scan.memories.some((m) => m.path === "user_editor.md" && Date.now() - m.mtimeMs > 29 * 86_400_000), "scan shows its time from git too");
 
+  const stale = (d) => JSON.parse(memdir(["doctor", "--dir", d, "--json", "--stale-core-days", "20"], { env }).out).findings.filter((f) => f.code === "stale_core_memory").map((f) => f.file);
+  assert.deepEqual(stale(dir), ["user_editor.md"], "doctor sees its age from git too");
+
   // edited, not committed: it differs from HEAD, so its mtime counts
   writeFileSync(join(dir, "user_editor.md"), fm("Editor", "The user edits code in Helix with a custom keymap", "user", "Helix, with the keymap in the dotfiles repository. Checked today."));
   const fresh = recall().memories.find((m) => m.path === "user_editor.md");
   assert.equal(fresh.ageDays, 0, "fresh once edited");
   assert.doesNotMatch(fresh.text, /days old/);
+  assert.deepEqual(stale(dir), []);
 
   // outside git (GIT_CEILING… not needed: a plain copy of the folder has no .git above it) mtimes are used as before
   const plain = tempDir("memdir-plain-");
