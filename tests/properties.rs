@@ -2365,7 +2365,7 @@ proptest! {
     #![proptest_config(config(256))]
 
     /// git's merge driver for MEMORY.md: every line either side added (one not in the base) is
-    /// in the merge, and the merge holds no line that no side had.
+    /// in the merge, so is a line all three have once, and the merge holds no line that no side had.
     #[test]
     fn merged_index_loses_no_added_line(base in merge_side(), ours in merge_side(), theirs in merge_side()) {
         let merged = memdir::merge_index::merge_index(&base, &ours, &theirs).text;
@@ -2376,6 +2376,14 @@ proptest! {
                 if !line.trim().is_empty() && !base_lines.contains(&line) {
                     prop_assert!(got.contains(&line), "{line:?} lost: base {base:?} ours {ours:?} theirs {theirs:?} merged {merged:?}");
                 }
+            }
+        }
+        // a line no side touched (once in each of the three) is kept
+        let once = |lines: &[String], line: &String| lines.iter().filter(|l| *l == line).count() == 1;
+        let (ours_lines, theirs_lines) = (merge_lines(&ours), merge_lines(&theirs));
+        for line in &base_lines {
+            if !line.trim().is_empty() && once(&base_lines, line) && once(&ours_lines, line) && once(&theirs_lines, line) {
+                prop_assert!(got.contains(line), "{line:?}, in all three, lost: merged {merged:?}");
             }
         }
         let all: Vec<String> = [&base, &ours, &theirs].iter().flat_map(|s| merge_lines(s)).collect();
