@@ -2,19 +2,26 @@
 // wasm32 target, the wasm-bindgen CLI, Chromium), runs the native Rust tests, rebuilds pkg/
 // when its sources changed, then runs the Node tests of the built package, the mock-provider
 // and CLI tests, the MCP server's tests, the headless-Chromium tests, the playground in Chromium, and the packed package in
-// every bundler and type checker (tests/package/) under Node's test runner.
+// every bundler and type checker (tests/package/) under Node's test runner. One PostgreSQL server
+// (scripts/postgres.mjs) serves the whole run (MEMDIR_TEST_PG_URL, tests/postgres/), stopped at
+// the end whatever happened.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "./build.mjs";
+import { startPostgres } from "./postgres.mjs";
 import { ensureChromium, ensureExtensionDeps, root, run, step } from "./toolchain.mjs";
 
+let postgres = null;
 try {
   step("cargo test", () => run("cargo", ["test", "--quiet"]));
   build();
   ensureChromium();
   ensureExtensionDeps();
-  const dirs = ["tests/js", "tests/mock", "tests/cli", "tests/mcp", "tests/adapters", "tests/browser", "tests/playground", "tests/package", "tests/vscode"].filter((d) => existsSync(join(root, d)));
+  postgres = await startPostgres();
+  console.error(`  PostgreSQL for the run at ${postgres.url}`);
+  process.env.MEMDIR_TEST_PG_URL = postgres.url;
+  const dirs = ["tests/js", "tests/mock", "tests/cli", "tests/mcp", "tests/adapters", "tests/browser", "tests/playground", "tests/package", "tests/vscode", "tests/postgres"].filter((d) => existsSync(join(root, d)));
   const files = dirs.flatMap((d) => readdirSync(join(root, d)).filter((f) => f.endsWith(".test.mjs")).map((f) => join(d, f)));
   // spec for people, TAP to a file for the closing count
   const tapDir = mkdtempSync(join(tmpdir(), "memdir-tap-"));
@@ -34,5 +41,7 @@ try {
   if (failed) throw failed;
 } catch (error) {
   console.error(`\nnpm test failed: ${error.message}`);
-  process.exit(1);
+  process.exitCode = 1;
+} finally {
+  await postgres?.stop();
 }
