@@ -101,7 +101,9 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
     if (typeof file !== "string") throw invalid(`${what} takes { file } (or the file as a string)`);
     const named = typeof input === "object" && input !== null ? (input as { scope?: unknown }).scope : undefined;
     if (named !== undefined && typeof named !== "string") throw invalid(`${what}'s scope is a scope's name`);
-    const split = named === undefined ? splitScoped(file) : null;
+    // `<scope>:<path>` when the prefix is one of the scopes; else the path as given (a file may hold a colon)
+    const prefixed = named === undefined ? splitScoped(file) : null;
+    const split = prefixed && byName.has(prefixed[0]) ? prefixed : null;
     const scope = named ?? split?.[0] ?? defaultScope;
     if (scope === null) throw invalid(`${what}: name the scope (every scope is read-only or typed)`);
     const ifMatch = typeof input === "object" && input !== null ? (input as { ifMatch?: unknown }).ifMatch : undefined;

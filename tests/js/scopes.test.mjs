@@ -130,9 +130,13 @@ test("writes: to the scope named, else by type, else the first that takes any; r
     await memory.touch({ file: "project_deploy.md", scope: "project" });
     assert.match(await fsp.readFile(join(project, "project_deploy.md"), "utf8"), /modified: /);
     await assert.rejects(memory.forget("team:reference_style.md"), (e) => e.code === "INVALID_ARGUMENT");
+    // a colon in a file's name that names no scope: the default write scope's file, as given
+    await fsp.writeFile(join(project, "notes:2026.md"), topic("Notes", "project", "Notes of the year"));
+    await memory.forget("notes:2026.md");
+    await assert.rejects(fsp.access(join(project, "notes:2026.md")));
     // each scope keeps its own history: the write in `local` is in local's log alone
     assert.equal((await memory.scope("local").history()).length, 1);
-    assert.equal((await memory.scope("project").history()).length, 2);
+    assert.equal((await memory.scope("project").history()).length, 3, "remember, touch, forget of notes:2026.md");
     // the scan spans every scope
     const scan = await memory.scan();
     assert.ok(scan.memories.some((m) => m.path === "team:reference_style.md"));
