@@ -77,6 +77,13 @@ if (want("write")) {
   log(`doctor on 200 memories: ${ms(results.writes.doctorMs)} ms`);
 }
 
+// ---- ages from git on the recall path (rules §1.3) ------------------------------------------
+if (want("recall") || want("git")) {
+  const { benchGit } = await import("./git.mjs");
+  results.git = await benchGit(memdir);
+  log(`recall a turn in a git work tree, ${results.git.files} files: ${ms(results.git.gitMs)} ms with ages from git, ${ms(results.git.mtimesMs)} ms with mtimes (${results.git.ratio.toFixed(2)}x)`);
+}
+
 // ---- the PostgreSQL host (memdir/postgres) next to the Node host ------------------------------
 if (want("postgres")) {
   const { benchPostgres, postgresLines } = await import("./postgres.mjs");

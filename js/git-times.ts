@@ -7,9 +7,11 @@
  * time is the older of that time and `metadata.modified`.
  *
  * Cost: one `git log --name-only` for the whole folder when HEAD moves, one `git status` for the
- * folder when HEAD, the index or a file of the listing changes; each turn otherwise reads
- * `.git/HEAD` and stats three files. Never a spawn a file, never one on a turn when nothing
- * changed. No `.git` above the folder, no git on PATH, or a git that fails: mtimes, as without.
+ * folder when HEAD, the index or a file of the listing changes; otherwise `.git/HEAD` is read and
+ * three files stat'ed at most once a second (every turn, that was +60% on a 200-memory recall:
+ * `npm run bench`, "recall a turn in a git work tree"). A file's own change is seen at once (the
+ * listing); a commit or a checkout of HEAD alone, within a second. Never a spawn a file, never one
+ * on a turn when nothing changed. No `.git` above the folder, no git on PATH, or a git that fails: mtimes, as without.
  */
 import { execFile } from "node:child_process";
 import { readFile, realpath, stat } from "node:fs/promises";
@@ -17,6 +19,8 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { HostTimes, TimedListing, TimesOverlay } from "./host.js";
 
 const KIND_FILE = 0;
+/** HEAD and the index are looked at again after this long (ages are days; a second is nothing to them). */
+const STAMPS_REUSE_MS = 1000;
 /** git's output is bounded: a folder's history of names, not file contents. */
 const MAX_OUTPUT_BYTES = 64 << 20;
 
@@ -124,6 +128,7 @@ class GitTimes implements HostTimes {
   private generation = 0;
   private last: { listing: TimedListing; generation: number; overlay: TimesOverlay } | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  private stamped: { at: number; stamps: { head: string; index: string } } | null = null;
 
   constructor(private readonly root: string) {}
 
@@ -143,7 +148,9 @@ class GitTimes implements HostTimes {
       return null;
     }
     try {
-      const now = await stamps(repo);
+      const fresh = this.stamped !== null && Date.now() - this.stamped.at < STAMPS_REUSE_MS;
+      const now = fresh ? this.stamped!.stamps : await stamps(repo);
+      if (!fresh) this.stamped = { at: Date.now(), stamps: now };
       const pathspec = ["--", repo.folder || "."];
       if (now.head !== this.head) {
         const log = await run(["log", "-z", "--name-only", "--no-renames", "--format=%x01%ct", ...pathspec], repo.top);
