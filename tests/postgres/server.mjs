@@ -1,19 +1,27 @@
 // The PostgreSQL server of a test file: the one `npm test` started (its URL in
 // MEMDIR_TEST_PG_URL), or, when the file runs alone, one of its own (scripts/postgres.mjs),
-// stopped when the file's tests end. Each file uses memory ids (or a schema) of its own, so files
-// running at once on one server never see each other's rows.
-import { after } from "node:test";
+// stopped as the file's process exits (after the file's own `after` hooks have closed their
+// connections; `stop()` is synchronous inside). Each file uses memory ids (or a schema) of its
+// own, so files running at once on one server never see each other's rows.
 import { startPostgres } from "../../scripts/postgres.mjs";
 
 let own = null;
 
-/** The server's URL: `MEMDIR_TEST_PG_URL`, else a server started for this file (stopped in `after`). */
+/** The server's URL: `MEMDIR_TEST_PG_URL`, else a server started for this file (stopped when its process exits). */
 export async function pgUrl() {
   const given = process.env.MEMDIR_TEST_PG_URL;
   if (given) return given;
   if (own === null) {
     own = startPostgres();
-    after(async () => (await own).stop());
+    const server = await own;
+    process.once("exit", () => void server.stop());
+    // a run cut short (a timeout's SIGTERM, ^C) stops it too
+    for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
+      process.once(signal, () => {
+        void server.stop();
+        process.exit(code);
+      });
+    }
   }
   return (await own).url;
 }

@@ -1,0 +1,236 @@
+// The PostgreSQL host (memdir/postgres) against a real server (tests/postgres/server.mjs: the
+// one `npm test` started, or one of this file's own): the shared host conformance suite, each
+// case on a memory of its own; openMemory over it (remember, recall, forget); the write lock's
+// advisory lock, the expected version, the lock row a killed writer leaves; watch across stores;
+// and what a turn costs in round trips (every query the pool sends, counted).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import pg from "pg";
+import { init, openMemory } from "../../pkg/entry/node.js";
+import { PostgresStore } from "../../pkg/hosts/postgres.js";
+import { withLock } from "../../pkg/lock.js";
+import { bytes, hostCases, text } from "../js/host-conformance.mjs";
+import { pgUrl } from "./server.mjs";
+
+await init();
+
+/** Memory ids of this file's own: files running at once never share rows. */
+const RUN = `hosts-${process.pid}-${Date.now().toString(36)}`;
+let n = 0;
+const newId = (label = "m") => `${RUN}-${label}-${++n}`;
+let url;
+let store;
+let sql; // a plain client, to seed and to look, without the host
+
+before(async () => {
+  url = await pgUrl();
+  store = await PostgresStore.open({ connectionString: url });
+  sql = new pg.Client(url);
+  await sql.connect();
+});
+after(async () => {
+  await sql?.end();
+  await store?.close();
+});
+
+/** Seeds `files` for memory `id` with SQL (not through the host). */
+async function seed(id, files) {
+  const entries = Object.entries(files);
+  if (entries.length === 0) return;
+  await sql.query("INSERT INTO memdir.memories (id, version) VALUES ($1, 1)", [id]);
+  for (const [path, content] of entries) {
+    await sql.query("INSERT INTO memdir.files (memory, path, data, mtime_ms, written) VALUES ($1, $2, $3, $4, 1)", [id, path, Buffer.from(bytes(content)), Date.now()]);
+  }
+}
+
+/** The memory's version, read with SQL. */
+async function versionOf(id) {
+  const { rows } = await sql.query("SELECT version FROM memdir.memories WHERE id = $1", [id]);
+  return rows.length ? Number(rows[0].version) : 0;
+}
+
+describe("PostgresHost: the host conformance suite", () => {
+  const make = async (files = {}, options = {}) => {
+    const id = newId("case");
+    if (!options.missing) await seed(id, files);
+    const host = store.host(id);
+    const db = host.root.split("/")[2];
+    return { host, root: `postgres://${db}/${id}`, absolute: (path) => `postgres://${db}/${id}/${path}` };
+  };
+  for (const { name, run } of hostCases({ assert, openMemory })) test(name, () => run(make));
+});
+
+describe("PostgresHost", () => {
+  test("openMemory over it: remember, recall, forget; the store lists the memory", async () => {
+    const id = newId("round");
+    const memory = await openMemory({ host: store.host(id), selector: { provider: "lexical" } });
+    const saved = await memory.remember({ type: "project", name: "Harbor deploys", description: "Deploys to harbor run on Tuesdays only", body: "Ask the release captain first." });
+    assert.equal(saved.action, "created");
+    const recalled = await memory.recall("when do harbor deploys run");
+    assert.equal(recalled.outcome, "selected", JSON.stringify(recalled.error ?? null));
+    assert.ok(recalled.memories.some((m) => m.path === saved.file), "the memory is recalled");
+    assert.match(text(await store.host(id).readFile("MEMORY.md")), /Harbor deploys/);
+    await memory.forget(saved.file);
+    assert.equal(await store.host(id).stat(saved.file), null);
+    assert.equal(text(await store.host(id).readFile("MEMORY.md")), "");
+    memory.close();
+    assert.ok((await store.memories()).includes(id));
+    assert.equal(store.host(id), store.host(id), "one host a memory");
+  });
+
+  test("every write bumps the memory's version by one; a rewrite gets a new ino even within a millisecond", async () => {
+    const id = newId("version");
+    const host = store.host(id);
+    assert.equal(await versionOf(id), 0, "no row before the first write");
+    await host.writeFile("a.md", bytes("1"));
+    assert.equal(await versionOf(id), 1);
+    const first = await host.stat("a.md");
+    await host.writeFile("a.md", bytes("2"), { mtimeMs: first.mtimeMs });
+    const second = await host.stat("a.md");
+    assert.equal(second.mtimeMs, first.mtimeMs);
+    assert.notEqual(second.ino, first.ino, "a new key");
+    await host.fast.writeFiles([{ path: "b.md", data: bytes("b") }, { path: "c/d.md", data: bytes("d") }]);
+    await host.rename("c", "e");
+    await host.remove("e");
+    assert.equal(await versionOf(id), 5);
+    // a refused write bumps nothing
+    await assert.rejects(host.writeFile("a.md", bytes("x"), { exclusive: true }), { code: "EEXIST" });
+    await assert.rejects(host.remove("nope.md"), { code: "ENOENT" });
+    assert.equal(await versionOf(id), 5);
+  });
+
+  test("fast.writeFiles is all or nothing: one exclusive file that exists and none is written", async () => {
+    const id = newId("batch");
+    const host = store.host(id);
+    await host.writeFile("taken.md", bytes("old"));
+    await assert.rejects(
+      host.fast.writeFiles([
+        { path: "new.md", data: bytes("new") },
+        { path: "taken.md", data: bytes("x"), exclusive: true },
+      ]),
+      (error) => error.code === "EEXIST" && error.writePath === "taken.md",
+    );
+    assert.equal(await host.stat("new.md"), null, "nothing written");
+    assert.equal(text(await host.readFile("taken.md")), "old");
+    await assert.rejects(host.writeFile("taken.md/below.md", bytes("x")), { code: "ENOTDIR" });
+  });
+
+  test("exclusive: a second writer (another store, another pool) waits; ETIMEDOUT after its timeout; the lock is free after", async () => {
+    const id = newId("excl");
+    const other = await PostgresStore.open({ connectionString: url });
+    try {
+      let release;
+      const holding = new Promise((r) => (release = r));
+      let entered;
+      const inside = new Promise((r) => (entered = r));
+      const first = store.host(id).locks.exclusive(async () => {
+        entered();
+        await holding;
+        return "first";
+      }, 5000);
+      await inside;
+      await assert.rejects(other.host(id).locks.exclusive(async () => "second", 100), { code: "ETIMEDOUT" });
+      const second = other.host(id).locks.exclusive(async () => "second", 10_000);
+      release();
+      assert.equal(await first, "first");
+      assert.equal(await second, "second");
+      // a memdir write through a lock of its own: LOCKED, a MemdirError
+      const memory = await openMemory({ host: other.host(id), lock: { timeoutMs: 100 } });
+      let unlock;
+      const held = new Promise((r) => (unlock = r));
+      let got;
+      const gotLock = new Promise((r) => (got = r));
+      const holder = store.host(id).locks.exclusive(async () => (got(), await held), 5000);
+      await gotLock;
+      await assert.rejects(memory.remember({ type: "project", name: "Blocked", description: "a blocked write", body: "b" }), { code: "LOCKED" });
+      unlock();
+      await holder;
+      memory.close();
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("expected version: a write under the lock after another connection changed the memory is refused (ECONFLICT) and writes nothing", async () => {
+    const id = newId("conflict");
+    const host = store.host(id);
+    await host.writeFile("a.md", bytes("before"));
+    await assert.rejects(
+      host.locks.exclusive(async () => {
+        await host.writeFile("mine.md", bytes("mine")); // fine: the version is the one seen
+        // another machine, its lock lost to it: it writes with SQL behind this writer's back
+        await sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
+        await host.writeFile("a.md", bytes("overwrite"));
+      }, 5000),
+      (error) => error.code === "ECONFLICT" && /changed by another writer/.test(error.message),
+    );
+    assert.equal(text(await host.readFile("a.md")), "before", "nothing written");
+    await assert.rejects(
+      host.locks.exclusive(async () => {
+        await sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
+        await host.remove("a.md");
+      }, 5000),
+      { code: "ECONFLICT" },
+    );
+    await assert.rejects(
+      host.locks.exclusive(async () => {
+        await sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
+        await host.rename("a.md", "b.md");
+      }, 5000),
+      { code: "ECONFLICT" },
+    );
+    assert.equal(text(await host.readFile("a.md")), "before");
+    assert.equal(await host.stat("b.md"), null);
+    // outside the lock, writes are not checked
+    await host.writeFile("a.md", bytes("after"));
+    assert.equal(text(await host.readFile("a.md")), "after");
+  });
+
+  test("a lock row left by a writer that is gone does not hold up the next one (the advisory lock proves it gone)", async () => {
+    const id = newId("row");
+    const host = store.host(id);
+    // what a killed writer leaves: a fresh lock row, a live-looking owner on another machine
+    await host.writeFile(".memdir.lock", bytes(JSON.stringify({ pid: 4242, host: "another-machine", boot: null, pidns: null, at: Date.now(), token: "killed" })));
+    assert.equal(await host.locks.ownerAlive({ host: "another-machine", pid: 4242 }), null, "outside the lock: cannot tell");
+    const ran = await withLock(host, async () => "ran", { timeoutMs: 3000 });
+    assert.equal(ran, "ran");
+    assert.equal(await host.stat(".memdir.lock"), null, "broken and released");
+  });
+
+  test("watch: a write through another store (another pool) is heard, with its name in the folder", async () => {
+    const id = newId("watch");
+    const other = await PostgresStore.open({ connectionString: url });
+    const heard = [];
+    let wake = () => {};
+    // resolves once `pred` holds: checked now and at every report
+    const want = (pred) =>
+      new Promise((r) => {
+        wake = () => pred() && r();
+        wake();
+      });
+    const root = store.host(id).watch("", (name) => (heard.push(["", name]), wake?.()));
+    const notes = store.host(id).watch("notes", (name) => (heard.push(["notes", name]), wake?.()));
+    try {
+      // a null first: listening began (changes before it were not heard)
+      await want(() => heard.some(([d, nm]) => d === "" && nm === null));
+      let waiting = want(() => heard.some(([d, nm]) => d === "" && nm === "a.md"));
+      await other.host(id).writeFile("a.md", bytes("a"));
+      await waiting;
+      waiting = want(() => heard.some(([d, nm]) => d === "notes" && nm === "n.md"));
+      await other.host(id).writeFile("notes/n.md", bytes("n"));
+      await waiting;
+      assert.ok(heard.some(([d, nm]) => d === "" && nm === "notes"), "the root hears its folder");
+      // another memory's write is not heard
+      const before = heard.length;
+      waiting = want(() => heard.some(([, nm]) => nm === "b.md"));
+      await other.host(`${id}-else`).writeFile("z.md", bytes("z"));
+      await other.host(id).writeFile("b.md", bytes("b"));
+      await waiting;
+      assert.ok(!heard.slice(before).some(([, nm]) => nm === "z.md"));
+    } finally {
+      root.close();
+      notes.close();
+      await other.close();
+    }
+  });
+});
