@@ -78,8 +78,8 @@ const HEAD_FIRST_BYTES = 16 * 1024;
 
 /** The write lock held by {@link PostgresHost.locks} `exclusive` in this async context. */
 interface Held {
-  /** The memory's lock key (schema and memory). */
-  key: string;
+  /** The host that holds it (another store's host of the same memory is another writer). */
+  host: PostgresHost;
   client: PgPoolClient;
   /** The memory's version this writer saw under the lock (then its own writes'). */
   version: number;
@@ -408,7 +408,7 @@ export class PostgresHost implements MemoryHost {
   /** This memory's write lock held in this async context, if any. */
   private held(): Held | undefined {
     const held = context.getStore();
-    return held?.key === this.lockName ? held : undefined;
+    return held?.host === this ? held : undefined;
   }
 
   /** A query: through the connection holding the write lock inside `exclusive`, else the pool. */
@@ -695,7 +695,7 @@ export class PostgresHost implements MemoryHost {
     try {
       // read once the lock is granted: the last holder's writes committed before it let go
       const { rows } = await client.query(`SELECT version FROM ${this.t.memories} WHERE id = $1`, [this.memory]);
-      held = { key: this.lockName, client, version: rows.length ? Number(rows[0].version) : 0, queue: Promise.resolve() };
+      held = { host: this, client, version: rows.length ? Number(rows[0].version) : 0, queue: Promise.resolve() };
     } catch (error) {
       lost = error;
       client.removeListener("error", onError);
