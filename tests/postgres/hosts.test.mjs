@@ -233,4 +233,65 @@ describe("PostgresHost", () => {
       await other.close();
     }
   });
+
+  test("an opened memory sees a memory another replica (another store) remembered, at its next recall", async () => {
+    const id = newId("replica");
+    const other = await PostgresStore.open({ connectionString: url });
+    const mine = await openMemory({ host: store.host(id), selector: { provider: "lexical" } });
+    const theirs = await openMemory({ host: other.host(id), selector: { provider: "lexical" } });
+    try {
+      await mine.remember({ type: "project", name: "Quartz builds", description: "Quartz builds need the large runner", body: "b" });
+      assert.equal((await mine.recall("falcon releases")).memories.length, 0);
+      const saved = await theirs.remember({ type: "project", name: "Falcon releases", description: "Falcon releases ship on Fridays after the freeze", body: "b" });
+      // the watch's notification may still be on its way: the held files are checked all the same
+      let found = false;
+      for (let i = 0; i < 50 && !found; i++) {
+        found = (await mine.recall("falcon releases")).memories.some((m) => m.path === saved.file);
+        if (!found) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(found, "the other replica's memory is recalled");
+    } finally {
+      mine.close();
+      theirs.close();
+      await other.close();
+    }
+  });
+
+  test("round trips: a recall turn with nothing changed is at most two queries; a remember and a cold open are counted (reported)", async (t) => {
+    const id = newId("trips");
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    let queries = 0;
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client);
+      client.query = (...args) => (queries++, query(...args));
+    });
+    const counted = await PostgresStore.open({ pool });
+    try {
+      const memory = await openMemory({ host: counted.host(id), selector: { provider: "lexical" } });
+      for (let i = 0; i < 5; i++) await memory.remember({ type: "project", name: `Seed ${i}`, description: `seed memory ${i} about topic ${["harbor", "quartz", "falcon", "meadow", "copper"][i]}`, body: "b" });
+      const cost = async (fn) => {
+        const q = queries;
+        await fn();
+        return queries - q;
+      };
+      const remember = await cost(() => memory.remember({ type: "project", name: "Counted", description: "a counted write about lanterns", body: "b" }));
+      await memory.recall("lanterns");
+      await new Promise((r) => setTimeout(r, 100)); // the watch's notifications of this process's own writes
+      await memory.recall("lanterns");
+      const turn = await cost(() => memory.recall("harbor"));
+      memory.close();
+      const fresh = await PostgresStore.open({ pool });
+      const cold = await cost(async () => {
+        const m = await openMemory({ host: fresh.host(id), selector: { provider: "lexical" } });
+        await m.recall("harbor");
+        m.close();
+      });
+      t.diagnostic(`round trips: remember ${remember}, a recall turn with nothing changed ${turn}, a cold open and recall ${cold}`);
+      // one statMany (the folders, the names a watch reported), and the check of the held heads after a turn
+      assert.ok(turn <= 2, `${turn} queries for a turn with nothing changed`);
+    } finally {
+      await counted.close();
+      await pool.end();
+    }
+  });
 });
