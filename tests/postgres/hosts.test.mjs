@@ -294,4 +294,39 @@ describe("PostgresHost", () => {
       await pool.end();
     }
   });
+
+  test("watch: a lost listening connection is reported (null), and once listening again, changes are heard again", async () => {
+    const id = newId("lost");
+    const heard = [];
+    let wake = () => {};
+    const want = (pred) =>
+      new Promise((r) => {
+        wake = () => pred() && r();
+        wake();
+      });
+    const other = await PostgresStore.open({ connectionString: url });
+    const watcher = store.host(id).watch("", (name) => (heard.push(name), wake()));
+    try {
+      await want(() => heard.includes(null)); // listening
+      let waiting = want(() => heard.includes("a.md"));
+      await other.host(id).writeFile("a.md", bytes("a"));
+      await waiting;
+      // the server ends the listening connection
+      const { rows } = await sql.query("SELECT pid FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()", [`LISTEN "${store.channel}"`]);
+      assert.ok(rows.length >= 1, "the listening connection is there");
+      heard.length = 0;
+      waiting = want(() => heard.includes(null));
+      for (const { pid } of rows) await sql.query("SELECT pg_terminate_backend($1, 5000)", [pid]);
+      await waiting;
+      // listening again (another null when it is), then a write is heard
+      for (let i = 0; i < 100 && !heard.includes("b.md"); i++) {
+        await other.host(id).writeFile("b.md", bytes(`b${i}`));
+        await Promise.race([want(() => heard.includes("b.md")), new Promise((r) => setTimeout(r, 50))]);
+      }
+      assert.ok(heard.includes("b.md"), "heard after the reconnection");
+    } finally {
+      watcher.close();
+      await other.close();
+    }
+  });
 });
