@@ -85,6 +85,8 @@ interface Held {
   version: number;
   /** The writes of this lock, one after the other (each reads `version` when it runs). */
   queue: Promise<unknown>;
+  /** Let go: a timer or callback made inside `fn` that runs later (it keeps the async context) goes through the pool. */
+  released: boolean;
 }
 
 const context = new AsyncLocalStorage<Held>();
@@ -408,7 +410,7 @@ export class PostgresHost implements MemoryHost {
   /** This memory's write lock held in this async context, if any. */
   private held(): Held | undefined {
     const held = context.getStore();
-    return held?.host === this ? held : undefined;
+    return held?.host === this && !held.released ? held : undefined;
   }
 
   /** A query: through the connection holding the write lock inside `exclusive`, else the pool. */
@@ -695,7 +697,7 @@ export class PostgresHost implements MemoryHost {
     try {
       // read once the lock is granted: the last holder's writes committed before it let go
       const { rows } = await client.query(`SELECT version FROM ${this.t.memories} WHERE id = $1`, [this.memory]);
-      held = { host: this, client, version: rows.length ? Number(rows[0].version) : 0, queue: Promise.resolve() };
+      held = { host: this, client, version: rows.length ? Number(rows[0].version) : 0, queue: Promise.resolve(), released: false };
     } catch (error) {
       lost = error;
       client.removeListener("error", onError);
@@ -706,6 +708,7 @@ export class PostgresHost implements MemoryHost {
     try {
       return await context.run(held, fn);
     } finally {
+      held.released = true;
       if (lost === null) {
         try {
           await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [this.lockName]);

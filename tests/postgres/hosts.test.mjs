@@ -186,6 +186,22 @@ describe("PostgresHost", () => {
     assert.equal(text(await host.readFile("a.md")), "after");
   });
 
+  test("a timer made under the lock that writes after it was let go goes through the pool, unchecked (not the lock's old connection and version)", async () => {
+    const id = newId("late");
+    const host = store.host(id);
+    let go;
+    const gate = new Promise((r) => (go = r));
+    let late;
+    await host.locks.exclusive(async () => {
+      await host.writeFile("first.md", bytes("1"));
+      late = new Promise((resolve, reject) => setTimeout(() => gate.then(() => host.writeFile("late.md", bytes("late"))).then(resolve, reject), 1));
+    }, 5000);
+    await host.writeFile("between.md", bytes("b")); // the version moves on
+    go();
+    await late;
+    assert.equal(text(await host.readFile("late.md")), "late");
+  });
+
   test("a lock row left by a writer that is gone does not hold up the next one (the advisory lock proves it gone)", async () => {
     const id = newId("row");
     const host = store.host(id);
