@@ -24,30 +24,40 @@
  * (`ECONFLICT`) and writes nothing. `watch` is `LISTEN`/`NOTIFY`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { MemdirError } from "../errors.js";
 import { HEAD_READ_BYTES, headLines, hostError, type HostEntry, type HostError, type HostFastPaths, type HostHead, type HostLinks, type HostLocks, type HostWatcher, type LockOwner, type MemoryHost, type WriteRequest } from "../host.js";
 
 /** A query's answer, as node-postgres gives it (the part the store reads). */
 export interface PgResult {
+  /** The rows, each an object by column name. */
   rows: any[];
+  /** How many rows the statement returned or changed. */
   rowCount: number | null;
 }
 
 /** A connection checked out of a {@link PgPool} (node-postgres's `PoolClient`; the part the store uses). */
 export interface PgPoolClient {
+  /** A parameterised query (one round trip). */
   query(text: string, values?: unknown[]): Promise<PgResult>;
   /** Back to the pool; with an error (or `true`), the connection is closed instead. */
   release(destroy?: boolean | Error): void;
+  /** `notification` (LISTEN), `error`, `end`. */
   on(event: string, listener: (...args: any[]) => void): unknown;
+  /** Undoes {@link PgPoolClient.on}. */
   removeListener(event: string, listener: (...args: any[]) => void): unknown;
 }
 
 /** A connection pool: a node-postgres `pg.Pool` (the part the store uses). */
 export interface PgPool {
+  /** A query on any idle connection. */
   query(text: string, values?: unknown[]): Promise<PgResult>;
+  /** A connection of one's own until `release`. */
   connect(): Promise<PgPoolClient>;
+  /** Closes every connection. */
   end(): Promise<void>;
+  /** `error` (an idle connection lost), `connect`. */
   on(event: string, listener: (...args: any[]) => void): unknown;
 }
 
@@ -66,7 +76,7 @@ export interface PostgresStoreOptions {
 /** The notification channel's name for a schema (≤ 63 bytes, PostgreSQL's identifier limit). */
 function channelOf(schema: string): string {
   const name = `memdir_changes:${schema}`;
-  return Buffer.byteLength(name) <= 63 ? name : `memdir:${schema}`.slice(0, 40);
+  return Buffer.byteLength(name) <= 63 ? name : `memdir_changes:${createHash("sha256").update(schema).digest("hex").slice(0, 40)}`;
 }
 
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
