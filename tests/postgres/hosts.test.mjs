@@ -78,6 +78,20 @@ describe("PostgresHost", () => {
     assert.equal(store.host(id), store.host(id), "one host a memory");
   });
 
+  test("open: stores opened at once on a new schema all open (the tables made once); a schema keeps its memories apart", async () => {
+    const schema = `memdir_${RUN.replace(/[^a-z0-9]/g, "_")}`;
+    const stores = await Promise.all(Array.from({ length: 8 }, () => PostgresStore.open({ connectionString: url, schema })));
+    try {
+      await stores[0].host("alice").writeFile("a.md", bytes("in the other schema"));
+      assert.deepEqual(await stores[7].memories(), ["alice"]);
+      assert.equal(text(await stores[3].host("alice").readFile("a.md")), "in the other schema");
+      assert.equal(await store.host("alice").stat("a.md"), null, "not in memdir's schema");
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await sql.query(`DROP SCHEMA ${schema} CASCADE`);
+    }
+  });
+
   test("every write bumps the memory's version by one; a rewrite gets a new ino even within a millisecond", async () => {
     const id = newId("version");
     const host = store.host(id);
