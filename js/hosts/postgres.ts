@@ -47,6 +47,8 @@ export interface PgPoolClient {
   on(event: string, listener: (...args: any[]) => void): unknown;
   /** Undoes {@link PgPoolClient.on}. */
   removeListener(event: string, listener: (...args: any[]) => void): unknown;
+  /** Lets the process exit while this connection is open (node-postgres 8). */
+  unref?(): void;
 }
 
 /** A connection pool: a node-postgres `pg.Pool` (the part the store uses). */
@@ -197,6 +199,8 @@ class Listener {
         }
         this.client = client;
         this.failures = 0;
+        // as `fs.watch` with `persistent: false`: an open watch does not keep the process alive
+        client.unref?.();
         // changes between the listing a watch follows and this LISTEN were not heard
         this.all();
       } catch {
@@ -313,7 +317,8 @@ export class PostgresStore {
     const owns = pool === undefined;
     if (!pool) {
       const pg = await loadPg();
-      pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+      // idle connections do not keep the process alive (a script that forgets `close()` still exits)
+      pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10, allowExitOnIdle: true });
       // an idle connection the server closed: the pool drops it; without a listener, Node would exit
       pool.on("error", () => {});
     }

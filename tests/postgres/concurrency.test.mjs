@@ -130,3 +130,12 @@ test("a writer whose lock was lost (its connection cut) writes nothing over the 
     await other.close();
   }
 });
+
+test("a process that opens a memory, recalls (its watch listening) and closes nothing still exits on its own", async () => {
+  const run = start(["leave", url, `${RUN}-leave`]);
+  const done = await run.done;
+  assert.equal(done.code, 0, done.err);
+  const { alive } = JSON.parse(done.out);
+  // the pool's idle connections and the watch's listening one are unref'd, as fs.watch's are not persistent
+  assert.ok(!alive.includes("TCPSocketWrap"), `nothing holds the process: ${alive.join(", ")}`);
+});

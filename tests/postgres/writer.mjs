@@ -2,6 +2,8 @@
 //   node writer.mjs remember <url> <memory> <label> <count>  remembers <count> memories, then
 //     prints {"files": [...], "writes": n}: the files it made and the writes that went through
 //     (each bumps the memory's version once)
+//   node writer.mjs leave <url> <memory>  remembers and recalls (a watch open), closes nothing,
+//     prints {"done": true, "alive": [...]}, what keeps its event loop alive (no connection should)
 //   node writer.mjs hold <url> <memory>  takes the write lock (advisory lock and lock row),
 //     prints "locked", and holds it until killed
 import { init, openMemory } from "../../pkg/entry/node.js";
@@ -42,6 +44,15 @@ if (mode === "remember") {
   memory.close();
   await store.close();
   process.stdout.write(`${JSON.stringify({ files, writes: counter.writes })}\n`);
+} else if (mode === "leave") {
+  const memory = await openMemory({ host: store.host(id), selector: { provider: "lexical" } });
+  await memory.remember({ type: "project", name: "Left open", description: "A memory whose opener never closes it", body: "b" });
+  await memory.recall("left open");
+  await new Promise((r) => setTimeout(r, 200)); // the watch listening
+  await memory.recall("left open");
+  await new Promise((r) => setTimeout(r, 500)); // the check after the turn, done
+  // what keeps the event loop alive now: no connection should
+  process.stdout.write(`${JSON.stringify({ done: true, alive: process.getActiveResourcesInfo() })}\n`);
 } else if (mode === "hold") {
   await withLock(store.host(id), async () => {
     process.stdout.write("locked\n");
