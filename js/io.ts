@@ -26,6 +26,8 @@ const WHY: Record<string, string> = {
   EMFILE: "too many open files",
   EBUSY: "it is busy",
   EIO: "an input/output error",
+  // the PostgreSQL host (js/hosts/postgres.ts): a write under a lock that was lost
+  ECONFLICT: "another writer changed the memory since this one took its lock (the lock was lost); nothing was written",
 };
 
 /** The host's error code (`ENOENT`, Node's `ERR_…`), else `EIO`. */
