@@ -200,6 +200,40 @@ describe("PostgresHost", () => {
     assert.equal(text(await host.readFile("a.md")), "after");
   });
 
+  test("a remember whose lock is lost before its files are written fails (IO_ERROR, errno ECONFLICT) and leaves no memory; the next writer goes through", async () => {
+    const id = newId("remember-conflict");
+    const host = store.host(id);
+    let bump = false;
+    // another machine writes (its lock taken over this one's) just before this remember's files
+    const fast = {
+      ...host.fast,
+      writeFiles: async (files) => {
+        if (bump) await sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
+        return host.fast.writeFiles(files);
+      },
+    };
+    const racing = new Proxy(host, {
+      get: (target, key) => (key === "fast" ? fast : typeof target[key] === "function" ? target[key].bind(target) : target[key]),
+    });
+    const memory = await openMemory({ host: racing, selector: { provider: "lexical" }, lock: { timeoutMs: 3000 } });
+    await memory.remember({ type: "project", name: "First one", description: "The first memory, before any race", body: "b" });
+    bump = true;
+    await assert.rejects(memory.remember({ type: "project", name: "Lost lock", description: "A memory written under a lost lock", body: "b" }), (error) => {
+      assert.equal(error.code, "IO_ERROR");
+      assert.equal(error.errno, "ECONFLICT");
+      assert.match(error.message, /another writer changed the memory/);
+      return true;
+    });
+    assert.equal(await host.stat("project_lost_lock.md"), null, "no memory file");
+    assert.doesNotMatch(text(await host.readFile("MEMORY.md")), /Lost lock/);
+    bump = false;
+    const next = await openMemory({ host: store.host(id), selector: { provider: "lexical" }, lock: { timeoutMs: 3000 } });
+    assert.equal((await next.remember({ type: "project", name: "After the race", description: "A memory after the lost lock", body: "b" })).action, "created");
+    assert.match(text(await host.readFile("MEMORY.md")), /First one[\s\S]*After the race/);
+    memory.close();
+    next.close();
+  });
+
   test("a timer made under the lock that writes after it was let go goes through the pool, unchecked (not the lock's old connection and version)", async () => {
     const id = newId("late");
     const host = store.host(id);
