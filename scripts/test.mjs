@@ -44,4 +44,5 @@ try {
   process.exitCode = 1;
 } finally {
   await postgres?.stop();
+  if (process.exitCode) process.exit(process.exitCode);
 }
