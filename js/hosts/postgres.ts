@@ -291,7 +291,11 @@ export class PostgresStore {
   /** @internal */
   readonly tables: { memories: string; files: string };
   private readonly ownsPool: boolean;
-  private readonly hosts = new Map<string, PostgresHost>();
+  /** The hosts in use, weakly: a fleet's process that serves many users does not keep one for each it ever served. */
+  private readonly hosts = new Map<string, WeakRef<PostgresHost>>();
+  private readonly collected = new FinalizationRegistry<string>((memory) => {
+    if (this.hosts.get(memory)?.deref() === undefined) this.hosts.delete(memory);
+  });
   private listener: Listener | null = null;
 
   private constructor(pool: PgPool, ownsPool: boolean, schema: string, database: string) {
@@ -335,14 +339,19 @@ export class PostgresStore {
 
   /**
    * The {@link MemoryHost} of one memory (a user, a tenant), created on its first write:
-   * `openMemory({ host: store.host("alice") })`. The same object for the same id.
+   * `openMemory({ host: store.host("alice") })`. The same object for the same id while it is in
+   * use (memories opened on one host share their cache).
    */
   host(memory: string): PostgresHost {
     if (typeof memory !== "string" || memory === "" || memory.includes("\0") || Buffer.byteLength(memory) > MAX_MEMORY_ID_BYTES) {
       throw new MemdirError("INVALID_ARGUMENT", `a memory id is 1 to ${MAX_MEMORY_ID_BYTES} bytes without NUL, got ${JSON.stringify(String(memory).slice(0, 80))}`);
     }
-    let host = this.hosts.get(memory);
-    if (!host) this.hosts.set(memory, (host = new PostgresHost(this, memory)));
+    let host = this.hosts.get(memory)?.deref();
+    if (!host) {
+      host = new PostgresHost(this, memory);
+      this.hosts.set(memory, new WeakRef(host));
+      this.collected.register(host, memory);
+    }
     return host;
   }
 
