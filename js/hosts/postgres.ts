@@ -297,6 +297,7 @@ export class PostgresStore {
     if (this.hosts.get(memory)?.deref() === undefined) this.hosts.delete(memory);
   });
   private listener: Listener | null = null;
+  private closed = false;
 
   private constructor(pool: PgPool, ownsPool: boolean, schema: string, database: string) {
     this.pool = pool;
@@ -367,13 +368,15 @@ export class PostgresStore {
 
   /** Stops the watches' connection; ends the pool if the store made it. */
   async close(): Promise<void> {
+    this.closed = true;
     this.listener?.stop();
     this.listener = null;
     if (this.ownsPool) await this.pool.end();
   }
 
-  /** @internal One listening connection shared by every watch of this store. */
-  watch(memory: string, dir: string, onChange: (name: string | null) => void): HostWatcher {
+  /** @internal One listening connection shared by every watch of this store; `null` once it is closed. */
+  watch(memory: string, dir: string, onChange: (name: string | null) => void): HostWatcher | null {
+    if (this.closed) return null;
     if (!this.listener) this.listener = new Listener(this.pool, this.channel);
     return this.listener.add(memory, dir, onChange);
   }
