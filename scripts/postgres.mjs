@@ -69,7 +69,9 @@ function unprivileged() {
 
 /**
  * Starts a fresh server; resolves `{ url, stop(), dir, port }`. `url` is
- * `postgres://postgres@127.0.0.1:<port>/postgres` (trust on loopback, no password).
+ * `postgres://postgres@127.0.0.1:<port>/postgres` (trust on loopback, no password). A throwaway
+ * server: `fsync`, `synchronous_commit` and `full_page_writes` are off unless `durable: true`
+ * (a bench that times writes as a real server commits them). `maxConnections` default 200.
  */
 export async function startPostgres(options = {}) {
   const bin = ensurePostgres();
@@ -105,7 +107,8 @@ export async function startPostgres(options = {}) {
     let lastError;
     for (let attempt = 0; attempt < 5; attempt++) {
       const port = await freePort();
-      const settings = [`-p ${port}`, "-c listen_addresses=127.0.0.1", `-k ${socket}`, "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", `-c max_connections=${options.maxConnections ?? 200}`];
+      const fast = options.durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"];
+      const settings = [`-p ${port}`, "-c listen_addresses=127.0.0.1", `-k ${socket}`, ...fast, `-c max_connections=${options.maxConnections ?? 200}`];
       try {
         as(join(bin, "pg_ctl"), ["start", "-D", data, "-w", "-t", "60", "-l", log, "-o", settings.join(" ")]);
         started = true;
