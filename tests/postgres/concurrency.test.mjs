@@ -10,26 +10,14 @@ import { after, before, test } from "node:test";
 import pg from "pg";
 import { init, openMemory } from "../../pkg/entry/node.js";
 import { PostgresStore } from "../../pkg/hosts/postgres.js";
-import { pgUrl } from "./server.mjs";
+import { usePostgres } from "./server.mjs";
 
 await init();
 
 const writer = fileURLToPath(new URL("./writer.mjs", import.meta.url));
 const RUN = `concurrency-${process.pid}-${Date.now().toString(36)}`;
-let url;
-let store;
-let sql;
-
-before(async () => {
-  url = await pgUrl();
-  store = await PostgresStore.open({ connectionString: url });
-  sql = new pg.Client(url);
-  await sql.connect();
-});
-after(async () => {
-  await sql?.end();
-  await store?.close();
-});
+// the file's store, and a plain client to seed and to look without the host
+const db = usePostgres({ before, after }, pg, PostgresStore);
 
 /** Starts a writer process; `done` resolves `{ code, signal, out, err }`. */
 function start(args) {
@@ -47,7 +35,7 @@ function start(args) {
 
 /** The advisory locks held on `host`'s lock key, from pg_locks. */
 async function advisoryLocks(host) {
-  const { rows } = await sql.query(
+  const { rows } = await db.sql.query(
     `WITH k AS (SELECT hashtextextended($1, 0) AS key)
      SELECT count(*)::int AS n FROM pg_locks, k WHERE locktype = 'advisory' AND granted AND objsubid = 1
        AND classid::bigint = ((k.key >> 32) & 4294967295) AND objid::bigint = (k.key & 4294967295)`,
@@ -56,13 +44,13 @@ async function advisoryLocks(host) {
   return rows[0].n;
 }
 
-const version = async (id) => Number((await sql.query("SELECT version FROM memdir.memories WHERE id = $1", [id])).rows[0]?.version ?? 0);
+const version = async (id) => Number((await db.sql.query("SELECT version FROM memdir.memories WHERE id = $1", [id])).rows[0]?.version ?? 0);
 
 test("ten processes remembering into one memory at once lose no file and no index line; the version counts every write", async () => {
   const id = `${RUN}-ten`;
   const K = 4;
   const labels = Array.from({ length: 10 }, (_, i) => `w${i}`);
-  const runs = labels.map((label) => start(["remember", url, id, label, String(K)]));
+  const runs = labels.map((label) => start(["remember", db.url, id, label, String(K)]));
   const results = await Promise.all(runs.map((r) => r.done));
   let files = [];
   let writes = 0;
@@ -73,7 +61,7 @@ test("ten processes remembering into one memory at once lose no file and no inde
     writes += got.writes;
   }
   assert.equal(new Set(files).size, 10 * K, "every memory its own file");
-  const host = store.host(id);
+  const host = db.store.host(id);
   for (const f of files) assert.ok(await host.stat(f), `${f} exists`);
   const index = new TextDecoder().decode(await host.readFile("MEMORY.md"));
   for (const label of labels) for (let k = 0; k < K; k++) assert.ok(index.includes(`Note ${label}x${k}`), `the index line of ${label}x${k}`);
@@ -84,12 +72,12 @@ test("ten processes remembering into one memory at once lose no file and no inde
 
 test("a writer killed while it holds the write lock leaves no lock: the next writer, in another process, gets it at once", async () => {
   const id = `${RUN}-killed`;
-  const holder = start(["hold", url, id]);
+  const holder = start(["hold", db.url, id]);
   while (!holder.output().includes("locked")) {
     const early = await Promise.race([holder.done, new Promise((r) => setTimeout(() => r(null), 20))]);
     if (early) assert.fail(`the holder ended first: ${early.err}`);
   }
-  const host = store.host(id);
+  const host = db.store.host(id);
   const row = JSON.parse(new TextDecoder().decode(await host.readFile(".memdir.lock")));
   assert.equal(row.pid, holder.child.pid, "the killed writer's lock row is there");
   assert.equal(await advisoryLocks(host), 1, "and its advisory lock");
@@ -106,20 +94,20 @@ test("a writer killed while it holds the write lock leaves no lock: the next wri
 
 test("a writer whose lock was lost (its connection cut) writes nothing over the writer that took the lock next", async () => {
   const id = `${RUN}-lost`;
-  const host = store.host(id);
+  const host = db.store.host(id);
   await host.writeFile("a.md", new TextEncoder().encode("first"));
-  const other = await PostgresStore.open({ connectionString: url });
+  const other = await PostgresStore.open({ connectionString: db.url });
   try {
     await assert.rejects(
       host.locks.exclusive(async () => {
         // the lock's connection dies (a network cut, the server's timeout)
-        const { rows } = await sql.query(
+        const { rows } = await db.sql.query(
           `WITH k AS (SELECT hashtextextended($1, 0) AS key)
            SELECT pid FROM pg_locks, k WHERE locktype = 'advisory' AND granted AND classid::bigint = ((k.key >> 32) & 4294967295) AND objid::bigint = (k.key & 4294967295)`,
           [host.lockName],
         );
         assert.equal(rows.length, 1);
-        await sql.query("SELECT pg_terminate_backend($1, 5000)", [rows[0].pid]);
+        await db.sql.query("SELECT pg_terminate_backend($1, 5000)", [rows[0].pid]);
         // another machine takes the lock, freed with the connection, and writes
         await other.host(id).locks.exclusive(() => other.host(id).writeFile("a.md", new TextEncoder().encode("theirs")), 5000);
         await host.writeFile("a.md", new TextEncoder().encode("stale"));
@@ -132,7 +120,7 @@ test("a writer whose lock was lost (its connection cut) writes nothing over the 
 });
 
 test("a process that opens a memory, recalls (its watch listening) and closes nothing still exits on its own", async () => {
-  const run = start(["leave", url, `${RUN}-leave`]);
+  const run = start(["leave", db.url, `${RUN}-leave`]);
   const done = await run.done;
   assert.equal(done.code, 0, done.err);
   const { alive } = JSON.parse(done.out);

@@ -10,7 +10,7 @@ import { init, openMemory } from "../../pkg/entry/node.js";
 import { PostgresStore } from "../../pkg/hosts/postgres.js";
 import { withLock } from "../../pkg/lock.js";
 import { bytes, hostCases, text } from "../js/host-conformance.mjs";
-import { pgUrl } from "./server.mjs";
+import { usePostgres } from "./server.mjs";
 
 await init();
 
@@ -18,44 +18,43 @@ await init();
 const RUN = `hosts-${process.pid}-${Date.now().toString(36)}`;
 let n = 0;
 const newId = (label = "m") => `${RUN}-${label}-${++n}`;
-let url;
-let store;
-let sql; // a plain client, to seed and to look, without the host
-
-before(async () => {
-  url = await pgUrl();
-  store = await PostgresStore.open({ connectionString: url });
-  sql = new pg.Client(url);
-  await sql.connect();
-});
-after(async () => {
-  await sql?.end();
-  await store?.close();
-});
+// the file's store, and a plain client to seed and to look without the host
+const db = usePostgres({ before, after }, pg, PostgresStore);
 
 /** Seeds `files` for memory `id` with SQL (not through the host). */
 async function seed(id, files) {
   const entries = Object.entries(files);
   if (entries.length === 0) return;
-  await sql.query("INSERT INTO memdir.memories (id, version) VALUES ($1, 1)", [id]);
+  await db.sql.query("INSERT INTO memdir.memories (id, version) VALUES ($1, 1)", [id]);
   for (const [path, content] of entries) {
-    await sql.query("INSERT INTO memdir.files (memory, path, data, mtime_ms, written) VALUES ($1, $2, $3, $4, 1)", [id, path, Buffer.from(bytes(content)), Date.now()]);
+    await db.sql.query("INSERT INTO memdir.files (memory, path, data, mtime_ms, written) VALUES ($1, $2, $3, $4, 1)", [id, path, Buffer.from(bytes(content)), Date.now()]);
   }
 }
 
 /** The memory's version, read with SQL. */
 async function versionOf(id) {
-  const { rows } = await sql.query("SELECT version FROM memdir.memories WHERE id = $1", [id]);
+  const { rows } = await db.sql.query("SELECT version FROM memdir.memories WHERE id = $1", [id]);
   return rows.length ? Number(rows[0].version) : 0;
+}
+
+/** `want(pred)` resolves once `pred` holds, checked now and at every `wake()` (a watch's report). */
+function waiter() {
+  let check = () => {};
+  const want = (pred) =>
+    new Promise((r) => {
+      check = () => pred() && r();
+      check();
+    });
+  return { want, wake: () => check() };
 }
 
 describe("PostgresHost: the host conformance suite", () => {
   const make = async (files = {}, options = {}) => {
     const id = newId("case");
     if (!options.missing) await seed(id, files);
-    const host = store.host(id);
-    const db = host.root.split("/")[2];
-    return { host, root: `postgres://${db}/${id}`, absolute: (path) => `postgres://${db}/${id}/${path}` };
+    const host = db.store.host(id);
+    const database = host.root.split("/")[2];
+    return { host, root: `postgres://${database}/${id}`, absolute: (path) => `postgres://${database}/${id}/${path}` };
   };
   for (const { name, run } of hostCases({ assert, openMemory })) test(name, () => run(make));
 });
@@ -63,38 +62,38 @@ describe("PostgresHost: the host conformance suite", () => {
 describe("PostgresHost", () => {
   test("openMemory over it: remember, recall, forget; the store lists the memory", async () => {
     const id = newId("round");
-    const memory = await openMemory({ host: store.host(id), selector: { provider: "lexical" } });
+    const memory = await openMemory({ host: db.store.host(id), selector: { provider: "lexical" } });
     const saved = await memory.remember({ type: "project", name: "Harbor deploys", description: "Deploys to harbor run on Tuesdays only", body: "Ask the release captain first." });
     assert.equal(saved.action, "created");
     const recalled = await memory.recall("when do harbor deploys run");
     assert.equal(recalled.outcome, "selected", JSON.stringify(recalled.error ?? null));
     assert.ok(recalled.memories.some((m) => m.path === saved.file), "the memory is recalled");
-    assert.match(text(await store.host(id).readFile("MEMORY.md")), /Harbor deploys/);
+    assert.match(text(await db.store.host(id).readFile("MEMORY.md")), /Harbor deploys/);
     await memory.forget(saved.file);
-    assert.equal(await store.host(id).stat(saved.file), null);
-    assert.equal(text(await store.host(id).readFile("MEMORY.md")), "");
+    assert.equal(await db.store.host(id).stat(saved.file), null);
+    assert.equal(text(await db.store.host(id).readFile("MEMORY.md")), "");
     memory.close();
-    assert.ok((await store.memories()).includes(id));
-    assert.equal(store.host(id), store.host(id), "one host a memory");
+    assert.ok((await db.store.memories()).includes(id));
+    assert.equal(db.store.host(id), db.store.host(id), "one host a memory");
   });
 
   test("open: stores opened at once on a new schema all open (the tables made once); a schema keeps its memories apart", async () => {
     const schema = `memdir_${RUN.replace(/[^a-z0-9]/g, "_")}`;
-    const stores = await Promise.all(Array.from({ length: 8 }, () => PostgresStore.open({ connectionString: url, schema })));
+    const stores = await Promise.all(Array.from({ length: 8 }, () => PostgresStore.open({ connectionString: db.url, schema })));
     try {
       await stores[0].host("alice").writeFile("a.md", bytes("in the other schema"));
       assert.deepEqual(await stores[7].memories(), ["alice"]);
       assert.equal(text(await stores[3].host("alice").readFile("a.md")), "in the other schema");
-      assert.equal(await store.host("alice").stat("a.md"), null, "not in memdir's schema");
+      assert.equal(await db.store.host("alice").stat("a.md"), null, "not in memdir's schema");
     } finally {
       await Promise.all(stores.map((s) => s.close()));
-      await sql.query(`DROP SCHEMA ${schema} CASCADE`);
+      await db.sql.query(`DROP SCHEMA ${schema} CASCADE`);
     }
   });
 
   test("every write bumps the memory's version by one; a rewrite gets a new ino even within a millisecond", async () => {
     const id = newId("version");
-    const host = store.host(id);
+    const host = db.store.host(id);
     assert.equal(await versionOf(id), 0, "no row before the first write");
     await host.writeFile("a.md", bytes("1"));
     assert.equal(await versionOf(id), 1);
@@ -115,7 +114,7 @@ describe("PostgresHost", () => {
 
   test("fast.writeFiles is all or nothing: one exclusive file that exists and none is written", async () => {
     const id = newId("batch");
-    const host = store.host(id);
+    const host = db.store.host(id);
     await host.writeFile("taken.md", bytes("old"));
     await assert.rejects(
       host.fast.writeFiles([
@@ -131,13 +130,13 @@ describe("PostgresHost", () => {
 
   test("exclusive: a second writer (another store, another pool) waits; ETIMEDOUT after its timeout; the lock is free after", async () => {
     const id = newId("excl");
-    const other = await PostgresStore.open({ connectionString: url });
+    const other = await PostgresStore.open({ connectionString: db.url });
     try {
       let release;
       const holding = new Promise((r) => (release = r));
       let entered;
       const inside = new Promise((r) => (entered = r));
-      const first = store.host(id).locks.exclusive(async () => {
+      const first = db.store.host(id).locks.exclusive(async () => {
         entered();
         await holding;
         return "first";
@@ -154,7 +153,7 @@ describe("PostgresHost", () => {
       const held = new Promise((r) => (unlock = r));
       let got;
       const gotLock = new Promise((r) => (got = r));
-      const holder = store.host(id).locks.exclusive(async () => (got(), await held), 5000);
+      const holder = db.store.host(id).locks.exclusive(async () => (got(), await held), 5000);
       await gotLock;
       await assert.rejects(memory.remember({ type: "project", name: "Blocked", description: "a blocked write", body: "b" }), { code: "LOCKED" });
       unlock();
@@ -167,13 +166,13 @@ describe("PostgresHost", () => {
 
   test("expected version: a write under the lock after another connection changed the memory is refused (ECONFLICT) and writes nothing", async () => {
     const id = newId("conflict");
-    const host = store.host(id);
+    const host = db.store.host(id);
     await host.writeFile("a.md", bytes("before"));
     await assert.rejects(
       host.locks.exclusive(async () => {
         await host.writeFile("mine.md", bytes("mine")); // fine: the version is the one seen
         // another machine, its lock lost to it: it writes with SQL behind this writer's back
-        await sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
+        await db.sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
         await host.writeFile("a.md", bytes("overwrite"));
       }, 5000),
       (error) => error.code === "ECONFLICT" && /changed by another writer/.test(error.message),
@@ -181,14 +180,14 @@ describe("PostgresHost", () => {
     assert.equal(text(await host.readFile("a.md")), "before", "nothing written");
     await assert.rejects(
       host.locks.exclusive(async () => {
-        await sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
+        await db.sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
         await host.remove("a.md");
       }, 5000),
       { code: "ECONFLICT" },
     );
     await assert.rejects(
       host.locks.exclusive(async () => {
-        await sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
+        await db.sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
         await host.rename("a.md", "b.md");
       }, 5000),
       { code: "ECONFLICT" },
@@ -202,13 +201,13 @@ describe("PostgresHost", () => {
 
   test("a remember whose lock is lost before its files are written fails (IO_ERROR, errno ECONFLICT) and leaves no memory; the next writer goes through", async () => {
     const id = newId("remember-conflict");
-    const host = store.host(id);
+    const host = db.store.host(id);
     let bump = false;
     // another machine writes (its lock taken over this one's) just before this remember's files
     const fast = {
       ...host.fast,
       writeFiles: async (files) => {
-        if (bump) await sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
+        if (bump) await db.sql.query("UPDATE memdir.memories SET version = version + 1 WHERE id = $1", [id]);
         return host.fast.writeFiles(files);
       },
     };
@@ -227,7 +226,7 @@ describe("PostgresHost", () => {
     assert.equal(await host.stat("project_lost_lock.md"), null, "no memory file");
     assert.doesNotMatch(text(await host.readFile("MEMORY.md")), /Lost lock/);
     bump = false;
-    const next = await openMemory({ host: store.host(id), selector: { provider: "lexical" }, lock: { timeoutMs: 3000 } });
+    const next = await openMemory({ host: db.store.host(id), selector: { provider: "lexical" }, lock: { timeoutMs: 3000 } });
     assert.equal((await next.remember({ type: "project", name: "After the race", description: "A memory after the lost lock", body: "b" })).action, "created");
     assert.match(text(await host.readFile("MEMORY.md")), /First one[\s\S]*After the race/);
     memory.close();
@@ -236,7 +235,7 @@ describe("PostgresHost", () => {
 
   test("a timer made under the lock that writes after it was let go goes through the pool, unchecked (not the lock's old connection and version)", async () => {
     const id = newId("late");
-    const host = store.host(id);
+    const host = db.store.host(id);
     let go;
     const gate = new Promise((r) => (go = r));
     let late;
@@ -252,7 +251,7 @@ describe("PostgresHost", () => {
 
   test("a lock row left by a writer that is gone does not hold up the next one (the advisory lock proves it gone)", async () => {
     const id = newId("row");
-    const host = store.host(id);
+    const host = db.store.host(id);
     // what a killed writer leaves: a fresh lock row, a live-looking owner on another machine
     await host.writeFile(".memdir.lock", bytes(JSON.stringify({ pid: 4242, host: "another-machine", boot: null, pidns: null, at: Date.now(), token: "killed" })));
     assert.equal(await host.locks.ownerAlive({ host: "another-machine", pid: 4242 }), null, "outside the lock: cannot tell");
@@ -263,17 +262,11 @@ describe("PostgresHost", () => {
 
   test("watch: a write through another store (another pool) is heard, with its name in the folder", async () => {
     const id = newId("watch");
-    const other = await PostgresStore.open({ connectionString: url });
+    const other = await PostgresStore.open({ connectionString: db.url });
     const heard = [];
-    let wake = () => {};
-    // resolves once `pred` holds: checked now and at every report
-    const want = (pred) =>
-      new Promise((r) => {
-        wake = () => pred() && r();
-        wake();
-      });
-    const root = store.host(id).watch("", (name) => (heard.push(["", name]), wake?.()));
-    const notes = store.host(id).watch("notes", (name) => (heard.push(["notes", name]), wake?.()));
+    const { want, wake } = waiter();
+    const root = db.store.host(id).watch("", (name) => (heard.push(["", name]), wake?.()));
+    const notes = db.store.host(id).watch("notes", (name) => (heard.push(["notes", name]), wake?.()));
     try {
       // a null first: listening began (changes before it were not heard)
       await want(() => heard.some(([d, nm]) => d === "" && nm === null));
@@ -300,8 +293,8 @@ describe("PostgresHost", () => {
 
   test("an opened memory sees a memory another replica (another store) remembered, at its next recall", async () => {
     const id = newId("replica");
-    const other = await PostgresStore.open({ connectionString: url });
-    const mine = await openMemory({ host: store.host(id), selector: { provider: "lexical" } });
+    const other = await PostgresStore.open({ connectionString: db.url });
+    const mine = await openMemory({ host: db.store.host(id), selector: { provider: "lexical" } });
     const theirs = await openMemory({ host: other.host(id), selector: { provider: "lexical" } });
     try {
       await mine.remember({ type: "project", name: "Quartz builds", description: "Quartz builds need the large runner", body: "b" });
@@ -323,7 +316,7 @@ describe("PostgresHost", () => {
 
   test("round trips: a recall turn with nothing changed is at most two queries; a remember and a cold open are counted (reported)", async (t) => {
     const id = newId("trips");
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const pool = new pg.Pool({ connectionString: db.url, max: 4 });
     let queries = 0;
     pool.on("connect", (client) => {
       const query = client.query.bind(client);
@@ -362,25 +355,20 @@ describe("PostgresHost", () => {
   test("watch: a lost listening connection is reported (null), and once listening again, changes are heard again", async () => {
     const id = newId("lost");
     const heard = [];
-    let wake = () => {};
-    const want = (pred) =>
-      new Promise((r) => {
-        wake = () => pred() && r();
-        wake();
-      });
-    const other = await PostgresStore.open({ connectionString: url });
-    const watcher = store.host(id).watch("", (name) => (heard.push(name), wake()));
+    const { want, wake } = waiter();
+    const other = await PostgresStore.open({ connectionString: db.url });
+    const watcher = db.store.host(id).watch("", (name) => (heard.push(name), wake()));
     try {
       await want(() => heard.includes(null)); // listening
       let waiting = want(() => heard.includes("a.md"));
       await other.host(id).writeFile("a.md", bytes("a"));
       await waiting;
       // the server ends the listening connection
-      const { rows } = await sql.query("SELECT pid FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()", [`LISTEN "${store.channel}"`]);
+      const { rows } = await db.sql.query("SELECT pid FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()", [`LISTEN "${db.store.channel}"`]);
       assert.ok(rows.length >= 1, "the listening connection is there");
       heard.length = 0;
       waiting = want(() => heard.includes(null));
-      for (const { pid } of rows) await sql.query("SELECT pg_terminate_backend($1, 5000)", [pid]);
+      for (const { pid } of rows) await db.sql.query("SELECT pg_terminate_backend($1, 5000)", [pid]);
       await waiting;
       // listening again (another null when it is), then a write is heard
       for (let i = 0; i < 100 && !heard.includes("b.md"); i++) {

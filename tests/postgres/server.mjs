@@ -25,3 +25,22 @@ export async function pgUrl() {
   }
   return (await own).url;
 }
+
+/**
+ * The test file's store and a plain client (to seed and to look without the host), opened in
+ * `before` and closed in `after`: `const pg = usePostgres(); … pg.store, pg.sql, pg.url`.
+ */
+export function usePostgres(hooks, pgModule, PostgresStore) {
+  const held = { url: null, store: null, sql: null };
+  hooks.before(async () => {
+    held.url = await pgUrl();
+    held.store = await PostgresStore.open({ connectionString: held.url });
+    held.sql = new pgModule.Client(held.url);
+    await held.sql.connect();
+  });
+  hooks.after(async () => {
+    await held.sql?.end();
+    await held.store?.close();
+  });
+  return held;
+}
