@@ -13,6 +13,11 @@ export interface Store {
 
 /** Opens the store at `url`; throws with `code` `ERR_MODULE_NOT_FOUND` when `pg` is not installed. */
 export async function openStore(url: string): Promise<Store> {
-  void url;
-  throw Object.assign(new Error("the PostgreSQL host is not built yet"), { code: "ERR_MODULE_NOT_FOUND" });
+  const { PostgresStore } = await import("../hosts/postgres.js");
+  try {
+    return await PostgresStore.open({ connectionString: url });
+  } catch (error) {
+    if ((error as { errno?: string } | null)?.errno === "MODULE_NOT_FOUND") throw Object.assign(new Error((error as Error).message, { cause: error }), { code: "ERR_MODULE_NOT_FOUND" });
+    throw error;
+  }
 }
