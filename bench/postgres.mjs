@@ -124,16 +124,24 @@ export async function benchPostgres(memdir, sizes = [200, 20000]) {
         const onNode = await recalls(memdir, none, () => memdir.openMemory({ dir: folder.dir, selector: lexical }), coldRuns);
         out.rows.push({ memories: n, files: copied.files, importMs, importQueries, importQueriesPerFile: importQueries / copied.files, pg: onPg, node: onNode });
         if (n === sizes[0]) {
-          // remember into the same ~200 memories, both hosts, an opened memory each
-          const write = async (memory, counter, k0) =>
-            measured(counter, (i) => memory.remember({ type: "project", name: `Bench write ${k0 + i}`, description: `benchmark write ${k0 + i} about topic ${(k0 + i) * 104729}`, body: "body" }), 15, 3);
-          const pgMemory = await memdir.openMemory({ host: pg.store.host(id), selector: lexical });
-          const nodeMemory = await memdir.openMemory({ dir: folder.dir, selector: lexical });
-          const onPgWrite = await write(pgMemory, pg.counter, 0);
-          const onNodeWrite = await write(nodeMemory, none, 100);
-          pgMemory.close();
-          nodeMemory.close();
-          out.remember = { memories: n, pgMs: onPgWrite.ms, pgQueries: onPgWrite.queries, nodeMs: onNodeWrite.ms };
+          // remember into ~180 memories (room for the 18 writes under the 200-file cap), both hosts,
+          // an opened memory each
+          const room = memoryFolder(180);
+          try {
+            const writeId = `${id}-writes`;
+            await copyMemory(new memdir.NodeHost(room.dir), pg.store.host(writeId));
+            const write = async (memory, counter, k0) =>
+              measured(counter, (i) => memory.remember({ type: "project", name: `Bench write ${k0 + i}`, description: `benchmark write ${k0 + i} about topic ${(k0 + i) * 104729}`, body: "body" }), 15, 3);
+            const pgMemory = await memdir.openMemory({ host: pg.store.host(writeId), selector: lexical });
+            const nodeMemory = await memdir.openMemory({ dir: room.dir, selector: lexical });
+            const onPgWrite = await write(pgMemory, pg.counter, 0);
+            const onNodeWrite = await write(nodeMemory, none, 100);
+            pgMemory.close();
+            nodeMemory.close();
+            out.remember = { memories: 180, pgMs: onPgWrite.ms, pgQueries: onPgWrite.queries, nodeMs: onNodeWrite.ms };
+          } finally {
+            room.remove();
+          }
         }
       } finally {
         folder.remove();

@@ -49,6 +49,8 @@ export interface PgPoolClient {
   removeListener(event: string, listener: (...args: any[]) => void): unknown;
   /** Lets the process exit while this connection is open (node-postgres 8). */
   unref?(): void;
+  /** Its socket keeps the process alive again (node-postgres). */
+  ref?(): void;
 }
 
 /** A connection pool: a node-postgres `pg.Pool` (the part the store uses). */
@@ -194,7 +196,7 @@ class Listener {
         client.on("end", this.onLost);
         await client.query(`LISTEN ${quote(this.channel)}`);
         if (this.stopped) {
-          this.drop(client, false);
+          this.drop(client, true); // still listening: closed, not pooled
           return;
         }
         this.client = client;
@@ -233,7 +235,14 @@ class Listener {
     client.removeListener("notification", this.onNotification);
     client.removeListener("error", this.onLost);
     client.removeListener("end", this.onLost);
-    client.on("error", () => {}); // a late error of a dropped connection
+    if (broken) {
+      client.on("error", () => {}); // a late error of a closed connection
+    } else {
+      // back to the pool for other queries: referenced again (a query on an unref'd socket would
+      // not keep the process alive to its answer), and with no listener added (one a drop, for a
+      // pooled client reused by watch after watch, was a leak)
+      client.ref?.();
+    }
     try {
       client.release(broken ? true : undefined);
     } catch {

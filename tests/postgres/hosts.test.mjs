@@ -352,6 +352,26 @@ describe("PostgresHost", () => {
     }
   });
 
+  test("watches opened and closed again and again leave no listener behind on the pooled connection they used", async () => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 }); // one connection: every watch gets it back
+    const own = await PostgresStore.open({ pool });
+    try {
+      for (let i = 0; i < 15; i++) {
+        const watch = own.host(newId("again")).watch("", () => {});
+        await new Promise((r) => setTimeout(r, 30)); // listening
+        watch.close();
+        await new Promise((r) => setTimeout(r, 30)); // unlistened, back in the pool
+      }
+      const client = await pool.connect();
+      const listeners = client.listenerCount("error");
+      client.release();
+      assert.ok(listeners <= 2, `${listeners} error listeners on the pooled connection`);
+    } finally {
+      await own.close();
+      await pool.end();
+    }
+  });
+
   test("watch: a lost listening connection is reported (null), and once listening again, changes are heard again", async () => {
     const id = newId("lost");
     const heard = [];
