@@ -187,8 +187,12 @@ test("the memdir bin is the bundled CLI: a few files of its own, not the library
   const cli = graph(join(installed, "pkg/cli/main.js"));
   const files = [...cli.keys()].map((file) => relative(installed, file));
   assert.ok(files.every((file) => dirname(file) === "pkg/cli"), `the CLI imports only its own chunks: ${files.join(", ")}`);
-  // main.js (arguments, help), the commands with the core, the MCP server, what they share; unbundled it was some 45 modules
-  assert.ok(files.length >= 3 && files.length <= 8, `${files.length} files: ${files.join(", ")}`);
+  // main.js (arguments, help), the commands with the core, the MCP server, the PostgreSQL host
+  // (loaded only by --database), what they share; unbundled it was some 45 modules
+  assert.ok(files.length >= 3 && files.length <= 9, `${files.length} files: ${files.join(", ")}`);
+  const postgres = files.filter((file) => cli.get(join(installed, file)).text.includes("pg_try_advisory_lock"));
+  assert.equal(postgres.length, 1, "the PostgreSQL host is in one chunk of its own");
+  assert.ok(!cli.get(join(installed, postgres[0])).text.includes("lexicalSelect"), "and not in the core's");
   const core = files.filter((file) => cli.get(join(installed, file)).text.includes("lexicalSelect"));
   assert.equal(core.length, 1, "the core's glue is in one chunk");
   assert.ok(!cli.get(join(installed, "pkg/cli/main.js")).text.includes("lexicalSelect"), "--help and --version load no core");
