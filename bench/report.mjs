@@ -63,6 +63,7 @@ export function markdown(r) {
     for (const t of r.writes?.tool ?? []) lines.push(row([`memory tool: ${t.command}`, `${ms(t.memdirMs)} ms`, t.sdkMs === null ? "" : `SDK local tool ${ms(t.sdkMs)} ms (${x(t.ratio)})`]));
     if (r.writes?.remember) lines.push(row([`remember into ${r.writes.remember.files} memories`, `${ms(r.writes.remember.memdirMs)} ms`, `two bare fs writes ${ms(r.writes.remember.bareWritesMs)} ms`]));
     if (r.git) lines.push(row([`recall (lexical selector) a turn in a git work tree, ${r.git.files} files`, `${ms(r.git.gitMs)} ms with ages from git`, `mtimes alone (\`git: false\`) ${ms(r.git.mtimesMs)} ms (${r.git.ratio.toFixed(2)}×)`]));
+    if (r.scopes) lines.push(row([`recall (lexical selector) a turn over ${r.scopes.scopes} scopes of ${r.scopes.memoriesEach} memories`, `${ms(r.scopes.threeScopesMs)} ms`, `one folder of ${r.scopes.memoriesEach} ${ms(r.scopes.oneFolderMs)} ms (${x(r.scopes.ratio)})`]));
     if (r.writes?.doctorMs != null) lines.push(row(["doctor on 200 memories", `${ms(r.writes.doctorMs)} ms`, ""]));
     if (r.process) {
       const p = r.process;

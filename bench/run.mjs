@@ -84,6 +84,14 @@ if (want("recall") || want("git")) {
   log(`recall a turn in a git work tree, ${results.git.files} files: ${ms(results.git.gitMs)} ms with ages from git, ${ms(results.git.mtimesMs)} ms with mtimes (${results.git.ratio.toFixed(2)}x)`);
 }
 
+// ---- scopes on the recall path (rules §1.6) -------------------------------------------------
+if (want("recall") || want("scopes")) {
+  const { benchScopes } = await import("./scopes.mjs");
+  results.scopes = await benchScopes(memdir);
+  const r = results.scopes;
+  log(`recall a turn over ${r.scopes} scopes of ${r.memoriesEach} memories: ${ms(r.threeScopesMs)} ms, one folder of ${r.memoriesEach} ${ms(r.oneFolderMs)} ms (${r.ratio.toFixed(1)}x)`);
+}
+
 // ---- the PostgreSQL host (memdir/postgres) next to the Node host ------------------------------
 if (want("postgres")) {
   const { benchPostgres, postgresLines } = await import("./postgres.mjs");
