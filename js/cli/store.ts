@@ -17,7 +17,8 @@ export async function openStore(url: string): Promise<Store> {
   try {
     return await PostgresStore.open({ connectionString: url });
   } catch (error) {
-    if ((error as { errno?: string } | null)?.errno === "MODULE_NOT_FOUND") throw Object.assign(new Error((error as Error).message, { cause: error }), { code: "ERR_MODULE_NOT_FOUND" });
+    // memdir/postgres says a missing pg with MODULE_NOT_FOUND (its dynamic import of pg failed)
+    if ((error as { errno?: string } | null)?.errno === "MODULE_NOT_FOUND") throw Object.assign(new Error("pg is not installed", { cause: error }), { code: "ERR_MODULE_NOT_FOUND" });
     throw error;
   }
 }

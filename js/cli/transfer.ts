@@ -54,7 +54,10 @@ async function storeSide(ctx: CommandContext, url: string, memory: string, mustE
     store = await openStore(url);
   } catch (error) {
     const code = (error as { code?: string } | null)?.code;
-    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw error;
+    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") {
+      if (error instanceof MemdirError) throw error;
+      throw new CliFailure(1, `could not open ${shownUrl(url)}: ${(error as Error)?.message ?? String(error)}`);
+    }
     throw new CliFailure(EXIT_NO_PG, `memdir ${ctx.command} --database needs the PostgreSQL client pg, which is not installed: npm install pg`);
   }
   try {
