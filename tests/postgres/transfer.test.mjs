@@ -4,19 +4,17 @@
 // an import into a memory that holds files refused, nothing written; a remember during an import
 // waits for the import's lock (a second store, as a second replica has) and is not lost.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, test } from "node:test";
 import { init, NodeHost, openMemory } from "../../pkg/entry/node.js";
 import { PostgresStore } from "../../pkg/hosts/postgres.js";
 import { copyMemory } from "../../pkg/transfer.js";
 import { assertSameTree, copyShape, gatedReads, oddFiles, readTree, shapes, tempDir, watchLockTries, writeTree } from "../js/transfer-folders.mjs";
 import { pgUrl } from "./server.mjs";
+import { memdirAsync as memdir } from "../cli/helpers.mjs";
 
 await init();
 
-const bin = fileURLToPath(new URL("../../pkg/cli/main.js", import.meta.url));
 /** A memory id of this file's own: files running at once never share rows. */
 const ID = `transfer-${process.pid}-${Date.now().toString(36)}`;
 let url;
@@ -37,18 +35,6 @@ after(async () => {
   for (const t of temps) t.done();
 });
 
-/** Runs the real binary; resolves `{ code, out, err }`. */
-function memdir(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", MEMDIR_DEBUG: "" }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
-    child.stderr.setEncoding("utf8").on("data", (d) => (err += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out, err }));
-  });
-}
 
 /** Every file of a store's memory, read through its host: path → bytes. */
 async function storeFiles(host) {
