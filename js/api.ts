@@ -2,7 +2,7 @@
  * The public shapes of an opened memory: the options of `openMemory`, what recall returns,
  * sessions and prefetches, and what a write did.
  */
-import type { DoctorReport, FixPlan, IndexPrompt, Limits, Memory, MemoryType, Rejected, RememberInput, ScanResult, Usage, WriteAction, WriteVia } from "./core.js";
+import type { DoctorReport, FixPlan, IndexPrompt, Limits, Memory, MemoryType, Rejected, RememberInput, ScanResult, SkipReason, Usage, WriteAction, WriteVia } from "./core.js";
 import type { DoctorOptions } from "./doctor.js";
 import type { HistoryOptions, ReverseOptions, ReverseResult } from "./history.js";
 import type { HistoryItem } from "./core.js";
@@ -174,6 +174,10 @@ export interface RecalledMemory {
   text: string;
 }
 
+/**
+ * `selected`; `none_selected` (the selector ran and chose nothing); `no_memories` (no topic file to
+ * choose from); `skipped` (no selector ran, for the reason in `skip`); `failed` (the reason in `error`).
+ */
 export type RecallOutcome = "selected" | "none_selected" | "no_memories" | "skipped" | "failed";
 
 /** What `recall` returns. */
@@ -195,7 +199,13 @@ export interface RecallResult {
   latencyMs: number;
   /** Wall time of the selection alone: the model call, or the offline selector's work when `selector` is `"lexical"`. */
   modelLatencyMs: number;
-  /** Why: the skip reason, the model failure (also when the lexical fallback chose), or unreadable files. */
+  /**
+   * Why no selector ran (outcomes `skipped` and `no_memories`): `one_word`, `budget_spent`,
+   * `already_surfaced` (every memory that could be chosen was surfaced earlier this session), or
+   * `no_memories`. A reason, not an error.
+   */
+  skip?: SkipReason;
+  /** What went wrong: the model failure (also when the lexical fallback chose), or unreadable files. */
   error?: string;
 }
 
@@ -211,6 +221,7 @@ export interface RecallEvent {
   latencyMs: number;
   usage: Required<Usage>;
   costUsd: number | null;
+  skip?: SkipReason;
   error?: string;
 }
 

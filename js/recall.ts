@@ -133,7 +133,7 @@ export async function recall(ctx: RecallContext, query: string, turn: RecallOpti
     candidates = request.candidates.length;
     if (request.skip) {
       result.outcome = request.skip === "no_memories" ? "no_memories" : "skipped";
-      result.error = request.skip;
+      result.skip = request.skip;
     } else {
       const modelStarted = performance.now();
       const chosen = await select(ctx, request, query, scanned, turn);
@@ -159,7 +159,7 @@ export async function recall(ctx: RecallContext, query: string, turn: RecallOpti
     result.error = `recall failed: ${(error as Error)?.message ?? String(error)}`;
   }
   result.latencyMs = performance.now() - started;
-  const event: RecallEvent = { type: "recall", outcome: result.outcome, selector: result.selector, candidates, selected: result.memories.length, ages: result.memories.map((m) => m.ageDays), latencyMs: result.latencyMs, usage: result.usage, costUsd: result.costUsd, ...(result.error ? { error: result.error } : {}) };
+  const event: RecallEvent = { type: "recall", outcome: result.outcome, selector: result.selector, candidates, selected: result.memories.length, ages: result.memories.map((m) => m.ageDays), latencyMs: result.latencyMs, usage: result.usage, costUsd: result.costUsd, ...(result.skip ? { skip: result.skip } : {}), ...(result.error ? { error: result.error } : {}) };
   try {
     ctx.onEvent?.(event);
   } catch {

@@ -16,7 +16,7 @@ export interface ExplainedRecall extends RecallResult {
   outcomeReason: string;
 }
 
-/** The outcome in a sentence (the result's `error` holds the skip code or the failure). */
+/** The outcome in a sentence (the result's `skip` holds why no selector ran, `error` the failure). */
 export function outcomeReason(r: RecallResult): string {
   switch (r.outcome) {
     case "selected":
@@ -26,9 +26,9 @@ export function outcomeReason(r: RecallResult): string {
     case "no_memories":
       return "there are no memory files to choose from (MEMORY.md alone is not a choice: it is always in the prompt)";
     case "skipped":
-      return r.error === "budget_spent"
-        ? "this session's budget for surfaced memories is spent"
-        : "a one-word query is not sent to the selector (as in Claude Code); ask in two or more words";
+      if (r.skip === "budget_spent") return "this session's budget for surfaced memories is spent";
+      if (r.skip === "already_surfaced") return "every memory that could be chosen was already surfaced this session";
+      return "a one-word query is not sent to the selector (as in Claude Code); ask in two or more words";
     case "failed":
       return r.error ?? "the recall failed";
   }

@@ -306,7 +306,7 @@ surfacedUtf16?: number, limits?: Partial<Limits> | null, };
 /**
  * Why no model call is made.
  */
-export type SkipReason = "no_memories" | "skipped" | "budget_spent";
+export type SkipReason = "no_memories" | "already_surfaced" | "one_word" | "budget_spent";
 
 /**
  * The request to send, or `skip` with empty fields.

@@ -86,11 +86,13 @@ function recallText(result: RecallResult): ToolReply {
   }
   const why: Record<string, string> = {
     none_selected: "no memory clearly matches this query",
-    no_memories: "there are no memories to choose from (none yet, or all were already surfaced)",
-    skipped: "the query was skipped",
+    no_memories: "there are no memories to choose from yet",
+    already_surfaced: "every memory that could be chosen was already surfaced in this session (it is in the conversation above)",
+    one_word: "a one-word query is not sent to the selector; ask in two or more words",
+    budget_spent: "this session's budget for surfaced memories is spent",
     failed: "the recall failed",
   };
-  const text = `No memory chosen: ${why[result.outcome] ?? result.outcome}${result.error ? ` (${result.error})` : ""}.`;
+  const text = `No memory chosen: ${why[result.skip ?? result.outcome] ?? result.outcome}${result.error ? ` (${result.error})` : ""}.`;
   return result.outcome === "failed" ? failed(text) : ok(text);
 }
 

@@ -55,10 +55,13 @@ pub struct SelectionInput {
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "SkipReason"))]
 pub enum Skip {
-    /// Every candidate was surfaced already, or there are no topic files.
+    /// No topic file is a candidate: there are none, or every one a newer memory replaces.
     NoMemories,
-    /// The query is a single word (no white space).
-    Skipped,
+    /// Every memory that could be a candidate was surfaced earlier this session: memories exist,
+    /// the session has them already.
+    AlreadySurfaced,
+    /// The query is one word (no white space, at most one CJK character).
+    OneWord,
     /// The session's surfaced-content budget is spent.
     BudgetSpent,
 }
@@ -114,7 +117,7 @@ pub fn build_selection_request(input: &SelectionInput) -> SelectionRequest {
     // one word: a CJK sentence has no spaces but many words (a deliberate difference: the
     // reference skips it)
     if crate::words::is_one_word(query) {
-        request.skip = Some(Skip::Skipped);
+        request.skip = Some(Skip::OneWord);
         return request;
     }
     if input.surfaced_utf16 >= f64::from(limits.max_session_utf16) {
@@ -134,7 +137,14 @@ pub fn build_selection_request(input: &SelectionInput) -> SelectionRequest {
         .cloned()
         .collect();
     if candidates.is_empty() {
-        request.skip = Some(Skip::NoMemories);
+        let surfaced_any = kept
+            .iter()
+            .any(|m| surfaced.contains(m.path.as_str()) && !replaced.contains(&m.path));
+        request.skip = Some(if surfaced_any {
+            Skip::AlreadySurfaced
+        } else {
+            Skip::NoMemories
+        });
         return request;
     }
     let manifest = format_manifest(&candidates);

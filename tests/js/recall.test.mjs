@@ -103,7 +103,29 @@ test("a session remembers what it surfaced, spends its budget, and reset() start
   await bs.recall("deploy to staging");
   const spent = await bs.recall("deploy to staging please");
   assert.equal(spent.outcome, "skipped");
-  assert.equal(spent.error, "budget_spent");
+  assert.equal(spent.skip, "budget_spent");
+  assert.equal(spent.error, undefined);
+});
+
+test("a repeated question in one session: skipped because already surfaced, a reason and no error (issue 26)", async () => {
+  const events = [];
+  const only = new InMemoryHost({ "MEMORY.md": "- [Deploys](project_deploy.md) — Staging deploy checklist\n", "project_deploy.md": "---\nname: Deploys\ndescription: Staging deploy checklist\ntype: project\n---\nRun the smoke tests first.\n" });
+  let calls = 0;
+  const memory = await openMemory({ host: only, now: () => NOW, onEvent: (e) => events.push(e), selector: async () => { calls++; return { text: '{"selected_memories":["project_deploy.md"]}' }; } });
+  const s = memory.session();
+  const first = await s.recall("how do we deploy to staging?");
+  assert.equal(first.outcome, "selected");
+  const again = await s.recall("how do we deploy to staging?");
+  assert.equal(again.outcome, "skipped");
+  assert.equal(again.skip, "already_surfaced");
+  assert.equal(again.error, undefined);
+  assert.equal(calls, 1, "no model call for a memory the session has");
+  assert.deepEqual(events.map((e) => [e.outcome, e.skip ?? null, "error" in e]), [["selected", null, false], ["skipped", "already_surfaced", false]]);
+  // a fresh session asks again; an empty memory is still no_memories
+  assert.equal((await memory.session().recall("how do we deploy to staging?")).outcome, "selected");
+  const empty = await openMemory({ host: new InMemoryHost({ "MEMORY.md": "x" }), selector: async () => assert.fail("no call") });
+  const none = await empty.recall("how do we deploy to staging?");
+  assert.deepEqual([none.outcome, none.skip, none.error], ["no_memories", "no_memories", undefined]);
 });
 
 test("prefetch: taken later without waiting; ended before it settles, it is aborted and marks nothing", async () => {

@@ -13,8 +13,13 @@ const OUTCOMES: Record<string, string> = {
   selected: "selected",
   none_selected: "the selector chose nothing",
   no_memories: "no memories to choose from",
-  skipped: "skipped (a one-word query, or the session budget is spent)",
   failed: "failed",
+};
+
+const SKIPS: Record<string, string> = {
+  one_word: "skipped: a one-word query is not sent to the selector",
+  budget_spent: "skipped: the session's budget for surfaced memories is spent",
+  already_surfaced: "skipped: every memory that could be chosen was already surfaced this session",
 };
 
 /**
@@ -25,7 +30,7 @@ const OUTCOMES: Record<string, string> = {
 export function recallMarkdown(query: string, result: RecallResult, scopes: readonly string[] = []): string {
   const lines = [`# Recall: ${query.replace(/\s+/g, " ")}`, ""];
   const cost = result.costUsd === null ? "" : `, $${result.costUsd.toFixed(5)}`;
-  lines.push(`**${OUTCOMES[result.outcome] ?? result.outcome}** by \`${result.selector ?? "none"}\`${result.model ? ` (${result.model})` : ""} in ${Math.round(result.latencyMs)} ms${cost}`);
+  lines.push(`**${(result.outcome === "skipped" && result.skip && SKIPS[result.skip]) || OUTCOMES[result.outcome] || result.outcome}** by \`${result.selector ?? "none"}\`${result.model ? ` (${result.model})` : ""} in ${Math.round(result.latencyMs)} ms${cost}`);
   if (scopes.length > 0) lines.push("", `Scopes, the first wins when two disagree: ${scopes.join("; ")}`);
   if (result.error) lines.push("", `Error: ${result.error}`);
   if (result.memories.length > 0) {
