@@ -23,6 +23,14 @@ export type { SelectorConfig, SelectorFunction, SelectorRequest } from "./select
 export interface OpenMemoryOptions {
   /** The memory directory (Node). */
   dir?: string;
+  /**
+   * Where in `dir` the memory lives (Node). `"memdir"` (default): `dir` is the folder, `MEMORY.md`
+   * at its top, and the memory tool's `/memories/x.md` is `<dir>/x.md`. `"sdk"`: the layout of the
+   * Anthropic SDK's local-filesystem memory tool (`BetaLocalFilesystemMemoryTool.init(dir)`), whose
+   * files live in `<dir>/memories/`: memdir then opens `<dir>/memories`, so a folder the SDK's tool
+   * wrote is the same folder, and `memory.tool()` writes where the SDK's would.
+   */
+  layout?: "memdir" | "sdk";
   /** Or the project: memory then lives in `~/.claude/projects/<key>/memory/` as in Claude Code (Node). */
   projectRoot?: string;
   /** Or any storage: in memory, VS Code, your own. */

@@ -42,7 +42,11 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Opene
     const value = options[key];
     if (value !== undefined && (typeof value !== "string" || value.includes("\0"))) throw new MemdirError("INVALID_ARGUMENT", `invalid argument: \`${key}\` must be a path (a string without NUL)`);
   }
-  if (options.dir) return openOn({ ...options, host: hostFor(resolve(options.dir)) });
+  const layout = options.layout ?? "memdir";
+  if (layout !== "memdir" && layout !== "sdk") throw new MemdirError("INVALID_ARGUMENT", `invalid argument: \`layout\` must be "memdir" or "sdk", not ${JSON.stringify(layout)}`);
+  if (layout === "sdk" && !options.dir) throw new MemdirError("INVALID_ARGUMENT", "invalid argument: `layout: \"sdk\"` places the memory in `<dir>/memories`: it needs `dir`");
+  // the SDK's BetaLocalFilesystemMemoryTool.init(dir) keeps `/memories/x.md` at <dir>/memories/x.md
+  if (options.dir) return openOn({ ...options, host: hostFor(layout === "sdk" ? resolve(options.dir, "memories") : resolve(options.dir)) });
   if (options.projectRoot) {
     return openOn({ ...options, host: hostFor(await claudeMemoryDir(options.projectRoot)) });
   }

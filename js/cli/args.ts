@@ -29,6 +29,7 @@ export interface OptionSpec {
 /** Every option, by name. Which command takes which is in the command table. */
 export const OPTIONS = {
   dir: { value: "path", help: "the memory directory (default: Claude Code's, for --project)" },
+  layout: { value: "memdir|sdk", help: "with --dir: sdk when the folder is the base path of the Anthropic SDK's local-filesystem memory tool (its files in <dir>/memories/)" },
   project: { value: "path", help: "the project whose memory to use (default: the current directory)" },
   scopes: { value: "list", help: "several memory folders as one, in order of precedence: name=path,name=path (name:ro=path is read-only), a .json file of [{name, dir, types, readOnly}], or claude (Claude Code's folders for --project)" },
   scope: { value: "name", help: "with --scopes: the scope a write goes to (remember, forget, touch), or the one folder a command works on (doctor, log, undo, …)" },

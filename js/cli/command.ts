@@ -35,4 +35,4 @@ export interface Command {
 }
 
 /** Options every command takes. */
-export const GLOBAL_OPTIONS: readonly OptionName[] = ["dir", "project", "scopes", "scope", "agent", "json", "verbose", "help"];
+export const GLOBAL_OPTIONS: readonly OptionName[] = ["dir", "layout", "project", "scopes", "scope", "agent", "json", "verbose", "help"];

@@ -64,6 +64,8 @@ export async function openFromArgs(ctx: CommandContext, selector?: SelectorConfi
   if (values.project === "") throw new UsageError("--project needs a path", ctx.command);
   if (values.scopes === undefined && (values.scope !== undefined || values.agent !== undefined)) throw new UsageError(`--${values.scope !== undefined ? "scope" : "agent"} goes with --scopes`, ctx.command);
   if (values.scopes !== undefined && values.dir !== undefined) throw new UsageError("give --dir or --scopes, not both", ctx.command);
+  if (values.layout !== undefined && values.layout !== "memdir" && values.layout !== "sdk") throw new UsageError(`--layout is memdir or sdk, not ${values.layout}`, ctx.command);
+  if (values.layout !== undefined && values.dir === undefined) throw new UsageError("--layout goes with --dir", ctx.command);
   const limits = limitsFromArgs(ctx);
   // every change is recorded with who made it: `cli`, or `mcp` for the server
   const common = { limits, cache: { watch }, history: { label }, ...(selector ? { selector } : {}) };
@@ -72,7 +74,8 @@ export async function openFromArgs(ctx: CommandContext, selector?: SelectorConfi
     ctx.out.debug(`memory scopes: ${memory.scopes.map((s) => `${s.name}=${s.memory.host.root}`).join(", ")}`);
     return oneFolder && values.scope !== undefined ? memory.scope(values.scope) : memory;
   }
-  const memory = await openMemory(values.dir !== undefined ? { dir: resolve(values.dir), ...common } : { projectRoot: resolve(values.project ?? "."), ...common });
+  const layout = values.layout as "memdir" | "sdk" | undefined;
+  const memory = await openMemory(values.dir !== undefined ? { dir: resolve(values.dir), ...(layout ? { layout } : {}), ...common } : { projectRoot: resolve(values.project ?? "."), ...common });
   ctx.out.debug(`memory directory: ${memory.host.root}`);
   return memory;
 }

@@ -3,7 +3,7 @@
 // redacted), the raw answer and the injected blocks. Providers are the repo's mock servers
 // on 127.0.0.1 (tests/mock/providers.mjs).
 import assert from "node:assert/strict";
-import { rmSync, writeFileSync } from "node:fs";
+import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -197,4 +197,21 @@ test("library: a timeoutMs past what a timer holds is a long deadline, not one o
   const result = await memory.recall(QUERY);
   assert.equal(result.error, undefined);
   assert.equal(result.outcome, "selected");
+});
+
+test("--layout sdk: --dir is the base of the Anthropic SDK's local memory tool, the memory in <dir>/memories (issue 26)", () => {
+  const base = tempDir();
+  const inside = tempMemory({ "project_a.md": [fm("the harbor lantern is lit at dusk", "project"), 1] });
+  cpSync(inside, base, { recursive: true }); // the same memory at the base too: --layout sdk must not take it
+  cpSync(inside, join(base, "memories"), { recursive: true });
+  const r = memdir(["recall", "when is the harbor lantern lit?", "--dir", base, "--layout", "sdk", "--json"]);
+  assert.equal(r.code, 0, r.err);
+  const json = JSON.parse(r.out);
+  assert.deepEqual(json.memories.map((m) => m.absolutePath), [join(base, "memories", "project_a.md")]);
+  const bad = memdir(["recall", "when is the lantern lit?", "--dir", base, "--layout", "claude"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--layout is memdir or sdk, not claude/);
+  const alone = memdir(["recall", "when is the lantern lit?", "--layout", "sdk"]);
+  assert.equal(alone.code, 2);
+  assert.match(alone.err, /--layout goes with --dir/);
 });

@@ -67,6 +67,28 @@ for (const sdk of SDKS) {
     assert.ok(sdk.version.startsWith(sdk.major), sdk.version);
   });
 
+  test(`${sdk.name}: layout "sdk" opens the folder the SDK's local tool writes (<base>/memories), both ways (issue 26)`, async () => {
+    const base = mkdtempSync(join(tmpdir(), "memdir-sdk-layout-"));
+    temps.push(base);
+    const local = await sdk.BetaLocalFilesystemMemoryTool.init(base);
+    await local.create({ command: "create", path: "/memories/feedback_testing.md", file_text: TESTING });
+    await local.create({ command: "create", path: "/memories/MEMORY.md", file_text: INDEX });
+    const memory = await openMemory({ dir: base, layout: "sdk", selector: { provider: "lexical" } });
+    assert.equal(memory.host.root, join(base, "memories"));
+    const recalled = await memory.recall("should integration tests hit a real database?");
+    assert.deepEqual(recalled.memories.map((m) => [m.path, m.absolutePath]), [["feedback_testing.md", join(base, "memories", "feedback_testing.md")]]);
+    // memdir's tool writes where the SDK's reads, and the other way
+    await memory.tool().create({ command: "create", path: "/memories/project_deploy.md", file_text: "---\nname: Deploys\ndescription: Staging deploys need a smoke test\ntype: project\n---\nRun the smoke test.\n" });
+    assert.match(await local.view({ command: "view", path: "/memories/project_deploy.md" }), /Run the smoke test\./);
+    assert.match(await local.view({ command: "view", path: "/memories/MEMORY.md" }), /\(project_deploy\.md\) — Staging deploys need a smoke test/);
+    assert.equal(await memory.tool().view({ command: "view", path: "/memories/feedback_testing.md" }), await local.view({ command: "view", path: "/memories/feedback_testing.md" }));
+    // the default layout is the folder itself: the SDK's base holds no MEMORY.md, only memories/
+    const plain = await openMemory({ dir: base, selector: { provider: "lexical" } });
+    assert.equal(plain.host.root, base);
+    await assert.rejects(openMemory({ dir: base, layout: "claude" }), { code: "INVALID_ARGUMENT", message: /layout/ });
+    await assert.rejects(openMemory({ projectRoot: base, layout: "sdk" }), { code: "INVALID_ARGUMENT", message: /needs `dir`/ });
+  });
+
   test(`${sdk.name}: the SDK's own tool runner drives memdir's handlers through betaMemoryTool()`, async () => {
     const { ours, tool } = await pair(sdk);
     mock.reset();
