@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * The Node entry as bundlers resolve `memdir` (esbuild, webpack, rollup and vite all set the
  * `module` export condition; Node does not): the module comes from the copy this package

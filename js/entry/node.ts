@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * The Node entry, as Node itself resolves `memdir` (ESM `import`, `require` on 20.19+): reads
  * the module from the file next to it, synchronously, so `import { truncateIndex } from

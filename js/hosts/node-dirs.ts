@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * Walking a memory directory so that no file-system call can leave it, whatever changes
  * underneath (a folder swapped for a link out between a check and the write that follows).

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * The Node host's fast paths (its `fast` group, and its reads and writes while calls are fast):
  * Node's synchronous file calls are its cheapest (a synchronous `open` costs a microsecond, one

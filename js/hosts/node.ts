@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * The Node file-system host. Every read, write, rename and removal walks the memory directory
  * one component at a time through directory descriptors (`node-dirs.ts`), so nothing can lead

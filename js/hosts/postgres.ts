@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * memdir on PostgreSQL (`memdir/postgres`): many memories (one per user or tenant) in one
  * database, for applications on several machines. `pg` (node-postgres) is an optional peer

@@ -5,7 +5,8 @@
 // check), `lib: ["es2022"]` with @types/node 20 (the browser consumer: the
 // DOM library, no @types/node), under node16 (ESM and CommonJS), nodenext (both) and bundler
 // resolution — by TypeScript 7 (the project's), and the node16 and browser cases by TypeScript
-// 5.9 (what most projects run).
+// 5.9 (what most projects run). TypeScript 7 also checks each Node case with no `types` option
+// (its default loads no @types package): the declarations carry what they need.
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -29,6 +30,11 @@ const MATRIX = {
   "nodenext, CommonJS": ["cjs", "cjs.ts", { module: "nodenext", moduleResolution: "nodenext", lib: ["es2022"], types: ["node"] }],
   "bundler": ["esm", "bundler.ts", { module: "esnext", moduleResolution: "bundler", lib: ["es2022"], types: ["node"] }],
   "bundler, browser (DOM, no @types/node)": ["esm", "browser.ts", { module: "esnext", moduleResolution: "bundler", lib: ["es2022", "dom"], types: [] }],
+  // no `types`: TypeScript 7 then loads no @types package by itself, so memdir's declarations
+  // must name Node's types where they use them (`/// <reference types="node" />`)
+  "node16, ESM, @types/node installed, no `types`": ["esm", "esm.ts", { module: "node16", moduleResolution: "node16", lib: ["es2022"] }],
+  "nodenext, CommonJS, @types/node installed, no `types`": ["cjs", "cjs.ts", { module: "nodenext", moduleResolution: "nodenext", lib: ["es2022"] }],
+  "bundler, @types/node installed, no `types`": ["esm", "bundler.ts", { module: "esnext", moduleResolution: "bundler", lib: ["es2022"] }],
 };
 
 let work;
