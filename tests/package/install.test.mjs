@@ -5,7 +5,7 @@
 // the tarball and its package.json hold.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -205,6 +205,39 @@ test("the memdir bin is the bundled CLI: a few files of its own, not the library
   assert.equal(out.selector, "lexical");
   assert.deepEqual(out.memories.map((m) => m.path), ["project_deploys.md"]);
   assert.match(await spawnText(bin, ["--version"], { cwd: project }), new RegExp(`^memdir ${manifest.version.replaceAll(".", "\\.")}\n$`));
+});
+
+test("a newcomer's install (README, Install): the example memory travels; recall on it, and the MCP server as a client configuration starts it (absolute bin, stdio, the real MCP SDK client)", async () => {
+  const examples = join(installed, "examples/memory");
+  for (const file of readdirSync(join(root, "examples/memory"), { recursive: true }).filter((f) => f.endsWith(".md"))) {
+    assert.equal(readFileSync(join(examples, file), "utf8"), readFileSync(join(root, "examples/memory", file), "utf8"), `examples/memory/${file} travels unchanged`);
+  }
+  const bin = join(project, "node_modules/.bin/memdir");
+  const env = { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" };
+  const query = "a customer says their invoice total is a few cents off — where do I start?";
+  const out = JSON.parse(await spawnText(bin, ["recall", query, "--dir", "node_modules/memdir/examples/memory", "--json"], { cwd: project, env }));
+  assert.equal(out.outcome, "selected");
+  assert.ok(out.memories.some((m) => m.path === "feedback_money_integer_cents.md"), out.memories.map((m) => m.path).join(", "));
+  // `npm install @modelcontextprotocol/sdk` in the project (here: the repository's copy, offline)
+  symlinkSync(join(root, "node_modules/@modelcontextprotocol"), join(project, "node_modules/@modelcontextprotocol"), "dir");
+  for (const dep of readdirSync(join(root, "node_modules"))) {
+    if (!existsSync(join(project, "node_modules", dep))) symlinkSync(join(root, "node_modules", dep), join(project, "node_modules", dep), "dir");
+  }
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  // what Claude Desktop does with {"command": "<project>/node_modules/.bin/memdir", "args": ["mcp", "--dir", …]}: no cwd of ours
+  const transport = new StdioClientTransport({ command: bin, args: ["mcp", "--dir", examples], env, cwd: tmpdir(), stderr: "pipe" });
+  const client = new Client({ name: "newcomer", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    for (const name of ["recall", "remember", "doctor", "memory_view"]) assert.ok(tools.includes(name), `${name} in ${tools.join(", ")}`);
+    const recalled = await client.callTool({ name: "recall", arguments: { query } });
+    assert.equal(recalled.isError, false);
+    assert.match(recalled.content[0].text, /chosen by the lexical selector: .*feedback_money_integer_cents\.md/);
+  } finally {
+    await client.close();
+  }
 });
 
 test("a bundle that skipped the module condition: calls say why (NOT_INITIALIZED) until initSync(bytes of memdir/memdir.wasm)", async () => {
