@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
 import { bundleCli, commonJsDeclarations, inlineWasm, unhookGlue, wasmDeclaration } from "./packaging.mjs";
-import { ensureNpmDeps, ensureWasmBindgen, ensureWasmTarget, root, run, step } from "./toolchain.mjs";
+import { ensureNpmDeps, ensureWasmTarget, root, run, startWasmBindgen, step } from "./toolchain.mjs";
 
 const INPUTS = ["src", "js", "Cargo.toml", "Cargo.lock", "tsconfig.json", "package.json", "scripts/build.mjs", "scripts/packaging.mjs"];
 const pkg = join(root, "pkg");
@@ -68,7 +68,7 @@ function inputHash() {
   return hash.digest("hex");
 }
 
-export function build({ force = false } = {}) {
+export async function build({ force = false } = {}) {
   ensureNpmDeps();
   const hash = inputHash();
   if (!force && existsSync(stampPath) && readFileSync(stampPath, "utf8") === hash) {
@@ -76,10 +76,11 @@ export function build({ force = false } = {}) {
     return;
   }
   ensureWasmTarget();
-  const wasmBindgen = ensureWasmBindgen();
+  const bindgen = startWasmBindgen(); // when missing, installed while the core compiles
   step("cargo build --release --target wasm32-unknown-unknown", () =>
     run("cargo", ["build", "--quiet", "--lib", "--release", "--target", "wasm32-unknown-unknown"]),
   );
+  const wasmBindgen = await bindgen.ready;
   const raw = join(root, "target/wasm32-unknown-unknown/release/memdir.wasm");
   rmSync(pkg, { recursive: true, force: true });
   mkdirSync(join(pkg, "wasm"), { recursive: true });
@@ -115,7 +116,7 @@ export function build({ force = false } = {}) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    build({ force: process.argv.includes("--force") });
+    await build({ force: process.argv.includes("--force") });
   } catch (error) {
     console.error(`build failed: ${error.message}`);
     process.exit(1);

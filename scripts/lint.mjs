@@ -13,7 +13,7 @@ try {
   step("cargo clippy (wasm32)", () =>
     run("cargo", ["clippy", "--quiet", "--lib", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]),
   );
-  build();
+  await build();
   step("tsc --noEmit", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "tsconfig.json", "--noEmit"]));
   // the playground (playground/src/, bundled by esbuild) against the built declarations
   step("tsc playground", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "playground/tsconfig.json"]));

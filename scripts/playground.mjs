@@ -122,7 +122,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const [command = "serve", ...args] = process.argv.slice(2);
   try {
     const { build } = await import("./build.mjs");
-    build(); // pkg/, only when its sources changed
+    await build(); // pkg/, only when its sources changed
     const out = option(args, "--out");
     const { outDir, sizes } = await buildPlayground(out ? { outDir: resolve(out) } : {});
     const total = Object.values(sizes).reduce((a, b) => a + b, 0);

@@ -15,7 +15,7 @@ import { ensureChromium, ensureExtensionDeps, root, run, step } from "./toolchai
 let postgres = null;
 try {
   step("cargo test", () => run("cargo", ["test", "--quiet"]));
-  build();
+  await build();
   ensureChromium();
   ensureExtensionDeps();
   postgres = await startPostgres();

@@ -3,7 +3,7 @@
 // at exactly the Cargo.lock version (cached per version under ~/.cache/memdir, since a
 // mismatched CLI cannot read the module), and Debian's Chromium for the browser test.
 // Only Node built-ins are used here: this file runs before `npm install`.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -62,20 +62,37 @@ export function ensureWasmTarget() {
   step("rustup target add wasm32-unknown-unknown", () => run("rustup", ["target", "add", "wasm32-unknown-unknown"]));
 }
 
-/** The wasm-bindgen CLI matching Cargo.lock; returns the path of its binary. */
-export function ensureWasmBindgen() {
+/**
+ * The wasm-bindgen CLI matching Cargo.lock: `{ bin, ready }`, `ready` resolving to `bin` once it
+ * is there. A missing CLI is installed by `cargo install` in the background, so the caller builds
+ * the core beside it (on two cores the two compiles fill each other's serial stretches). Only the
+ * `wasm-bindgen` binary, without the default `rustls-tls` feature: that TLS stack (ring, rustls,
+ * webpki) serves only the test runner's downloads, and the CLI's output is the same without it.
+ */
+export function startWasmBindgen() {
   const lock = readFileSync(join(root, "Cargo.lock"), "utf8");
   const version = /\[\[package\]\]\nname = "wasm-bindgen"\nversion = "([^"]+)"/.exec(lock)?.[1];
   if (!version) throw new Error("Cargo.lock has no wasm-bindgen package");
   const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
   const prefix = join(cache, "memdir", `wasm-bindgen-${version}`);
   const bin = join(prefix, "bin", "wasm-bindgen");
-  if (output(bin, ["--version"]) === `wasm-bindgen ${version}`) return bin;
+  if (output(bin, ["--version"]) === `wasm-bindgen ${version}`) return { bin, ready: Promise.resolve(bin) };
+  const label = `cargo install wasm-bindgen-cli ${version} (once per version, beside the core's build)`;
+  console.error(`  ${label}…`);
+  const start = performance.now();
   // Not --locked: the CLI's own lock file pins a webpki-roots the registry here lacks.
-  step(`cargo install wasm-bindgen-cli ${version} (once per version, ~2 min)`, () =>
-    run("cargo", ["install", "wasm-bindgen-cli", "--version", version, "--root", prefix]),
-  );
-  return bin;
+  const args = ["install", "wasm-bindgen-cli", "--version", version, "--no-default-features", "--bin", "wasm-bindgen", "--root", prefix];
+  const child = spawn("cargo", args, { cwd: root, stdio: "inherit" });
+  const ready = new Promise((resolve, reject) => {
+    child.on("error", (error) => reject(new Error(`cargo could not start: ${error.message}`)));
+    child.on("exit", (code, signal) => {
+      if (code !== 0) return reject(new Error(`cargo ${args.join(" ")} exited with ${code ?? signal}`));
+      console.error(`  [${((performance.now() - start) / 1000).toFixed(1)} s] ${label}`);
+      resolve(bin);
+    });
+  });
+  ready.catch(() => {}); // awaited by the caller; not an unhandled rejection while its own build runs
+  return { bin, ready };
 }
 
 /** Debian's Chromium for the browser test; installed with apt when missing and root. */
