@@ -538,8 +538,7 @@ fn fields_from(pod: Pod, close_line: usize, recovered: Option<Recovery>) -> Head
         Some(Pod::Hash(m)) => Some(m),
         _ => None,
     };
-    fields.metadata =
-        metadata.map(|m| m.iter().map(|(k, v)| (k.clone(), pod_to_json(v))).collect());
+    fields.metadata = metadata.map(hash_to_json);
     fields.modified_ms = metadata
         .and_then(|m| scalar(m.get("modified")))
         .and_then(|s| chrono::DateTime::parse_from_rfc3339(s.trim()).ok())
@@ -577,12 +576,16 @@ fn pod_to_json(value: &Pod) -> serde_json::Value {
         Pod::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
         Pod::Boolean(b) => Value::Bool(*b),
         Pod::Array(items) => Value::Array(items.iter().map(pod_to_json).collect()),
-        Pod::Hash(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), pod_to_json(v)))
-                .collect(),
-        ),
+        Pod::Hash(map) => Value::Object(hash_to_json(map)),
     }
+}
+
+/// A YAML mapping as a JSON object: one function for both callers, so the object's sorted
+/// build is compiled once (each `collect` into it is its own copy of the sort).
+fn hash_to_json(map: &HashMap<String, Pod>) -> serde_json::Map<String, serde_json::Value> {
+    map.iter()
+        .map(|(k, v)| (k.clone(), pod_to_json(v)))
+        .collect()
 }
 
 fn scalar(value: Option<&Pod>) -> Option<String> {

@@ -33,6 +33,7 @@ pub mod scan_session;
 pub mod scopes;
 pub mod secrets;
 pub mod side_query;
+pub mod sort;
 pub mod temp;
 pub mod text;
 pub mod tool;

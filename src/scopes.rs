@@ -90,7 +90,7 @@ pub fn merge_scoped(scans: Vec<ScopeScan>) -> Result<Vec<Memory>, Error> {
             all.push((rank, at, memory));
         }
     }
-    all.sort_by(|(ra, aa, a), (rb, ab, b)| {
+    crate::sort::sort_by(&mut all, |(ra, aa, a), (rb, ab, b)| {
         b.time()
             .total_cmp(&a.time())
             .then(ra.cmp(rb))

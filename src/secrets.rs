@@ -159,7 +159,7 @@ pub fn find_secrets(text: &str) -> Vec<SecretFinding> {
     }
     labelled_values(text, &mut hits);
 
-    hits.sort_by_key(|h| h.pos);
+    crate::sort::sort_by_key(&mut hits, |h| h.pos);
     // a label's value or a URL's password that is itself a vendor token is reported as that
     // token, once; of overlapping context matches the first stays
     let tokens: Vec<(usize, usize)> = hits

@@ -704,7 +704,7 @@ fn file_checks(
         .copied()
         .filter(|m| !replaced.contains(&m.path))
         .collect();
-    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    crate::sort::sort_by(&mut sorted, |a, b| a.path.cmp(&b.path));
     let words: Vec<Option<WordSet>> = sorted
         .iter()
         .take(MAX_COMPARED_FILES)
@@ -778,7 +778,7 @@ fn file_checks(
         }
     }
     for (_, mut findings) in by_file {
-        findings.sort_by_key(|f| (f.severity, f.line));
+        crate::sort::sort_by_key(&mut findings, |f| (f.severity, f.line));
         out.extend(findings);
     }
 }

@@ -193,7 +193,7 @@ pub(super) fn compact_index(
         .filter(|(_, list)| list.len() >= 2)
         .map(|(sec, list)| (units_of(list), sec))
         .collect();
-    order.sort_unstable_by(|a, b| b.cmp(a));
+    crate::sort::sort_by(&mut order, |a, b| b.cmp(a));
     let (mut n, mut u) = measure(&slots);
     let mut gone: Vec<bool> = vec![false; slots.len()];
     let mut pointers: Vec<Option<Slot>> = vec![None; slots.len()];

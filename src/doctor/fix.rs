@@ -101,7 +101,7 @@ pub fn plan_doctor_fixes(input: &DoctorInput) -> FixPlan {
     }
     changed.retain(|(_, old, new)| old != new);
     // the index is written last, after the files its entries lead to
-    changed.sort_by_key(|(p, _, _)| p == INDEX_FILE_NAME);
+    crate::sort::sort_by_key(&mut changed, |(p, _, _)| p == INDEX_FILE_NAME);
 
     // the rule, checked on the result as a whole: if any word of the folder is gone, or a file
     // is written twice (the second write would undo the first), nothing is written (a planner
@@ -322,7 +322,7 @@ impl IndexEdit<'_> {
                 _ => {}
             }
         }
-        rounds.sort_by_key(|(round, _)| *round);
+        crate::sort::sort_by_key(&mut rounds, |(round, _)| *round);
         for (round, f) in rounds {
             if f.code == FindingCode::DuplicateLink {
                 let at = f.line.and_then(|n| usize::try_from(n).ok());
@@ -560,7 +560,7 @@ impl IndexEdit<'_> {
             .map(|m| m.path.clone())
             .filter(|p| !linked.contains(p) && !replaced.contains(p))
             .collect();
-        missing.sort();
+        crate::sort::sort(&mut missing);
         if missing.is_empty() {
             return (0, index);
         }

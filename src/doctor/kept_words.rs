@@ -50,7 +50,7 @@ impl WordLedger {
             .filter(|(w, d)| *d < 0 && i64::from(self.count(w)) + d <= 0)
             .map(|(w, _)| w)
             .collect();
-        lost.sort();
+        crate::sort::sort(&mut lost);
         lost
     }
 

@@ -142,7 +142,7 @@ pub fn outside_links(index_text: &str) -> Vec<String> {
             _ => None,
         })
         .collect();
-    links.sort();
+    crate::sort::sort(&mut links);
     links.dedup();
     links
 }

@@ -48,7 +48,7 @@ pub fn segments(entries: &[crate::write::snapshot::Entry]) -> Vec<String> {
         })
         .map(|e| e.path.clone())
         .collect();
-    closed.sort();
+    crate::sort::sort(&mut closed);
     if entries.iter().any(|e| e.path == LIVE_SEGMENT) {
         closed.push(LIVE_SEGMENT.to_owned());
     }

@@ -59,7 +59,7 @@ pub fn plan_prune(
             id_time(id).map(|_| (id, e))
         })
         .collect();
-    closed.sort_by(|a, b| a.0.cmp(b.0));
+    crate::sort::sort_by(&mut closed, |a, b| a.0.cmp(b.0));
     let blobs: Vec<(&str, &Entry)> = entries
         .iter()
         .filter_map(|e| {

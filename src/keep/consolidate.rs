@@ -127,11 +127,12 @@ pub fn consolidation_schema() -> Value {
 /// The memories of the folder and each one's whole text.
 fn memories_of(snapshot: &Snapshot, limits: &Limits) -> (Vec<Memory>, BTreeMap<String, String>) {
     let scanned = crate::doctor::repair::scan_all(snapshot, limits);
-    let texts = scanned
-        .memories
-        .iter()
-        .filter_map(|m| snapshot.text(&m.path).map(|t| (m.path.clone(), t)))
-        .collect();
+    let mut texts = BTreeMap::new();
+    for m in &scanned.memories {
+        if let Some(t) = snapshot.text(&m.path) {
+            texts.insert(m.path.clone(), t);
+        }
+    }
     (scanned.memories, texts)
 }
 
@@ -398,11 +399,12 @@ impl Folder<'_> {
         writes: Vec<(String, Option<String>)>,
         index: String,
     ) -> Result<(), &'static str> {
-        let new_files: BTreeSet<&String> = writes
-            .iter()
-            .map(|(p, _)| p)
-            .filter(|p| !self.changed.contains(*p))
-            .collect();
+        let mut new_files: BTreeSet<&String> = BTreeSet::new();
+        for (p, _) in &writes {
+            if !self.changed.contains(p) {
+                new_files.insert(p);
+            }
+        }
         if self.changed.len() + new_files.len() > self.max_changed {
             return Err("over_limit");
         }
@@ -480,11 +482,9 @@ fn merge(
     ) else {
         return Err("missing_field");
     };
-    let files: Vec<String> = files
-        .into_iter()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let mut files: Vec<String> = files;
+    crate::sort::sort(&mut files);
+    files.dedup();
     if files.len() < 2 || !files.contains(&file) {
         return Err("too_few_files");
     }
@@ -753,10 +753,11 @@ pub fn plan_consolidation(
     let mut folder = Folder {
         limits,
         now_ms,
-        texts: texts
-            .iter()
-            .map(|(p, t)| (p.clone(), Some(t.clone())))
-            .collect(),
+        // inserted in order, not collected: a `collect` into a map is its own copy of the sort
+        texts: texts.iter().fold(BTreeMap::new(), |mut m, (p, t)| {
+            m.insert(p.clone(), Some(t.clone()));
+            m
+        }),
         index: index.clone(),
         original: texts,
         original_index: index,

@@ -129,7 +129,7 @@ pub fn drop_replaced_entries(
             files.push(file);
         }
     }
-    dropped.sort_unstable();
+    crate::sort::sort(&mut dropped);
     let kept: Vec<&str> = new
         .split('\n')
         .enumerate()

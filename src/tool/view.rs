@@ -141,7 +141,7 @@ fn directory(rel: &str, snapshot: &Snapshot) -> String {
         .filter(|(inner, _)| inner.split('/').count() <= 2)
         .collect();
     // each folder's names in UTF-16 order (as JavaScript sorts), folders before their contents
-    shown.sort_by(|a, b| {
+    crate::sort::sort_by(&mut shown, |a, b| {
         let key = |p: &str| {
             p.split('/')
                 .map(|s| s.encode_utf16().collect::<Vec<_>>())

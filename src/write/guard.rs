@@ -1,6 +1,6 @@
 //! Checks shared by every write: credentials, the index-only rule and its limits, the file cap.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 use super::entry::{classify_all, Line};
 use crate::error::{Error, Refusal};
@@ -67,7 +67,7 @@ pub fn index_rules(old: &str, new: &str, limits: &Limits) -> Result<(), Error> {
             .map(|(n, (l, _))| (n, l))
             .collect::<Vec<_>>()
     };
-    let before: BTreeSet<&str> = content(old).into_iter().map(|(_, l)| l).collect();
+    let before: HashSet<&str> = content(old).into_iter().map(|(_, l)| l).collect();
     if let Some((n, line)) = content(new).into_iter().find(|(_, l)| !before.contains(l)) {
         return Err(Error::refused(
             Refusal::IndexOnly,
