@@ -84,11 +84,10 @@ export async function build({ force = false } = {}) {
   const raw = join(root, "target/wasm32-unknown-unknown/release/memdir.wasm");
   rmSync(pkg, { recursive: true, force: true });
   mkdirSync(join(pkg, "wasm"), { recursive: true });
-  // --experimental-reset-state-function: `__wbg_reset_state()` re-instantiates the compiled
-  // module in place, which js/core.ts does after a trap instead of shutting memdir off
-  step("wasm-bindgen --target web", () =>
-    run(wasmBindgen, ["--target", "web", "--experimental-reset-state-function", "--out-dir", join(pkg, "wasm"), "--out-name", "memdir", raw]),
-  );
+  // `--target web --experimental-reset-state-function` (tools/wasm-bindgen): `__wbg_reset_state()`
+  // re-instantiates the compiled module in place, which js/core.ts does after a trap instead of
+  // shutting memdir off
+  step("wasm-bindgen --target web", () => run(wasmBindgen, [raw, join(pkg, "wasm"), "memdir"]));
   const wasm = join(pkg, "wasm", "memdir_bg.wasm");
   const bindgenBytes = statSync(wasm).size;
   step("wasm-opt -O3", () => run(join(root, "node_modules/.bin/wasm-opt"), ["-O3", wasm, "-o", wasm]));

@@ -9,6 +9,7 @@ try {
   step("cargo fmt --check", () => run("cargo", ["fmt", "--all", "--", "--check"]));
   // fuzz/ is its own workspace (nightly, `npm run fuzz`): formatting is checked here, cheaply
   step("cargo fmt --check (fuzz/)", () => run("cargo", ["fmt", "--manifest-path", "fuzz/Cargo.toml", "--", "--check"]));
+  step("cargo fmt --check (tools/wasm-bindgen/)", () => run("cargo", ["fmt", "--manifest-path", "tools/wasm-bindgen/Cargo.toml", "--", "--check"]));
   step("cargo clippy (native)", () => run("cargo", ["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"]));
   step("cargo clippy (wasm32)", () =>
     run("cargo", ["clippy", "--quiet", "--lib", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]),

@@ -1,13 +1,13 @@
 // Installs what the build and the tests need, idempotently, and quickly when it is already
-// there: npm packages (from package-lock.json), the wasm32 Rust target, the wasm-bindgen CLI
-// at exactly the Cargo.lock version (cached per version under ~/.cache/memdir, since a
-// mismatched CLI cannot read the module), and Debian's Chromium for the browser test.
+// there: npm packages (from package-lock.json), the wasm32 Rust target, wasm-bindgen at exactly
+// the Cargo.lock version (tools/wasm-bindgen, cached per version under ~/.cache/memdir, since a
+// mismatched one cannot read the module), and Debian's Chromium for the browser test.
 // Only Node built-ins are used here: this file runs before `npm install`.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
@@ -62,31 +62,48 @@ export function ensureWasmTarget() {
   step("rustup target add wasm32-unknown-unknown", () => run("rustup", ["target", "add", "wasm32-unknown-unknown"]));
 }
 
+/** The version `lock` (a Cargo.lock's text) pins for `name`. */
+function lockedVersion(lock, name) {
+  return new RegExp(`\\[\\[package\\]\\]\\nname = "${name}"\\nversion = "([^"]+)"`).exec(lock)?.[1];
+}
+
 /**
- * The wasm-bindgen CLI matching Cargo.lock: `{ bin, ready }`, `ready` resolving to `bin` once it
- * is there. A missing CLI is installed by `cargo install` in the background, so the caller builds
- * the core beside it (on two cores the two compiles fill each other's serial stretches). Only the
- * `wasm-bindgen` binary, without the default `rustls-tls` feature: that TLS stack (ring, rustls,
- * webpki) serves only the test runner's downloads, and the CLI's output is the same without it.
+ * wasm-bindgen at exactly the version of Cargo.lock: `{ bin, ready }`, `ready` resolving to `bin`
+ * once it is there. `bin` is tools/wasm-bindgen, the CLI's `--target web` run over the library the
+ * CLI itself calls (wasm-bindgen-cli-support; byte-identical output, ~40 crates where the CLI's
+ * package builds ~150), cached under ~/.cache/memdir/ by version and by the tool's own sources.
+ * When missing it is built in the background, so the caller compiles the core beside it (on two
+ * cores each fills the other's serial stretches).
  */
 export function startWasmBindgen() {
-  const lock = readFileSync(join(root, "Cargo.lock"), "utf8");
-  const version = /\[\[package\]\]\nname = "wasm-bindgen"\nversion = "([^"]+)"/.exec(lock)?.[1];
+  const version = lockedVersion(readFileSync(join(root, "Cargo.lock"), "utf8"), "wasm-bindgen");
   if (!version) throw new Error("Cargo.lock has no wasm-bindgen package");
+  const tool = join(root, "tools", "wasm-bindgen");
+  const toolVersion = lockedVersion(readFileSync(join(tool, "Cargo.lock"), "utf8"), "wasm-bindgen-cli-support");
+  if (toolVersion !== version) {
+    throw new Error(`tools/wasm-bindgen builds wasm-bindgen ${toolVersion}, Cargo.lock has ${version}: pin wasm-bindgen-cli-support = "=${version}" in tools/wasm-bindgen/Cargo.toml (then cargo update in that folder)`);
+  }
+  const sources = createHash("sha256");
+  for (const file of ["Cargo.toml", "Cargo.lock", "src/main.rs"]) sources.update(readFileSync(join(tool, file)));
   const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  const prefix = join(cache, "memdir", `wasm-bindgen-${version}`);
-  const bin = join(prefix, "bin", "wasm-bindgen");
-  if (output(bin, ["--version"]) === `wasm-bindgen ${version}`) return { bin, ready: Promise.resolve(bin) };
-  const label = `cargo install wasm-bindgen-cli ${version} (once per version, beside the core's build)`;
+  const prefix = join(cache, "memdir", `wasm-bindgen-${version}-${sources.digest("hex").slice(0, 12)}`);
+  const bin = join(prefix, "bin", "memdir-wasm-bindgen");
+  if (existsSync(bin)) return { bin, ready: Promise.resolve(bin) };
+  const label = `cargo build tools/wasm-bindgen (wasm-bindgen ${version}; once per version, beside the core's build)`;
   console.error(`  ${label}…`);
   const start = performance.now();
-  // Not --locked: the CLI's own lock file pins a webpki-roots the registry here lacks.
-  const args = ["install", "wasm-bindgen-cli", "--version", version, "--no-default-features", "--bin", "wasm-bindgen", "--root", prefix];
+  const target = join(prefix, "target");
+  const args = ["build", "--quiet", "--release", "--locked", "--manifest-path", join(tool, "Cargo.toml"), "--target-dir", target];
   const child = spawn("cargo", args, { cwd: root, stdio: "inherit" });
   const ready = new Promise((resolve, reject) => {
     child.on("error", (error) => reject(new Error(`cargo could not start: ${error.message}`)));
     child.on("exit", (code, signal) => {
       if (code !== 0) return reject(new Error(`cargo ${args.join(" ")} exited with ${code ?? signal}`));
+      // the binary in place last, by a rename: a build cut short leaves no `bin` to trust
+      mkdirSync(dirname(bin), { recursive: true });
+      copyFileSync(join(target, "release", "memdir-wasm-bindgen"), `${bin}.tmp`);
+      renameSync(`${bin}.tmp`, bin);
+      rmSync(target, { recursive: true, force: true });
       console.error(`  [${((performance.now() - start) / 1000).toFixed(1)} s] ${label}`);
       resolve(bin);
     });
