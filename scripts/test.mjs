@@ -1,14 +1,16 @@
 // `npm test`: everything, from a fresh clone. Installs what is missing (npm packages, the
-// wasm32 target, the wasm-bindgen CLI, Chromium), runs the native Rust tests, rebuilds pkg/
+// wasm32 target, wasm-bindgen (tools/wasm-bindgen), Chromium), runs the native Rust tests, rebuilds pkg/
 // when its sources changed, then runs the Node tests of the built package, the mock-provider
 // and CLI tests, the MCP server's tests, the headless-Chromium tests, the playground in Chromium, and the packed package in
-// every bundler and type checker (tests/package/) under Node's test runner. One PostgreSQL server
+// every bundler and type checker (tests/package/), and the VS Code extension in a real VS Code
+// (code-server, scripts/code-server.mjs; screenshots in test-results/vscode/) under Node's test runner. One PostgreSQL server
 // (scripts/postgres.mjs) serves the whole run (MEMDIR_TEST_PG_URL, tests/postgres/), stopped at
 // the end whatever happened.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "./build.mjs";
+import { ensureCodeServer } from "./code-server.mjs";
 import { startPostgres } from "./postgres.mjs";
 import { ensureChromium, ensureExtensionDeps, root, run, step } from "./toolchain.mjs";
 
@@ -18,6 +20,15 @@ try {
   await build();
   ensureChromium();
   ensureExtensionDeps();
+  // a real VS Code for tests/vscode/code-server.test.mjs (cached; ~2.5 min and ~800 MB the first
+  // time). Where it cannot be installed the test is skipped with the reason — but never in CI.
+  try {
+    process.env.MEMDIR_CODE_SERVER = step("code-server (tests/vscode/code-server.test.mjs)", () => ensureCodeServer()).dir;
+  } catch (error) {
+    if (process.env.CI) throw error;
+    process.env.MEMDIR_CODE_SERVER_SKIP = error.message;
+    console.error(`  code-server cannot be installed here, its test is skipped: ${error.message}`);
+  }
   postgres = await startPostgres();
   console.error(`  PostgreSQL for the run at ${postgres.url}`);
   process.env.MEMDIR_TEST_PG_URL = postgres.url;
