@@ -12,13 +12,12 @@ export function withTimeout(promise, ms, what) {
   return Promise.race([promise.finally(() => clearTimeout(timer)), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms / 1000} s`)), ms)))]);
 }
 
-// The server's own network: the gallery is a loopback address nothing listens on (code-server
-// reads EXTENSIONS_GALLERY as product.json's extensionsGallery), so no marketplace is reached.
+// The server's own network: code-server reads EXTENSIONS_GALLERY as product.json's
+// extensionsGallery; one without a serviceUrl turns the marketplace off (no query at all).
 const NO_GALLERY = "{}";
 
 function environment(home) {
-  const env = { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", EXTENSIONS_GALLERY: NO_GALLERY, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share"), XDG_CACHE_HOME: join(home, ".cache") };
-  return env;
+  return { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", EXTENSIONS_GALLERY: NO_GALLERY, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share"), XDG_CACHE_HOME: join(home, ".cache") };
 }
 
 /** Settings for a quiet, offline workbench (user settings of the user-data-dir). */
