@@ -580,12 +580,14 @@ fn pod_to_json(value: &Pod) -> serde_json::Value {
     }
 }
 
-/// A YAML mapping as a JSON object: one function for both callers, so the object's sorted
-/// build is compiled once (each `collect` into it is its own copy of the sort).
+/// A YAML mapping as a JSON object, built by insertion: a `collect` into the object compiles
+/// its own copy of the standard sort.
 fn hash_to_json(map: &HashMap<String, Pod>) -> serde_json::Map<String, serde_json::Value> {
-    map.iter()
-        .map(|(k, v)| (k.clone(), pod_to_json(v)))
-        .collect()
+    let mut object = serde_json::Map::new();
+    for (k, v) in map {
+        object.insert(k.clone(), pod_to_json(v));
+    }
+    object
 }
 
 fn scalar(value: Option<&Pod>) -> Option<String> {
