@@ -50,6 +50,20 @@ async function memoryRows(page) {
   });
 }
 
+/**
+ * Opens a memory by clicking its row in the Memory view; clicked again if the view re-rendered
+ * under the click (a refresh after the previous command), until its tab is active.
+ */
+async function openFromMemoryView(wb, page, label, file) {
+  const pane = page.locator(".pane", { has: page.locator(".pane-header", { hasText: /^Memory$/ }) });
+  await until(async () => {
+    await pane.locator(".monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${label}$`) }) }).first().click({ timeout: 5_000 });
+    await page.waitForFunction((f) => [...document.querySelectorAll(".editor-group-container.active .tab.active")].some((t) => (t.getAttribute("aria-label") ?? "").split(", ")[0] === f), file, { timeout: 5_000 });
+    return true;
+  }, `${file} opened from the Memory view`);
+  await wb.tab(file);
+}
+
 async function problemRows(page) {
   return page.evaluate(() => [...document.querySelectorAll(".markers-panel .monaco-list-row")].map((r) => r.innerText.replace(/\s+/g, " ").trim()));
 }
@@ -197,8 +211,7 @@ export async function runScenario({ wb, page, memoryDir, workspace, mock, log })
 
   await step("memdir: Confirm memory still true (the stale memory, opened from the Memory view)", async () => {
     const before = read("feedback_tests.md");
-    await page.locator(".pane .monaco-list-row", { hasText: "Integration tests" }).first().click();
-    await wb.tab("feedback_tests.md");
+    await openFromMemoryView(wb, page, "Integration tests", "feedback_tests.md");
     await wb.command("memdir: Confirm memory still true");
     seen.touch = await wb.notification("memdir: feedback_tests.md confirmed true now");
     const after = read("feedback_tests.md");
@@ -208,8 +221,7 @@ export async function runScenario({ wb, page, memoryDir, workspace, mock, log })
   });
 
   await step("memdir: Forget memory… (the open file)", async () => {
-    await page.locator(".pane .monaco-list-row", { hasText: "Role" }).first().click();
-    await wb.tab("user_role.md");
+    await openFromMemoryView(wb, page, "Role", "user_role.md");
     await wb.command("memdir: Forget memory…");
     seen.forgetQuestion = await wb.modal("Forget");
     assert.match(seen.forgetQuestion, /^Forget user_role\.md\?/);
@@ -242,6 +254,11 @@ export async function runScenario({ wb, page, memoryDir, workspace, mock, log })
     await wb.command("memdir: Refresh");
     await until(async () => (await memoryRows(page))?.includes("Reference · 1"), "the Memory view after Refresh");
     seen.treeAfter = await memoryRows(page);
+    // Refresh runs doctor again: its diagnostics are back in the Problems panel (MEMORY.md has its dead link again since the restore)
+    await until(async () => {
+      const rows = await problemRows(page);
+      return rows.some((r) => r.includes("memdir dead_link [Ln 2, Col 1]")) && rows.some((r) => r.includes("memdir frontmatter_malformed [Ln 4, Col 1]"));
+    }, "the Problems panel after Refresh");
   });
   return seen;
 }
