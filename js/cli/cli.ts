@@ -10,7 +10,7 @@
  * `help.ts` the help, `output.ts` where things are written; one file per command group.
  */
 import { nearest, OPTIONS, parseArgv, UsageError, type OptionName } from "./args.js";
-import { GLOBAL_OPTIONS } from "./command.js";
+import { globalsOf } from "./command.js";
 import { COMMANDS } from "./commands.js";
 import { commandHelp, generalHelp, version } from "./help.js";
 import { CliFailure } from "./failure.js";
@@ -18,7 +18,7 @@ import { Output, visibleControls, type CliStreams } from "./output.js";
 
 const optionsOf = (command: string | undefined): readonly OptionName[] => {
   const c = command === undefined ? undefined : COMMANDS[command];
-  return c ? [...c.options, ...GLOBAL_OPTIONS, "version"] : (Object.keys(OPTIONS) as OptionName[]);
+  return c ? [...c.options, ...globalsOf(c), "version"] : (Object.keys(OPTIONS) as OptionName[]);
 };
 
 function unknownCommand(name: string): UsageError {

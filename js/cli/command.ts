@@ -26,6 +26,10 @@ export interface Command {
   details?: string;
   /** Options beyond the global ones (`--dir`, `--project`, `--json`, `--verbose`, `--help`). */
   options: readonly OptionName[];
+  /** Global options this command does not take (`mcp`: no `--json`, its stdout is the protocol). */
+  globalsLeftOut?: readonly OptionName[];
+  /** Its own exit statuses, in place of the general ones in `--help`. */
+  exitStatus?: string;
   /** Checks the positional arguments: throws a `UsageError` with an example when they are wrong. */
   positionals?: (args: string[]) => void;
   /** Runs the command; resolves with the exit status. */
@@ -36,3 +40,8 @@ export interface Command {
 
 /** Options every command takes. */
 export const GLOBAL_OPTIONS: readonly OptionName[] = ["dir", "layout", "project", "scopes", "scope", "agent", "json", "verbose", "help"];
+
+/** The global options `command` takes. */
+export function globalsOf(command: Command): OptionName[] {
+  return GLOBAL_OPTIONS.filter((o) => !command.globalsLeftOut?.includes(o));
+}

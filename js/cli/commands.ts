@@ -191,8 +191,10 @@ export const COMMANDS: Record<string, Command> = {
     summary: "serve the memory to MCP clients over stdio (needs @modelcontextprotocol/sdk)",
     usage: "memdir mcp [--dir <path> | --project <path>] [--provider <name>] [--fallback] [--read-only] [--no-index] [options]",
     details:
-      "Tools: recall, remember, forget, touch, extract, consolidate, doctor, history, undo, restore, and\nmemory_view, memory_create, memory_str_replace, memory_insert, memory_delete, memory_rename\n(Anthropic's memory tool, one tool a command).\nResources: memdir://index (MEMORY.md as the model sees it) and memdir://memory/<file>.\nNeeds @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk\nRuns until the client disconnects (exit 0); 2 bad arguments; 3 the memory directory is a file\n(or a folder above it is); 4 @modelcontextprotocol/sdk is missing.",
+      "Tools: recall, remember, forget, touch, extract, consolidate, doctor, history, undo, restore, and\nmemory_view, memory_create, memory_str_replace, memory_insert, memory_delete, memory_rename\n(Anthropic's memory tool, one tool a command).\nResources: memdir://index (MEMORY.md as the model sees it) and memdir://memory/<file>.\nNeeds @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk\nA missing memory folder is served empty; the first write makes it.",
     options: ["provider", "model", "base-url", "timeout", "fallback", "max-files", "read-only", "no-index"],
+    globalsLeftOut: ["json"],
+    exitStatus: "0 when the client disconnects (stdin ends) or on SIGTERM/SIGINT; 2 bad arguments;\n3 the memory directory is a file (or a folder above it is); 4 @modelcontextprotocol/sdk is missing.",
     positionals: none("mcp"),
     longRunning: true,
     run: (ctx) => import("../mcp/main.js").then((m) => m.run(ctx)),

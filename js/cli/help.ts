@@ -1,7 +1,7 @@
 /** The help texts, built from the command table and the options, so they never drift from what is parsed. */
 import { readFileSync } from "node:fs";
 import { OPTIONS, type OptionName, type OptionSpec } from "./args.js";
-import { GLOBAL_OPTIONS } from "./command.js";
+import { GLOBAL_OPTIONS, globalsOf } from "./command.js";
 import { COMMANDS } from "./commands.js";
 
 const WIDTH = 100;
@@ -73,8 +73,8 @@ export function commandHelp(name: string): string {
     ...(c.details ? ["", c.details] : []),
     "",
     "Options:",
-    ...[...c.options, ...GLOBAL_OPTIONS].map(optionLine),
+    ...[...c.options, ...globalsOf(c)].map(optionLine),
     "",
-    FOOTER,
+    c.exitStatus ? `${FOOTER.split("\nExit status:")[0]}\nExit status: ${c.exitStatus}` : FOOTER,
   ].join("\n");
 }

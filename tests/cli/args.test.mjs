@@ -167,3 +167,16 @@ test("a --dir that is a file, or missing, exits 3 and says which", async () => {
   assert.equal(project.code, 3);
   assert.match(project.err, /no memory directory at .*\(the memory of project .*; memdir remember creates it, or use --dir to point at another\)/);
 });
+
+test("memdir mcp --help: no --json (stdout is the protocol) and the server's own exit statuses; --json refused (issue 26)", () => {
+  const help = memdir(["mcp", "--help"]);
+  assert.equal(help.code, 0);
+  assert.doesNotMatch(help.out, /--json/);
+  assert.match(help.out, /^Exit status: 0 when the client disconnects \(stdin ends\) or on SIGTERM\/SIGINT; 2 bad arguments;\n3 the memory directory is a file \(or a folder above it is\); 4 @modelcontextprotocol\/sdk is missing\.$/m);
+  assert.doesNotMatch(help.out, /3 no memory directory \(missing/);
+  const json = memdir(["mcp", "--json"]);
+  assert.equal(json.code, 2);
+  assert.match(json.err, /--json is not an option of mcp/);
+  // the other commands keep --json and the general statuses
+  assert.match(memdir(["recall", "--help"]).out, /--json +machine-readable output on stdout[\s\S]*3 no memory directory/);
+});
