@@ -57,7 +57,14 @@ async function memoryRows(page) {
 async function openFromMemoryView(wb, page, label, file) {
   const pane = page.locator(".pane", { has: page.locator(".pane-header", { hasText: /^Memory$/ }) });
   await until(async () => {
-    await pane.locator(".monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${label}$`) }) }).first().click({ timeout: 5_000 });
+    const row = pane.locator(".monaco-list-row", { has: page.locator(".label-name", { hasText: new RegExp(`^${label}$`) }) });
+    if ((await row.count()) === 0) {
+      // not rendered: below the fold of the view; scroll it
+      await pane.locator(".monaco-list").first().hover();
+      await page.mouse.wheel(0, 60);
+      return false;
+    }
+    await row.first().click({ timeout: 5_000 });
     await page.waitForFunction((f) => [...document.querySelectorAll(".editor-group-container.active .tab.active")].some((t) => (t.getAttribute("aria-label") ?? "").split(", ")[0] === f), file, { timeout: 5_000 });
     return true;
   }, `${file} opened from the Memory view`);
@@ -79,6 +86,10 @@ export async function runScenario({ wb, page, memoryDir, workspace, mock, log })
 
   await step("the Memory view lists the memories by type", async () => {
     await wb.command("Explorer: Focus on Memory View");
+    // the workspace's file tree collapsed, as a user makes room: the Memory view gets the side bar's
+    // height, so its rows are rendered (a list renders only what it shows)
+    const folders = page.locator('.pane-header[aria-expanded="true"]', { hasText: /^workspace$/ });
+    if (await folders.count()) await folders.first().click();
     const rows = await until(async () => {
       const r = await memoryRows(page);
       return r && r.some((t) => t.startsWith("Integration tests · ")) && r;
