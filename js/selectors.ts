@@ -71,7 +71,14 @@ export interface SideQueryResult {
 /** Usage of a call that reported none. */
 export const NO_USAGE: Required<Usage> = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0, cacheCreation1hInputTokens: 0 };
 
-const isBrowser = typeof (globalThis as { window?: unknown }).window !== "undefined" && typeof (globalThis as { document?: unknown }).document !== "undefined";
+/**
+ * A page, or a web worker (a VS Code web extension's host, a page's worker): cross-origin `fetch`
+ * under CORS, so Anthropic needs its direct-browser-access header. A worker has no `window` or
+ * `document`, but `importScripts` (classic and module workers alike); Node, Deno and Bun have none.
+ */
+const isBrowser =
+  (typeof (globalThis as { window?: unknown }).window !== "undefined" && typeof (globalThis as { document?: unknown }).document !== "undefined") ||
+  typeof (globalThis as { importScripts?: unknown }).importScripts === "function";
 
 /** The longest delay `setTimeout` keeps: 2^31 - 1 ms (24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;

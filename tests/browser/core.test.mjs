@@ -114,6 +114,33 @@ test("a recall in the browser reaches Anthropic with the direct-browser-access h
   assert.equal(req.headers["anthropic-dangerous-direct-browser-access"], "true");
 });
 
+test("in a web worker (a VS Code web extension's host: no window, no document) Anthropic gets the direct-browser-access header too", async () => {
+  mock.reset();
+  const result = await page.evaluate(async (baseUrl) => {
+    const source = `
+      const m = await import("${location.origin}/pkg/entry/browser.js");
+      await m.init();
+      const host = new m.InMemoryHost({
+        "MEMORY.md": "- [Deploy](project_deploy.md) — staging checklist",
+        "project_deploy.md": "---\\ndescription: staging deploy checklist\\ntype: project\\n---\\nRun the smoke tests first.\\n",
+      });
+      const memory = await m.openMemory({ host, selector: { provider: "anthropic", apiKey: "sk-ant-test", baseUrl: ${JSON.stringify(baseUrl)} } });
+      const r = await memory.recall("how do we deploy to staging?");
+      postMessage({ outcome: r.outcome, selector: r.selector, error: r.error ?? null, paths: r.memories.map((x) => x.path), hasWindow: typeof window !== "undefined" });
+    `;
+    const worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })), { type: "module" });
+    return await new Promise((resolve, reject) => {
+      worker.onmessage = (e) => resolve(e.data);
+      worker.onerror = (e) => reject(new Error(e.message));
+      setTimeout(() => reject(new Error("the worker did not answer in 20 s")), 20_000);
+    });
+  }, mock.url);
+  assert.equal(result.hasWindow, false);
+  assert.deepEqual([result.outcome, result.selector, result.paths], ["selected", "anthropic", ["project_deploy.md"]], result.error);
+  const req = mock.requests().find((r) => r.method === "POST" && r.path === "/v1/messages");
+  assert.equal(req.headers["anthropic-dangerous-direct-browser-access"], "true");
+});
+
 test("writing in the browser: the memory tool, remember, forget and doctor over in-page storage", async () => {
   const result = await page.evaluate(async () => {
     const m = { ...(await import("/pkg/core.js")), ...(await import("/pkg/entry/browser.js")) }; // the core's functions beyond the public entry too
