@@ -83,8 +83,8 @@ describe("the extension in a real VS Code (code-server)", () => {
       utimesSync(join(memoryDir, "feedback_tests.md"), STALE_MS / 1000, STALE_MS / 1000);
       // the model provider is the local mock (tests/mock/providers.mjs), reached from the host's
       // process (desktop) or from the browser's worker (web)
-      const mock = await startMockProviders({ openaiKey: API_KEY });
-      const settings = userSettings({ "memdir.folder": "memory", "memdir.provider": "openai", "memdir.baseUrl": `${mock.url}/v1`, "remote.extensionKind": { [EXTENSION_ID]: host.kind } });
+      const mock = await startMockProviders({ apiKey: API_KEY });
+      const settings = userSettings({ "memdir.folder": "memory", "memdir.provider": "anthropic", "memdir.baseUrl": mock.url, "remote.extensionKind": { [EXTENSION_ID]: host.kind } });
       let server;
       try {
         server = await startCodeServer({ paths, vsix: packVsix(), dir, workspace, settings });
@@ -113,7 +113,7 @@ describe("the extension in a real VS Code (code-server)", () => {
         wb = new Workbench(page);
         await wb.ready();
         try {
-          const seen = await runScenario({ wb, page, memoryDir, workspace, mock, log });
+          const seen = await runScenario({ wb, page, memoryDir, workspace, mock, log, hostKind: host.name });
           log(`doctor: ${seen.doctor}`);
           log(`extract: ${seen.extract}; consolidate: ${seen.consolidate}`);
         } finally {

@@ -15,9 +15,9 @@ export const FILES = {
   "user_role.md": "---\nname: Role\ndescription: The user is a backend engineer who writes Rust and Go\ntype: user\n---\nBackend engineer.\n",
 };
 /**
- * What the user types into "memdir: Set API key" for openai; the mock provider accepts only it.
- * (OpenAI-compatible, not Anthropic: in the web worker host memdir does not send Anthropic's
- * browser-access header — it looks for `window` — so Anthropic refuses its CORS requests.)
+ * What the user types into "memdir: Set API key" for anthropic; the mock provider accepts only it.
+ * In the web worker host the request is a CORS request: the mock, as Anthropic, refuses it
+ * without the direct-browser-access header (which memdir once sent only where `window` exists).
  */
 export const API_KEY = "sk-ant-from-the-prompt";
 
@@ -76,7 +76,7 @@ async function problemRows(page) {
 }
 
 /** Runs the scenario; `log` names each step as it goes. Returns what the test reports. */
-export async function runScenario({ wb, page, memoryDir, workspace, mock, log }) {
+export async function runScenario({ wb, page, memoryDir, workspace, mock, log, hostKind }) {
   const read = (file) => readFileSync(join(memoryDir, file), "utf8");
   const step = async (name, fn) => {
     log(`  · ${name}`);
@@ -119,9 +119,9 @@ export async function runScenario({ wb, page, memoryDir, workspace, mock, log })
   });
 
   await step("memdir: Recall for this question…", async () => {
-    // memdir.provider is openai (the mock), but no key yet: the lexical selector, and why
+    // memdir.provider is anthropic (the mock), but no key yet: the lexical selector, and why
     await wb.command("memdir: Recall for this question…");
-    seen.noKey = await wb.notification('memdir: no API key for openai: run "memdir: Set API key"; using the lexical selector');
+    seen.noKey = await wb.notification('memdir: no API key for anthropic: run "memdir: Set API key"; using the lexical selector');
     await wb.answer("how should the integration tests use the postgres database?");
     await wb.tab("Recall.md");
     const text = await until(async () => {
@@ -134,22 +134,24 @@ export async function runScenario({ wb, page, memoryDir, workspace, mock, log })
 
   await step("memdir: Set API key, then Recall through the model with that key", async () => {
     await wb.command("memdir: Set API key");
-    await wb.pick("openai", { title: "memdir: Set API key" });
+    await wb.pick("anthropic", { title: "memdir: Set API key" });
     await wb.quickInput().locator("input.input[type=password]").waitFor({ timeout: 30_000 });
-    await wb.answer(API_KEY, { title: "memdir: openai API key" });
+    await wb.answer(API_KEY, { title: "memdir: anthropic API key" });
     await wb.quickInput().waitFor({ state: "hidden", timeout: 30_000 });
     const before = mock.requests().length;
     await wb.command("memdir: Recall for this question…");
     await wb.answer("which database do the integration tests hit?");
     const text = await until(async () => {
       const t = await wb.editorText();
-      return /selected\*\* by `openai`/.test(t) && t;
+      return /selected\*\* by `anthropic`/.test(t) && t;
     }, "Recall.md through the model");
     assert.match(text, /`feedback_tests\.md`/);
     const asked = mock.requests().slice(before);
     assert.equal(asked.length, 1, JSON.stringify(asked.map((r) => r.path)));
-    assert.equal(asked[0].path, "/v1/chat/completions");
-    assert.equal(asked[0].headers.authorization, `Bearer ${API_KEY}`, "the key from the prompt, kept in VS Code's secret storage");
+    assert.equal(asked[0].path, "/v1/messages");
+    assert.equal(asked[0].headers["x-api-key"], API_KEY, "the key from the prompt, kept in VS Code's secret storage");
+    // from the web worker host the call crosses origins: Anthropic's browser header must be there
+    if (hostKind === "web") assert.equal(asked[0].headers["anthropic-dangerous-direct-browser-access"], "true");
     seen.modelRecall = text.split("\n").slice(0, 3).join("\n");
   });
 
