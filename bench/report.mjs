@@ -37,7 +37,7 @@ export function targets(r) {
     const extra = r.process.cliRecallMs - r.process.bareNodeMs;
     add("`memdir recall` as a process ≤ bare node + 60 ms", `+${ms(extra)} ms (${ms(r.process.cliRecallMs)} vs ${ms(r.process.bareNodeMs)} ms)`, extra <= 60);
   }
-  add(".wasm ≤ 250 KB gzip", `${(r.wasm.gzipBytes / 1000).toFixed(0)} KB gzip -9 (${(r.wasm.rawBytes / 1000).toFixed(0)} KB raw)`, r.wasm.gzipBytes <= 250_000);
+  add(".wasm ≤ 300 KB gzip (issue 26)", `${(r.wasm.gzipBytes / 1000).toFixed(0)} KB gzip -9 (${(r.wasm.rawBytes / 1000).toFixed(0)} KB raw)`, r.wasm.gzipBytes <= 300_000);
   return out;
 }
 
