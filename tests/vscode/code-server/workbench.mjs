@@ -22,15 +22,21 @@ export class Workbench {
     return this.page.locator(".quick-input-widget:not(.quick-input-widget-closing)");
   }
 
-  /** Opens the command palette and runs the command whose palette label is `label` exactly. */
-  async command(label) {
+  /** Opens the quick input with `key` (F1: the command palette; Ctrl+P: Quick Open), closing one still open. */
+  async openQuickInput(key) {
     const widget = this.quickInput();
     if (await widget.isVisible()) {
       await this.page.keyboard.press("Escape");
       await widget.waitFor({ state: "hidden", timeout: WAIT_MS });
     }
-    await this.page.keyboard.press("F1");
+    await this.page.keyboard.press(key);
     await widget.waitFor({ state: "visible", timeout: WAIT_MS });
+    return widget;
+  }
+
+  /** Opens the command palette and runs the command whose palette label is `label` exactly. */
+  async command(label) {
+    const widget = await this.openQuickInput("F1");
     const input = widget.locator("input.input");
     await input.fill(`>${label}`);
     const row = widget.locator(".quick-input-list .monaco-list-row").filter({ has: this.page.locator(".label-name", { hasText: new RegExp(`^${escape(label)}$`) }) });
@@ -43,13 +49,7 @@ export class Workbench {
 
   /** Opens a workspace file through Quick Open (Ctrl+P), as a user does. */
   async open(file) {
-    const widget = this.quickInput();
-    if (await widget.isVisible()) {
-      await this.page.keyboard.press("Escape");
-      await widget.waitFor({ state: "hidden", timeout: WAIT_MS });
-    }
-    await this.page.keyboard.press("Control+P");
-    await widget.waitFor({ state: "visible", timeout: WAIT_MS });
+    const widget = await this.openQuickInput("Control+P");
     await widget.locator("input.input").fill(file);
     const row = widget.locator(".quick-input-list .monaco-list-row").filter({ has: this.page.locator(".label-name", { hasText: new RegExp(`^${escape(file)}$`) }) });
     await row.first().click({ timeout: WAIT_MS });
