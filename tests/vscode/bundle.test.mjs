@@ -30,6 +30,9 @@ function checkScenario(out, memoryDir) {
     "MEMORY.md": [["dead_link", 1, "- [Gone](gone.md) — was here".length, 0]],
     "project_broken.md": [["frontmatter_malformed", 3, "type: *d".length, 0]],
   });
+  // the first doctor's diagnostics replaced in one go: never a cleared or half-set collection on screen
+  assert.ok(out.glimpses.seen.length >= 1, "doctor ran and cleared");
+  assert.deepEqual(out.glimpses.seen, out.glimpses.seen.map(() => out.glimpses.final), JSON.stringify(out.glimpses));
   assert.equal(out.recall.uri, "memdir:/Recall.md");
   assert.equal(out.recall.language, "markdown");
   assert.match(out.recall.text, /\*\*selected\*\* by `lexical`[\s\S]*- `feedback_tests.md` — today[\s\S]*<system-reminder>/);

@@ -108,7 +108,14 @@ export function createVsCodeModule({ workspacePath = "/work/project", settings =
     languages: {
       createDiagnosticCollection: (name) => {
         const map = new Map();
-        const collection = { name, map, set: (uri, list) => map.set(uri.toString(), list), clear: () => map.clear(), get: (uri) => map.get(uri.toString()), dispose: () => map.clear() };
+        // glimpses: the count a view would render right after clear() (a microtask later): a
+        // collection cleared and then filled across awaits shows fewer than it ends with
+        const glimpses = [];
+        const clear = () => {
+          map.clear();
+          queueMicrotask(() => glimpses.push(map.size));
+        };
+        const collection = { name, map, glimpses, set: (uri, list) => map.set(uri.toString(), list), clear, get: (uri) => map.get(uri.toString()), dispose: () => map.clear() };
         collections.push(collection);
         return collection;
       },

@@ -39,6 +39,7 @@ export async function runScenario({ load, memoryDir, settings = {} }) {
 
   const [collection] = fake.collections;
   out.diagnostics = Object.fromEntries([...collection.map].map(([uri, list]) => [uri.slice(uri.lastIndexOf("/") + 1), list.map((d) => [d.code, d.range.start.line, d.range.end.character, d.severity])]));
+  out.glimpses = { seen: [...collection.glimpses], final: collection.map.size };
 
   fake.answers.push("how should the integration tests use the postgres database?");
   await vscode.commands.executeCommand("memdir.recall");

@@ -196,8 +196,8 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
   const runDoctor = async (opened: Opened<vscode.Uri>): Promise<string> => {
     const reports = [];
     for (const where of doctorFolders(opened)) reports.push({ ...where, report: await where.memory.doctor({ staleCoreDays: settings().staleDays }) });
-    diagnostics.clear();
     const lines: string[] = [];
+    const found: [vscode.Uri, DiagnosticSpec[]][] = [];
     for (const { scope, memory, folder, report } of reports) {
       const texts = new Map<string, string>();
       const decoder = new TextDecoder();
@@ -205,9 +205,13 @@ export async function activateWith(context: vscode.ExtensionContext, platform: F
         const data = await memory.host.readFile(file, 1 << 20).catch(() => null);
         if (data !== null) texts.set(file, decoder.decode(data));
       }
-      for (const [file, specs] of doctorDiagnostics(report, texts)) setDiagnostics(vscode.Uri.joinPath(folder, ...file.split("/")), specs);
+      for (const [file, specs] of doctorDiagnostics(report, texts)) found.push([vscode.Uri.joinPath(folder, ...file.split("/")), specs]);
       lines.push(scope === null ? reportSummary(report) : `${scope}: ${reportSummary(report)}`);
     }
+    // replaced in one go, with no await between: the Problems panel never shows a cleared or half set
+    // (the real VS Code showed "No problems" under a badge of 3 while the files were read)
+    diagnostics.clear();
+    for (const [uri, specs] of found) setDiagnostics(uri, specs);
     const summary = lines.join("\n");
     output.appendLine(summary);
     return summary;
