@@ -34,7 +34,8 @@ test("a name that starts with a quoted phrase and goes on: every field kept, a w
   assert.equal(byPath["feedback_rule_audit.md"].type, "feedback");
   assert.equal(byPath["feedback_rule_audit.md"].metadata.originSessionId, "5808ba74-0000-4000-8000-00000000cafe");
   assert.deepEqual([byPath["project_pool.md"].name, byPath["project_pool.md"].description, byPath["project_pool.md"].type], ['"Pool" sizing', "Fix: use the pool, never a connection per request", "project"]);
-  assert.deepEqual(scan.diagnostics.map((d) => [d.path, d.code, d.line]), [
+  // in the scan's order, newest first: the two files' mtimes may differ by a millisecond, so by path here
+  assert.deepEqual(scan.diagnostics.map((d) => [d.path, d.code, d.line]).sort((a, b) => a[0].localeCompare(b[0])), [
     ["feedback_rule_audit.md", "frontmatter_recovered", 2],
     ["project_pool.md", "frontmatter_recovered", 2],
   ]);
