@@ -99,11 +99,17 @@ export function startWasmBindgen() {
     child.on("error", (error) => reject(new Error(`cargo could not start: ${error.message}`)));
     child.on("exit", (code, signal) => {
       if (code !== 0) return reject(new Error(`cargo ${args.join(" ")} exited with ${code ?? signal}`));
-      // the binary in place last, by a rename: a build cut short leaves no `bin` to trust
-      mkdirSync(dirname(bin), { recursive: true });
-      copyFileSync(join(target, "release", "memdir-wasm-bindgen"), `${bin}.tmp`);
-      renameSync(`${bin}.tmp`, bin);
-      rmSync(target, { recursive: true, force: true });
+      try {
+        // the binary in place last, by a rename of a file of this process's own: a build cut short
+        // leaves no `bin` to trust, and two builds at once (cargo locks the target folder) each
+        // put a whole binary in place; the target folder stays for the other, then for reuse
+        mkdirSync(dirname(bin), { recursive: true });
+        const tmp = `${bin}.${process.pid}.tmp`;
+        copyFileSync(join(target, "release", "memdir-wasm-bindgen"), tmp);
+        renameSync(tmp, bin);
+      } catch (error) {
+        return reject(new Error(`tools/wasm-bindgen was built but could not be put in place: ${error.message}`));
+      }
       console.error(`  [${((performance.now() - start) / 1000).toFixed(1)} s] ${label}`);
       resolve(bin);
     });
