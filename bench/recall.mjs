@@ -15,7 +15,7 @@ export async function benchRecall(memdir, sizes = [200, 5000]) {
     try {
       await new Promise((r) => setTimeout(r, 150));
       const own = (r) => {
-        if (r.outcome !== "selected") throw new Error(`recall ${r.outcome}: ${r.error}`);
+        if (r.outcome !== "selected") throw new Error(`recall ${r.outcome}: ${r.error ?? r.skip}`);
         return r.latencyMs - r.modelLatencyMs;
       };
       const cold = [];

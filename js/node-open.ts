@@ -35,6 +35,9 @@ export function openMemory(options: OpenMemoryOptions & { scopes: ScopeOptions[]
 /** Opens a memory directory: `dir`, `projectRoot` (Node) or any `host`. */
 export function openMemory(options?: OpenMemoryOptions): Promise<OpenedMemory>;
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<OpenedMemory> {
+  if (options !== null && typeof options === "object" && options.layout !== undefined && (options.host || options.scopes !== undefined)) {
+    throw new MemdirError("INVALID_ARGUMENT", "invalid argument: `layout` places the memory inside `dir`: it goes with `dir`, not with `host` or `scopes`");
+  }
   if (options === null || typeof options !== "object" || options.host) return openOn(options);
   // several folders: each scope opened here (its `dir` or `projectRoot` through Node)
   if (options.scopes !== undefined) return openScoped(options, openMemory, internalsOf);

@@ -16,7 +16,7 @@ import { gzipSync } from "node:zlib";
 import { bundleCli, commonJsDeclarations, inlineWasm, unhookGlue, wasmDeclaration } from "./packaging.mjs";
 import { ensureNpmDeps, ensureWasmTarget, root, run, startWasmBindgen, step } from "./toolchain.mjs";
 
-const INPUTS = ["src", "js", "Cargo.toml", "Cargo.lock", "tsconfig.json", "package.json", "scripts/build.mjs", "scripts/packaging.mjs"];
+const INPUTS = ["src", "js", "Cargo.toml", "Cargo.lock", "tsconfig.json", "package.json", "scripts/build.mjs", "scripts/packaging.mjs", "tools/wasm-bindgen/Cargo.toml", "tools/wasm-bindgen/Cargo.lock", "tools/wasm-bindgen/src"];
 const pkg = join(root, "pkg");
 const stampPath = join(pkg, ".stamp");
 /**
@@ -88,9 +88,14 @@ export async function build({ force = false } = {}) {
   }
   ensureWasmTarget();
   const bindgen = startWasmBindgen(); // when missing, installed while the core compiles
-  step("cargo build --release --target wasm32-unknown-unknown", () =>
-    run("cargo", ["build", "--quiet", "--lib", "--release", "--target", "wasm32-unknown-unknown"]),
-  );
+  try {
+    step("cargo build --release --target wasm32-unknown-unknown", () =>
+      run("cargo", ["build", "--quiet", "--lib", "--release", "--target", "wasm32-unknown-unknown"]),
+    );
+  } catch (error) {
+    bindgen.cancel();
+    throw error;
+  }
   const wasmBindgen = await bindgen.ready;
   const raw = join(root, "target/wasm32-unknown-unknown/release/memdir.wasm");
   rmSync(pkg, { recursive: true, force: true });

@@ -89,7 +89,7 @@ export function ensureCodeServer({ log = (line) => console.error(line) } = {}) {
   const free = statfsSync(dirname(paths.dir));
   if (free.bavail * free.bsize < NEEDED_FREE_BYTES) throw new Error(`less than ${NEEDED_FREE_BYTES / 1e9} GB free under ${dirname(paths.dir)} for code-server`);
   const start = performance.now();
-  log(`  installing code-server ${CODE_SERVER_VERSION} with Node ${NODE_VERSION} into ${paths.dir} (once, ~800 MB, 3–7 min)`);
+  log(`  installing code-server ${CODE_SERVER_VERSION} with Node ${NODE_VERSION} into ${paths.dir} (once, ~800 MB, ~3 min on 2 idle cores)`);
   rmSync(paths.dir, { recursive: true, force: true });
   mkdirSync(join(paths.dir, "node"), { recursive: true });
   const quiet = ["--no-audit", "--no-fund", "--loglevel=error", "--no-save", "--no-package-lock"];

@@ -20,7 +20,7 @@ try {
   await build();
   ensureChromium();
   ensureExtensionDeps();
-  // a real VS Code for tests/vscode/code-server.test.mjs (cached; ~2.5 min and ~800 MB the first
+  // a real VS Code for tests/vscode/code-server.test.mjs (cached; ~3 min and ~800 MB the first
   // time). Where it cannot be installed the test is skipped with the reason — but never in CI.
   try {
     process.env.MEMDIR_CODE_SERVER = step("code-server (tests/vscode/code-server.test.mjs)", () => ensureCodeServer()).dir;

@@ -5,7 +5,7 @@
 // Only Node built-ins are used here: this file runs before `npm install`.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,7 +38,8 @@ export function ensureNpmDeps() {
   const hash = createHash("sha256").update(readFileSync(lock)).digest("hex");
   const stamp = join(root, "node_modules", ".memdir-lock-sha256");
   if (existsSync(stamp) && readFileSync(stamp, "utf8") === hash) return;
-  step("npm ci", () => run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"]));
+  // npm_config_dry_run: under `npm pack --dry-run` the prepack build's own npm ci would install nothing
+  step("npm ci", () => run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { env: { ...process.env, npm_config_dry_run: "false" } }));
   writeFileSync(stamp, hash);
 }
 
@@ -88,7 +89,7 @@ export function startWasmBindgen() {
   const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
   const prefix = join(cache, "memdir", `wasm-bindgen-${version}-${sources.digest("hex").slice(0, 12)}`);
   const bin = join(prefix, "bin", "memdir-wasm-bindgen");
-  if (existsSync(bin)) return { bin, ready: Promise.resolve(bin) };
+  if (existsSync(bin)) return { bin, ready: Promise.resolve(bin), cancel: () => {} };
   const label = `cargo build tools/wasm-bindgen (wasm-bindgen ${version}; once per version, beside the core's build)`;
   console.error(`  ${label}…`);
   const start = performance.now();
@@ -102,7 +103,7 @@ export function startWasmBindgen() {
       try {
         // the binary in place last, by a rename of a file of this process's own: a build cut short
         // leaves no `bin` to trust, and two builds at once (cargo locks the target folder) each
-        // put a whole binary in place; the target folder stays for the other, then for reuse
+        // put a whole binary in place; the target folder (~150 MB) stays for the other
         mkdirSync(dirname(bin), { recursive: true });
         const tmp = `${bin}.${process.pid}.tmp`;
         copyFileSync(join(target, "release", "memdir-wasm-bindgen"), tmp);
@@ -110,12 +111,22 @@ export function startWasmBindgen() {
       } catch (error) {
         return reject(new Error(`tools/wasm-bindgen was built but could not be put in place: ${error.message}`));
       }
+      // older versions' builds (and the CLI once installed here) are not used again
+      try {
+        for (const name of readdirSync(dirname(prefix))) {
+          if (name.startsWith("wasm-bindgen-") && join(dirname(prefix), name) !== prefix) rmSync(join(dirname(prefix), name), { recursive: true, force: true });
+        }
+      } catch {
+        // a cache that cannot be tidied is still a cache
+      }
       console.error(`  [${((performance.now() - start) / 1000).toFixed(1)} s] ${label}`);
       resolve(bin);
     });
   });
   ready.catch(() => {}); // awaited by the caller; not an unhandled rejection while its own build runs
-  return { bin, ready };
+  // the caller's own build failed: no compile left running behind its exit (nor holding cargo's lock)
+  const cancel = () => child.exitCode === null && child.kill();
+  return { bin, ready, cancel };
 }
 
 /** Debian's Chromium for the browser test; installed with apt when missing and root. */

@@ -22,6 +22,14 @@ interface Exchange {
 
 const SECRET_HEADERS = new Set(["x-api-key", "authorization", "api-key"]);
 
+/** Why no selector ran (`RecallResult.skip`), in words. */
+const SKIPS: Record<string, string> = {
+  one_word: "skipped: a one-word query is not sent to the selector",
+  budget_spent: "skipped: this session's budget for surfaced memories is spent",
+  already_surfaced: "skipped: every memory that could be chosen was already surfaced this session",
+  no_memories: "no memory files to choose from",
+};
+
 /** `fetch`, recording each request (keys redacted) and the raw text of its answer. */
 function recordingFetch(log: Exchange[]): FetchFunction {
   return async (url, init) => {
@@ -122,7 +130,7 @@ export function setupRecall(app: App): void {
         h("span", { class: "stat", id: "recall-tokens" }, h("b", {}, num(u.inputTokens)), " in · ", h("b", {}, num(u.outputTokens)), " out", u.cacheReadInputTokens ? ` · ${num(u.cacheReadInputTokens)} cached` : "", u.cacheCreationInputTokens ? ` · ${num(u.cacheCreationInputTokens)} cache write` : ""),
         h("span", { class: "stat", id: "recall-cost" }, result.costUsd === null ? "cost: —" : `$${result.costUsd.toFixed(6)}`),
       ),
-      result.error ? h("div", { class: result.outcome === "failed" ? "error-box" : "warning", id: "recall-error" }, result.error) : null,
+      result.error ? h("div", { class: result.outcome === "failed" ? "error-box" : "warning", id: "recall-error" }, result.error) : result.skip ? h("div", { class: "warning", id: "recall-error" }, SKIPS[result.skip] ?? result.skip) : null,
       h("h2", {}, `Chosen (${result.memories.length})`),
       result.memories.length
         ? h("ul", { id: "recall-chosen" }, result.memories.map((m) => h("li", {}, h("a", { href: "#", onclick: (e: Event) => (e.preventDefault(), void app.select(m.path)) }, h("code", {}, m.path)), ` — saved ${memoryAge(m.timeMs, Date.now())}, ${num(m.utf16Count)} units${m.truncated ? `, cut (${m.truncated})` : ""}`)))

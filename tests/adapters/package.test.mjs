@@ -18,7 +18,7 @@ test("installing memdir does not install ai; with ai present, memdir/ai-sdk wrap
   assert.ok(manifest.peerDependencies?.ai, "ai is a peer dependency");
   assert.equal(manifest.dependencies?.ai, undefined);
 
-  const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], { cwd: root, encoding: "utf8" }).trim().split("\n").pop();
+  const tgz = execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", work], { cwd: root, encoding: "utf8" }).trim().split("\n").pop();
   const app = join(work, "app");
   mkdirSync(app);
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));

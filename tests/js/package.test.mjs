@@ -14,7 +14,7 @@ const work = mkdtempSync(join(tmpdir(), "memdir-pack-"));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 test("npm pack → npm install → import and run", () => {
-  const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], { cwd: root, encoding: "utf8" }).trim().split("\n").pop();
+  const tgz = execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", work], { cwd: root, encoding: "utf8" }).trim().split("\n").pop();
   const project = join(work, "app");
   execFileSync("mkdir", ["-p", project]);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));

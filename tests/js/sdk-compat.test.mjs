@@ -87,6 +87,9 @@ for (const sdk of SDKS) {
     assert.equal(plain.host.root, base);
     await assert.rejects(openMemory({ dir: base, layout: "claude" }), { code: "INVALID_ARGUMENT", message: /layout/ });
     await assert.rejects(openMemory({ projectRoot: base, layout: "sdk" }), { code: "INVALID_ARGUMENT", message: /needs `dir`/ });
+    // not silently ignored beside a host, nor passed on to every scope's dir
+    await assert.rejects(openMemory({ host: plain.host, layout: "sdk" }), { code: "INVALID_ARGUMENT", message: /not with `host` or `scopes`/ });
+    await assert.rejects(openMemory({ scopes: [{ name: "a", dir: base }], layout: "sdk" }), { code: "INVALID_ARGUMENT", message: /not with `host` or `scopes`/ });
   });
 
   test(`${sdk.name}: the SDK's own tool runner drives memdir's handlers through betaMemoryTool()`, async () => {

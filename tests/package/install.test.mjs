@@ -212,16 +212,30 @@ test("a newcomer's install (README, Install): the example memory travels; recall
   for (const file of readdirSync(join(root, "examples/memory"), { recursive: true }).filter((f) => f.endsWith(".md"))) {
     assert.equal(readFileSync(join(examples, file), "utf8"), readFileSync(join(root, "examples/memory", file), "utf8"), `examples/memory/${file} travels unchanged`);
   }
-  const bin = join(project, "node_modules/.bin/memdir");
+  // a project of its own: the tarball, then `npm install @modelcontextprotocol/sdk` — here the
+  // repository's copy and its dependencies alone, linked (offline), so the bin can reach nothing else
+  const app = join(work, "newcomer");
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "newcomer", private: true, type: "module" }));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", "--loglevel=error", tgz], { cwd: app, stdio: "pipe" });
+  const bin = join(app, "node_modules/.bin/memdir");
   const env = { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" };
   const query = "a customer says their invoice total is a few cents off — where do I start?";
-  const out = JSON.parse(await spawnText(bin, ["recall", query, "--dir", "node_modules/memdir/examples/memory", "--json"], { cwd: project, env }));
+  const out = JSON.parse(await spawnText(bin, ["recall", query, "--dir", "node_modules/memdir/examples/memory", "--json"], { cwd: app, env }));
   assert.equal(out.outcome, "selected");
   assert.ok(out.memories.some((m) => m.path === "feedback_money_integer_cents.md"), out.memories.map((m) => m.path).join(", "));
-  // `npm install @modelcontextprotocol/sdk` in the project (here: the repository's copy, offline)
-  symlinkSync(join(root, "node_modules/@modelcontextprotocol"), join(project, "node_modules/@modelcontextprotocol"), "dir");
-  for (const dep of readdirSync(join(root, "node_modules"))) {
-    if (!existsSync(join(project, "node_modules", dep))) symlinkSync(join(root, "node_modules", dep), join(project, "node_modules", dep), "dir");
+  const closure = new Set();
+  const visit = (name) => {
+    if (closure.has(name)) return;
+    closure.add(name);
+    const meta = JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8"));
+    for (const dep of Object.keys({ ...meta.dependencies, ...meta.peerDependencies })) if (existsSync(join(root, "node_modules", dep, "package.json"))) visit(dep);
+  };
+  visit("@modelcontextprotocol/sdk");
+  for (const name of closure) {
+    if (existsSync(join(app, "node_modules", name))) continue;
+    mkdirSync(dirname(join(app, "node_modules", name)), { recursive: true });
+    symlinkSync(join(root, "node_modules", name), join(app, "node_modules", name), "dir");
   }
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");

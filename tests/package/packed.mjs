@@ -1,4 +1,6 @@
-// The package as a user gets it: `npm pack` of the built pkg/, installed from the tarball
+// The package as a user gets it: `npm pack` of the built pkg/ (--ignore-scripts: the tests pack what
+// npm test built; a prepack build per pack, three at a time, would rewrite pkg/ under the others),
+// installed from the tarball
 // alone into an empty project (`npm install --offline`: no registry, nothing but the tarball).
 import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -9,7 +11,7 @@ export const root = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Packs into `work` and installs into `work/<name>` (package.json `extra` merged in); returns paths. */
 export function packAndInstall(work, name = "app", extra = { type: "module" }) {
-  const tgz = join(work, execFileSync("npm", ["pack", "--silent", "--pack-destination", work], { cwd: root, encoding: "utf8" }).trim().split("\n").pop());
+  const tgz = join(work, execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", work], { cwd: root, encoding: "utf8" }).trim().split("\n").pop());
   const project = join(work, name);
   mkdirSync(project, { recursive: true });
   writeFileSync(join(project, "package.json"), JSON.stringify({ name, private: true, ...extra }, null, 2));

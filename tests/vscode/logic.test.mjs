@@ -229,11 +229,11 @@ describe("recall", () => {
   });
 
   test("a model that failed, the lexical selector choosing instead: the header names no model, the failure names it", () => {
-    const result = { outcome: "selected", selector: "lexical", model: "claude-sonnet-5-5", memories: [], reminders: [], rejected: [], usage: {}, costUsd: 0, latencyMs: 12, modelLatencyMs: 3, error: "http_error: HTTP 401 authentication_error" };
+    const result = { outcome: "selected", selector: "lexical", model: "claude-sonnet-5-5", memories: [], reminders: [], rejected: [], usage: {}, costUsd: 0, latencyMs: 12, modelLatencyMs: 3, error: "anthropic failed (http_error: HTTP 401 authentication_error); the lexical selector chose" };
     const doc = logic.recallMarkdown("how do we deploy?", result);
     assert.match(doc, /\*\*selected\*\* by `lexical` in 12 ms/);
     assert.doesNotMatch(doc, /`lexical` \(claude/);
-    assert.match(doc, /^claude-sonnet-5-5 failed, so the lexical selector chose: http_error: HTTP 401 authentication_error$/m);
+    assert.match(doc, /^Note: anthropic failed \(http_error: HTTP 401 authentication_error\); the lexical selector chose$/m);
   });
 
   test("cancelled or empty question: no recall", async () => {

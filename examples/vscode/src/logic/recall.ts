@@ -32,8 +32,8 @@ export function recallMarkdown(query: string, result: RecallResult, scopes: read
   const cost = result.costUsd === null ? "" : `, $${result.costUsd.toFixed(5)}`;
   lines.push(`**${(result.outcome === "skipped" && result.skip && SKIPS[result.skip]) || OUTCOMES[result.outcome] || result.outcome}** by \`${result.selector ?? "none"}\`${result.model && result.selector !== "lexical" ? ` (${result.model})` : ""} in ${Math.round(result.latencyMs)} ms${cost}`);
   if (scopes.length > 0) lines.push("", `Scopes, the first wins when two disagree: ${scopes.join("; ")}`);
-  // the lexical selector chose after the model failed: the model named is the one that failed
-  if (result.error) lines.push("", `${result.selector === "lexical" && result.model ? `${result.model} failed, so the lexical selector chose: ` : "Error: "}${result.error}`);
+  // the lexical selector chose after the model failed: the error already says so ("anthropic failed (…); the lexical selector chose")
+  if (result.error) lines.push("", `${result.selector === "lexical" && result.model ? "Note" : "Error"}: ${result.error}`);
   if (result.memories.length > 0) {
     lines.push("", "## Memories", "");
     for (const m of result.memories) lines.push(`- \`${m.path}\`${m.scope ? ` from the **${m.scope}** scope` : ""} — ${m.ageDays === 0 ? "today" : m.ageDays === 1 ? "yesterday" : `${m.ageDays} days old`}${m.truncated ? `, cut (${m.truncated})` : ""}`);
