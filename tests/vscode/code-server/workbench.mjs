@@ -56,11 +56,24 @@ export class Workbench {
     await this.tab(file);
   }
 
-  /** The open quick input: waits for `title` (a regex or text) then types `value` and accepts. */
-  async answer(value, { title, placeholder } = {}) {
+  /** The quick input once it is shown, and titled `title` when given. */
+  async shownQuickInput(title) {
     const widget = this.quickInput();
     await widget.waitFor({ state: "visible", timeout: WAIT_MS });
     if (title) await widget.locator(".quick-input-title", { hasText: title }).waitFor({ timeout: WAIT_MS });
+    return widget;
+  }
+
+  /** Its list's rows, once there is one, and their texts. */
+  async quickInputRows(widget) {
+    const rows = widget.locator(".quick-input-list .monaco-list-row");
+    await rows.first().waitFor({ timeout: WAIT_MS });
+    return { rows, texts: await rows.allInnerTexts() };
+  }
+
+  /** The open quick input: waits for `title` (a regex or text) then types `value` and accepts. */
+  async answer(value, { title, placeholder } = {}) {
+    const widget = await this.shownQuickInput(title);
     if (placeholder) await this.page.waitForFunction((p) => document.querySelector(".quick-input-widget input.input")?.getAttribute("placeholder")?.includes(p), placeholder, { timeout: WAIT_MS });
     const input = widget.locator("input.input");
     await input.fill(value);
@@ -69,12 +82,8 @@ export class Workbench {
 
   /** The open quick pick: the row labelled `label`, chosen. Returns every row's text. */
   async pick(label, { title } = {}) {
-    const widget = this.quickInput();
-    await widget.waitFor({ state: "visible", timeout: WAIT_MS });
-    if (title) await widget.locator(".quick-input-title", { hasText: title }).waitFor({ timeout: WAIT_MS });
-    const rows = widget.locator(".quick-input-list .monaco-list-row");
-    await rows.first().waitFor({ timeout: WAIT_MS });
-    const texts = await rows.allInnerTexts();
+    const widget = await this.shownQuickInput(title);
+    const { rows, texts } = await this.quickInputRows(widget);
     const row = rows.filter({ has: this.page.locator(".label-name", { hasText: typeof label === "string" ? new RegExp(`^${escape(label)}$`) : label }) });
     await row.first().click({ timeout: WAIT_MS }).catch((error) => {
       throw new Error(`${error.message}\nrows shown: ${JSON.stringify(texts)}`);
@@ -84,12 +93,8 @@ export class Workbench {
 
   /** The open quick input titled `title`: the rows shown, then dismissed with Escape. */
   async dismissQuickInput({ title } = {}) {
-    const widget = this.quickInput();
-    await widget.waitFor({ state: "visible", timeout: WAIT_MS });
-    if (title) await widget.locator(".quick-input-title", { hasText: title }).waitFor({ timeout: WAIT_MS });
-    const rows = widget.locator(".quick-input-list .monaco-list-row");
-    await rows.first().waitFor({ timeout: WAIT_MS });
-    const texts = await rows.allInnerTexts();
+    const widget = await this.shownQuickInput(title);
+    const { texts } = await this.quickInputRows(widget);
     await this.page.keyboard.press("Escape");
     await widget.waitFor({ state: "hidden", timeout: WAIT_MS });
     return texts;
