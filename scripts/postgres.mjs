@@ -8,7 +8,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run, step } from "./toolchain.mjs";
+import { aptInstall } from "./toolchain.mjs";
 
 const BASE = "/usr/lib/postgresql";
 
@@ -34,13 +34,7 @@ export function ensurePostgres() {
   }
   const found = findBin();
   if (found) return found;
-  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
-    throw new Error(`PostgreSQL not found under ${BASE}/<version>/bin; install Debian's postgresql package or set MEMDIR_PG_BIN`);
-  }
-  step("apt-get install postgresql", () => {
-    run("apt-get", ["update", "-qq"]);
-    run("apt-get", ["install", "-y", "-qq", "postgresql"], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
-  });
+  aptInstall(["postgresql"], `PostgreSQL not found under ${BASE}/<version>/bin; install Debian's postgresql package or set MEMDIR_PG_BIN`);
   const installed = findBin();
   if (!installed) throw new Error(`apt-get installed postgresql, but no initdb is under ${BASE}/<version>/bin`);
   return installed;

@@ -32,6 +32,20 @@ export function step(label, fn) {
   return value;
 }
 
+/** A folder of memdir's cache of built and installed tools, outside any clone: `~/.cache/memdir/<name>` (or under XDG_CACHE_HOME). */
+export function cacheDir(name) {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "memdir", name);
+}
+
+/** Debian packages, by apt-get as root; anywhere else, an Error saying `why` it cannot be done here. */
+export function aptInstall(packages, why) {
+  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) throw new Error(why);
+  step(`apt-get install ${packages.join(" ")}`, () => {
+    run("apt-get", ["update", "-qq"]);
+    run("apt-get", ["install", "-y", "-qq", ...packages], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  });
+}
+
 /** npm packages, reinstalled only when package-lock.json changed. */
 export function ensureNpmDeps() {
   const lock = join(root, "package-lock.json");
@@ -86,8 +100,7 @@ export function startWasmBindgen() {
   }
   const sources = createHash("sha256");
   for (const file of ["Cargo.toml", "Cargo.lock", "src/main.rs"]) sources.update(readFileSync(join(tool, file)));
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  const prefix = join(cache, "memdir", `wasm-bindgen-${version}-${sources.digest("hex").slice(0, 12)}`);
+  const prefix = cacheDir(`wasm-bindgen-${version}-${sources.digest("hex").slice(0, 12)}`);
   const bin = join(prefix, "bin", "memdir-wasm-bindgen");
   if (existsSync(bin)) return { bin, ready: Promise.resolve(bin), cancel: () => {} };
   const label = `cargo build tools/wasm-bindgen (wasm-bindgen ${version}; once per version, beside the core's build)`;
@@ -133,12 +146,6 @@ export function startWasmBindgen() {
 export function ensureChromium() {
   const path = process.env.MEMDIR_CHROMIUM || "/usr/bin/chromium";
   if (existsSync(path)) return path;
-  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
-    throw new Error(`Chromium not found at ${path}; install Debian's chromium package or set MEMDIR_CHROMIUM`);
-  }
-  step("apt-get install chromium", () => {
-    run("apt-get", ["update", "-qq"]);
-    run("apt-get", ["install", "-y", "-qq", "chromium"], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
-  });
+  aptInstall(["chromium"], `Chromium not found at ${path}; install Debian's chromium package or set MEMDIR_CHROMIUM`);
   return path;
 }
