@@ -10,7 +10,7 @@ import { builtinModules, createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { after, before, test } from "node:test";
-import { packAndInstall, root, spawnText } from "./packed.mjs";
+import { installTarball, packAndInstall, root, spawnText } from "./packed.mjs";
 
 let work, tgz, project, installed, manifest;
 
@@ -214,10 +214,7 @@ test("a newcomer's install (README, Install): the example memory travels; recall
   }
   // a project of its own: the tarball, then `npm install @modelcontextprotocol/sdk` — here the
   // repository's copy and its dependencies alone, linked (offline), so the bin can reach nothing else
-  const app = join(work, "newcomer");
-  mkdirSync(app);
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "newcomer", private: true, type: "module" }));
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", "--loglevel=error", tgz], { cwd: app, stdio: "pipe" });
+  const app = installTarball(tgz, work, "newcomer");
   const bin = join(app, "node_modules/.bin/memdir");
   const env = { ...process.env, ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" };
   const query = "a customer says their invoice total is a few cents off — where do I start?";

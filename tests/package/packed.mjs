@@ -12,11 +12,16 @@ export const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Packs into `work` and installs into `work/<name>` (package.json `extra` merged in); returns paths. */
 export function packAndInstall(work, name = "app", extra = { type: "module" }) {
   const tgz = join(work, execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", work], { cwd: root, encoding: "utf8" }).trim().split("\n").pop());
+  return { tgz, project: installTarball(tgz, work, name, extra) };
+}
+
+/** A new project `work/<name>` (package.json `extra` merged in) with the tarball `tgz` installed, offline; returns its path. */
+export function installTarball(tgz, work, name, extra = { type: "module" }) {
   const project = join(work, name);
   mkdirSync(project, { recursive: true });
   writeFileSync(join(project, "package.json"), JSON.stringify({ name, private: true, ...extra }, null, 2));
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", "--loglevel=error", tgz], { cwd: project, stdio: "pipe" });
-  return { tgz, project };
+  return project;
 }
 
 /** Runs `cmd` and resolves with its stdout, or rejects with its stderr (async, so several can run at once). */
