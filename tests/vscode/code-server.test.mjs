@@ -7,7 +7,6 @@
 // of each kept in test-results/vscode/. Skipped, with the reason, only where code-server cannot
 // be installed (scripts/test.mjs says why in MEMDIR_CODE_SERVER_SKIP); CI never skips it.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -19,7 +18,7 @@ import { startMockProviders } from "../mock/providers.mjs";
 import { API_KEY, FILES, STALE_MS, runScenario } from "./code-server/scenario.mjs";
 import { startCodeServer, userSettings } from "./code-server/server.mjs";
 import { Workbench } from "./code-server/workbench.mjs";
-import { extensionDir } from "./setup.mjs";
+import { extensionDir, packVsix } from "./setup.mjs";
 
 const EXTENSION_ID = "memdir.memdir-vscode";
 const manifest = JSON.parse(readFileSync(join(extensionDir, "package.json"), "utf8"));
@@ -38,11 +37,10 @@ const work = mkdtempSync(join(tmpdir(), "memdir-code-server-"));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 let vsix;
-function packVsix() {
+function packedVsix() {
   if (vsix) return vsix;
   vsix = join(work, "memdir.vsix");
-  const vsce = join(extensionDir, "node_modules", "@vscode", "vsce", "vsce");
-  const r = spawnSync(process.execPath, [vsce, "package", "--no-dependencies", "--out", vsix], { cwd: extensionDir, encoding: "utf8" });
+  const r = packVsix(vsix);
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   return vsix;
 }
@@ -87,7 +85,7 @@ describe("the extension in a real VS Code (code-server)", () => {
       const settings = userSettings({ "memdir.folder": "memory", "memdir.provider": "anthropic", "memdir.baseUrl": mock.url, "remote.extensionKind": { [EXTENSION_ID]: host.kind } });
       let server;
       try {
-        server = await startCodeServer({ paths, vsix: packVsix(), dir, workspace, settings });
+        server = await startCodeServer({ paths, vsix: packedVsix(), dir, workspace, settings });
       } catch (error) {
         await mock.close();
         throw error;
