@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { median } from "./fixture.mjs";
 
 const FILES = 200;
 const WARM = 50;
@@ -43,7 +44,6 @@ export async function benchGit(memdir) {
       on.push(await turn(new NodeHost(dir)));
       off.push(await turn(new NodeHost(dir, { git: false })));
     }
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const onMs = median(on);
     const offMs = median(off);
     return { files: FILES, gitMs: onMs, mtimesMs: offMs, ratio: onMs / offMs };

@@ -233,7 +233,7 @@ export function hostError(code: string, message: string): HostError {
   return error;
 }
 
-/** The first `maxLines` lines of `bytes` (each with its newline), or all of them. */
+/** The first `maxLines` lines of `bytes` (each with its newline), or all of them: then `bytes` itself, the same array. */
 export function headLines(bytes: Uint8Array, maxLines: number): Uint8Array {
   if (maxLines <= 0) return bytes.subarray(0, 0);
   let lines = 0;

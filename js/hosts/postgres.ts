@@ -86,6 +86,9 @@ function channelOf(schema: string): string {
 
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
+/** memdir's two tables in `schema`, quoted. */
+const tablesOf = (schema: string) => ({ memories: `${quote(schema)}.memories`, files: `${quote(schema)}.files` });
+
 /** The longest memory id (a notification's payload is at most 8,000 bytes, the path included). */
 const MAX_MEMORY_ID_BYTES = 1000;
 /** The first bytes of each head fetched; the rare head with fewer lines than asked in them is fetched again to {@link HEAD_READ_BYTES}. */
@@ -126,6 +129,20 @@ function fileEntry(row: { path: string; size: unknown; mtime_ms: unknown; writte
 const folderEntry = (path: string): HostEntry => ({ path, kind: "directory", mtimeMs: 0, size: 0 });
 
 /** A failure of the database as a {@link HostError}: a unique violation is `EEXIST`; a connection's code (`ECONNRESET`) is kept; anything else `EIO`. */
+/**
+ * Gives a pooled client back. A broken one (`true`, or the error that broke it) is closed, not
+ * pooled, so the server frees whatever it held, and a late error of the closed connection has a
+ * listener to land on.
+ */
+function letGo(client: PgPoolClient, broken: boolean | Error): void {
+  if (broken) client.on("error", () => {});
+  try {
+    client.release(broken === false ? undefined : broken);
+  } catch {
+    // released already
+  }
+}
+
 function dbError(error: unknown, what: string): HostError {
   const e = error as { code?: unknown; message?: unknown } | null;
   if (e && typeof e.code === "string" && /^E[A-Z]+$/.test(e.code)) return error as HostError;
@@ -160,12 +177,6 @@ class Listener {
     private readonly channel: string,
   ) {}
 
-  get size(): number {
-    let n = 0;
-    for (const set of this.watches.values()) n += set.size;
-    return n;
-  }
-
   add(memory: string, dir: string, onChange: (name: string | null) => void): HostWatcher {
     const watch = { dir, onChange };
     let set = this.watches.get(memory);
@@ -177,7 +188,7 @@ class Listener {
       close: () => {
         set!.delete(watch);
         if (set!.size === 0 && this.watches.get(memory) === set) this.watches.delete(memory);
-        if (this.size === 0) this.stop();
+        if (this.watches.size === 0) this.stop(); // an emptied set leaves `watches`
       },
     };
   }
@@ -216,11 +227,11 @@ class Listener {
   }
 
   private retry(): void {
-    if (this.stopped || this.size === 0) return;
+    if (this.stopped || this.watches.size === 0) return;
     this.all();
     const wait = Math.min(5000, 100 * 2 ** this.failures++);
     setTimeout(() => {
-      if (!this.stopped && this.size > 0 && !this.client && !this.connecting) this.connect();
+      if (!this.stopped && this.watches.size > 0 && !this.client && !this.connecting) this.connect();
     }, wait).unref?.();
   }
 
@@ -236,27 +247,22 @@ class Listener {
     client.removeListener("notification", this.onNotification);
     client.removeListener("error", this.onLost);
     client.removeListener("end", this.onLost);
-    if (broken) {
-      client.on("error", () => {}); // a late error of a closed connection
-    } else {
-      // back to the pool for other queries: referenced again (a query on an unref'd socket would
-      // not keep the process alive to its answer), and with no listener added (one a drop, for a
-      // pooled client reused by watch after watch, was a leak)
-      client.ref?.();
-    }
-    try {
-      client.release(broken ? true : undefined);
-    } catch {
-      // released already
-    }
+    // back to the pool for other queries: referenced again (a query on an unref'd socket would not
+    // keep the process alive to its answer), and with no listener added (one a drop, for a pooled
+    // client reused by watch after watch, was a leak)
+    if (!broken) client.ref?.();
+    letGo(client, broken);
   }
 
   private readonly onNotification = (message: { channel?: string; payload?: string }) => {
     if (message.channel !== this.channel) return;
     const payload = message.payload ?? "";
-    for (const [memory, set] of this.watches) {
-      if (!payload.startsWith(`${memory} `)) continue;
-      const path = payload.slice(memory.length + 1);
+    // `<memory> <path>`, a memory id may hold spaces: each space is a place the id may end (a
+    // lookup each, not a pass over every watched memory for every write in the fleet)
+    for (let space = payload.indexOf(" "); space !== -1; space = payload.indexOf(" ", space + 1)) {
+      const set = this.watches.get(payload.slice(0, space));
+      if (!set) continue;
+      const path = payload.slice(space + 1);
       for (const w of [...set]) {
         if (path === "") {
           w.onChange(null);
@@ -315,7 +321,7 @@ export class PostgresStore {
     this.schema = schema;
     this.database = database;
     this.channel = channelOf(schema);
-    this.tables = { memories: `${quote(schema)}.memories`, files: `${quote(schema)}.files` };
+    this.tables = tablesOf(schema);
   }
 
   /**
@@ -338,7 +344,7 @@ export class PostgresStore {
       pool.on("error", () => {});
     }
     try {
-      const tables = { memories: `${quote(schema)}.memories`, files: `${quote(schema)}.files` };
+      const tables = tablesOf(schema);
       const { rows } = await pool.query("SELECT current_database() AS db, to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ready", [tables.memories, tables.files]);
       if (!rows[0].ready) await createTables(pool, schema, tables);
       return new PostgresStore(pool, owns, schema, String(rows[0].db));
@@ -412,7 +418,7 @@ async function createTables(pool: PgPool, schema: string, tables: { memories: st
     throw error;
   } finally {
     client.removeListener("error", ignore);
-    client.release(broken instanceof Error ? broken : undefined);
+    letGo(client, broken instanceof Error ? broken : false);
   }
 }
 
@@ -471,7 +477,7 @@ export class PostgresHost implements MemoryHost {
     const folders = new Set<string>();
     const entries: HostEntry[] = [];
     for (const row of rows) {
-      for (const p of parents(row.path)) if (!folders.has(p)) folders.add(p);
+      for (const p of parents(row.path)) folders.add(p);
       entries.push(fileEntry(row));
     }
     for (const p of folders) entries.push(folderEntry(p));
@@ -727,8 +733,7 @@ export class PostgresHost implements MemoryHost {
     } catch (error) {
       client.removeListener("error", onError);
       const timeout = (error as HostError)?.code === "ETIMEDOUT";
-      if (!timeout) client.on("error", () => {});
-      client.release(timeout ? undefined : true);
+      letGo(client, !timeout);
       throw timeout ? error : dbError(error, `could not take the write lock of ${this.root}`);
     }
     try {
@@ -738,8 +743,7 @@ export class PostgresHost implements MemoryHost {
     } catch (error) {
       lost = error;
       client.removeListener("error", onError);
-      client.on("error", () => {});
-      client.release(true);
+      letGo(client, true);
       throw dbError(error, `could not read the version of ${this.root}`);
     }
     try {
@@ -754,9 +758,7 @@ export class PostgresHost implements MemoryHost {
         }
       }
       client.removeListener("error", onError);
-      if (lost !== null) client.on("error", () => {});
-      // a connection that failed is closed, not pooled: the server then frees whatever it held
-      client.release(lost !== null ? true : undefined);
+      letGo(client, lost !== null);
     }
   }
 
@@ -802,7 +804,8 @@ export class PostgresHost implements MemoryHost {
       }
       const bytes = bytesOf(row.head);
       const head = headLines(bytes, maxLines);
-      if (head.length === bytes.length && Number(row.size) > bytes.length && !endsLines(bytes, maxLines)) again.push(k);
+      // headLines gives back `bytes` itself when they hold fewer than maxLines lines: the head may go on
+      if (head === bytes && Number(row.size) > bytes.length) again.push(k);
       out[k] = { bytes: head, entry: fileEntry({ ...row, path }) };
     }
     if (again.length > 0) {
@@ -846,13 +849,6 @@ export class PostgresHost implements MemoryHost {
     });
     return out;
   }
-}
-
-/** Whether `bytes` holds at least `maxLines` newlines (then the head is whole). */
-function endsLines(bytes: Uint8Array, maxLines: number): boolean {
-  let lines = 0;
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10 && ++lines >= maxLines) return true;
-  return maxLines <= 0;
 }
 
 function withPath(error: HostError, path: string): HostError {
