@@ -551,9 +551,17 @@ export class PostgresHost implements MemoryHost {
       );
       return rows[0].version;
     }, async () => {
-      if ((await this.stat(from)) === null) return hostError("ENOENT", `${this.absolutePath(from)} does not exist`);
-      if ((await this.stat(to)) !== null) return hostError("EEXIST", `${this.absolutePath(to)} already exists`);
-      for (const p of parents(to)) if ((await this.stat(p))?.kind === "file") return hostError("ENOTDIR", `${this.absolutePath(p)} is a file`);
+      // one query for every path, as writeMany's diagnosis (stat threw a stat's error: so do these)
+      const up = parents(to);
+      const stats = await this.statMany([from, to, ...up]);
+      const entry = (i: number) => {
+        const s = stats[i];
+        if (s instanceof Error) throw s;
+        return s ?? null;
+      };
+      if (entry(0) === null) return hostError("ENOENT", `${this.absolutePath(from)} does not exist`);
+      if (entry(1) !== null) return hostError("EEXIST", `${this.absolutePath(to)} already exists`);
+      for (let i = 0; i < up.length; i++) if (entry(2 + i)?.kind === "file") return hostError("ENOTDIR", `${this.absolutePath(up[i]!)} is a file`);
       return null;
     });
   }

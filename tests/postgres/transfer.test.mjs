@@ -26,8 +26,8 @@ const temp = () => {
   return t.dir;
 };
 
-before(async (t) => {
-  url = await pgUrl(t);
+before(async () => {
+  url = await pgUrl();
   store = await PostgresStore.open({ connectionString: url });
 });
 after(async () => {
