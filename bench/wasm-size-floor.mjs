@@ -1,0 +1,77 @@
+// How small the wasm module gets without dropping rules: the module built whole, or without the
+// exports only upkeep calls (doctor, the keepers, undo/restore/log and pruning, the MEMORY.md
+// merge driver), at an opt-level, through wasm-bindgen and wasm-opt -O3, gzip -9 as the build
+// measures it. Not part of `npm run bench` (each variant is a release build of its own, about a
+// minute here):
+//
+//   node bench/wasm-size-floor.mjs [--opt 3|s|z] [--recall-only]
+//
+// What is built is a copy of the working tree's `src/`, `benches/`, `js/generated/` (the
+// declarations the module carries), `Cargo.toml` and `Cargo.lock` in a temporary folder with its
+// own target folder; the clone's `target/` and `pkg/` are left as they are. `--recall-only` puts
+// `#[cfg(any())]` (never true) on each upkeep export, so LTO drops the code only they reach; a
+// name below that is not an export is an error, never a silently different module.
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
+import { ensureNpmDeps, ensureWasmTarget, root, run, startWasmBindgen, step } from "../scripts/toolchain.mjs";
+
+/** The exports that only upkeep calls: what a recall-only module (or a second, lazily loaded one) would leave out. */
+export const UPKEEP_EXPORTS = [
+  // doctor and its diff
+  "doctorReadPlan", "runDoctor", "planDoctorFixes", "unifiedDiff",
+  // the keepers
+  "buildExtractionRequest", "parseExtraction", "extractionReadPlan", "planExtraction",
+  "touchReadPlan", "planTouch", "buildConsolidationRequest", "planConsolidation", "consolidationDue",
+  // history: undo, restore, recovery, log, pruning (the journal that every write records stays)
+  "planHistoryPrune", "historyRecoveryReadPlan", "planHistoryRecovery", "historyReverseReadPlan",
+  "planHistoryReverse", "historyItems",
+  // the MEMORY.md merge driver
+  "mergeIndex",
+];
+
+const { values } = parseArgs({ options: { opt: { type: "string", default: "3" }, "recall-only": { type: "boolean", default: false } } });
+if (!["3", "s", "z"].includes(values.opt)) throw new Error(`--opt is 3, s or z, not ${values.opt}`);
+
+ensureNpmDeps();
+ensureWasmTarget();
+const bindgen = startWasmBindgen();
+const work = mkdtempSync(join(tmpdir(), "memdir-size-"));
+try {
+  for (const path of ["src", "benches", "js/generated", "Cargo.toml", "Cargo.lock"]) cpSync(join(root, path), join(work, path), { recursive: true });
+  if (values["recall-only"]) leaveOut(join(work, "src", "wasm"), UPKEEP_EXPORTS);
+  step(`cargo build --release (opt-level ${values.opt})`, () =>
+    run("cargo", ["build", "--quiet", "--release", "--locked", "--target", "wasm32-unknown-unknown"], {
+      cwd: work,
+      // -A warnings: imports an export left out no longer uses (no effect on the code generated)
+      env: { ...process.env, CARGO_PROFILE_RELEASE_OPT_LEVEL: values.opt, RUSTFLAGS: "-A warnings" },
+    }),
+  );
+  const wasmBindgen = await bindgen.ready;
+  const out = join(work, "out");
+  run(wasmBindgen, [join(work, "target/wasm32-unknown-unknown/release/memdir.wasm"), out, "memdir"]);
+  const wasm = join(out, "memdir_bg.wasm");
+  run(join(root, "node_modules/.bin/wasm-opt"), ["-O3", wasm, "-o", wasm]);
+  const bytes = readFileSync(wasm);
+  const what = `${values["recall-only"] ? `without the ${UPKEEP_EXPORTS.length} upkeep exports` : "whole"}, opt-level ${values.opt}`;
+  console.log(`memdir_bg.wasm ${what}: ${statSync(wasm).size.toLocaleString("en")} bytes, ${gzipSync(bytes, { level: 9 }).length.toLocaleString("en")} gzip -9`);
+} finally {
+  bindgen.cancel();
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** `#[cfg(any())]` (never true) on each named export in the copy's `src/wasm`; throws for a name not found. */
+function leaveOut(dir, names) {
+  const left = new Set(names);
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".rs"))) {
+    const path = join(dir, file);
+    const text = readFileSync(path, "utf8").replace(/#\[wasm_bindgen\(\s*js_name = (\w+)/g, (attr, name) => {
+      if (!left.delete(name)) return attr;
+      return `#[cfg(any())]\n${attr}`;
+    });
+    writeFileSync(path, text);
+  }
+  if (left.size > 0) throw new Error(`bench/wasm-size-floor.mjs: no export ${[...left].join(", ")} in src/wasm (update UPKEEP_EXPORTS)`);
+}
