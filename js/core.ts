@@ -665,9 +665,12 @@ export function mergeScoped(scans: ScopeScan[]): Memory[] {
   return guard({ scans }, (a) => wasm.mergeScoped(a.scans));
 }
 
-/** `<scope>:<path>` as `[scope, path]`; `null` when it names no scope. */
-export function splitScoped(path: string): [string, string] | null {
-  return guard({ path }, (a) => wasm.splitScoped(a.path));
+/**
+ * `<scope>:<path>` as `[scope, path]` when the prefix is one of `scopes`; `null` otherwise (the
+ * path as given: a file's own name may hold a colon).
+ */
+export function splitScoped(path: string, scopes: string[]): [string, string] | null {
+  return guard({ path, scopes }, (a) => wasm.splitScoped(a.path, a.scopes));
 }
 
 /** How a scope takes writes, for {@link writeScope}. */

@@ -79,9 +79,10 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
     throw error;
   }
   const byName = new Map(parts.map((p) => [p.name, p]));
+  const names = parts.map((p) => p.name);
   const part = (name: string): Part => {
     const found = byName.get(name);
-    if (!found) throw invalid(`no scope ${JSON.stringify(name)} (scopes: ${parts.map((p) => p.name).join(", ")})`);
+    if (!found) throw invalid(`no scope ${JSON.stringify(name)} (scopes: ${names.join(", ")})`);
     return found;
   };
   const home = part(homeName);
@@ -101,9 +102,7 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
     if (typeof file !== "string") throw invalid(`${what} takes { file } (or the file as a string)`);
     const named = typeof input === "object" && input !== null ? (input as { scope?: unknown }).scope : undefined;
     if (named !== undefined && typeof named !== "string") throw invalid(`${what}'s scope is a scope's name`);
-    // `<scope>:<path>` when the prefix is one of the scopes; else the path as given (a file may hold a colon)
-    const prefixed = named === undefined ? splitScoped(file) : null;
-    const split = prefixed && byName.has(prefixed[0]) ? prefixed : null;
+    const split = named === undefined ? splitScoped(file, names) : null;
     const scope = named ?? split?.[0] ?? defaultScope;
     if (scope === null) throw invalid(`${what}: name the scope (every scope is read-only or typed)`);
     const ifMatch = typeof input === "object" && input !== null ? (input as { ifMatch?: unknown }).ifMatch : undefined;
@@ -129,7 +128,7 @@ export async function openScoped(options: OpenMemoryOptions, open: Open, interna
     scoped: {
       scan: async () => (await scanAll()).scanned,
       locate: (path) => {
-        const split = splitScoped(path);
+        const split = splitScoped(path, names);
         if (!split) throw invalid(`${path} names no scope`);
         return { host: part(split[0]).memory.host, path: split[1], scope: split[0] };
       },

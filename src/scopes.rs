@@ -59,11 +59,12 @@ pub fn scoped_path(scope: &str, path: &str) -> String {
     format!("{scope}:{path}")
 }
 
-/// `<scope>:<path>` split at the first `:` (a scope name never holds one); `None` without one.
-pub fn split_scoped(path: &str) -> Option<(&str, &str)> {
+/// `<scope>:<path>` split at the first `:` (a scope name never holds one), when the prefix is
+/// one of `scopes`; `None` otherwise: a file's own name may hold a colon (`notes:q3.md`), and is
+/// then a path of the default write scope as given.
+pub fn split_scoped<'a>(path: &'a str, scopes: &[String]) -> Option<(&'a str, &'a str)> {
     let (scope, rest) = path.split_once(':')?;
-    check_scope_name(scope).ok()?;
-    Some((scope, rest))
+    scopes.iter().any(|s| s == scope).then_some((scope, rest))
 }
 
 /// One scope's scan.
@@ -268,10 +269,15 @@ mod tests {
 
     #[test]
     fn split() {
-        assert_eq!(split_scoped("user:a.md"), Some(("user", "a.md")));
-        assert_eq!(split_scoped("user:a:b.md"), Some(("user", "a:b.md")));
-        assert_eq!(split_scoped("a.md"), None);
-        assert_eq!(split_scoped("Bad:a.md"), None);
+        let scopes = ["user".to_owned(), "project".to_owned()];
+        assert_eq!(split_scoped("user:a.md", &scopes), Some(("user", "a.md")));
+        assert_eq!(
+            split_scoped("user:a:b.md", &scopes),
+            Some(("user", "a:b.md"))
+        );
+        assert_eq!(split_scoped("a.md", &scopes), None);
+        assert_eq!(split_scoped("notes:a.md", &scopes), None);
+        assert_eq!(split_scoped("Bad:a.md", &scopes), None);
     }
 
     #[test]

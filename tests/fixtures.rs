@@ -114,7 +114,10 @@ fn call(name: &str, a: &[Value]) -> Result<Value, Error> {
         "defaultSelector" => out(provider::default_selector(&arg(a, 0, "env")?)),
         "indexPrompt" => out(index::index_prompt(&arg(a, 0, "input")?)),
         "mergeScoped" => out(memdir::scopes::merge_scoped(arg(a, 0, "scans")?)?),
-        "splitScoped" => out(memdir::scopes::split_scoped(&arg::<String>(a, 0, "path")?)),
+        "splitScoped" => out(memdir::scopes::split_scoped(
+            &arg::<String>(a, 0, "path")?,
+            &arg::<Vec<String>>(a, 1, "scopes")?,
+        )),
         "writeScope" => out(memdir::scopes::write_scope(
             &arg::<Vec<memdir::scopes::ScopeRule>>(a, 0, "scopes")?,
             opt::<String>(a, 1, "requested")?.as_deref(),

@@ -75,7 +75,7 @@ export async function readResource(memory: OpenedMemory, uri: string, limits: Pa
   if (!found) return null;
   const all: Limits = { ...defaultLimits(), ...limits };
   // a memory of several scopes is read from its scope's folder (`<scope>:<path>`)
-  const split = scopes ? splitScoped(path) : null;
+  const split = scopes ? splitScoped(path, scopes.map((s) => s.name)) : null;
   const host = (split && scopes?.find((s) => s.name === split[0])?.memory.host) || memory.host;
   const file = split?.[1] ?? path;
   const content = await host.readFile(file, injectReadBytes(all));

@@ -19,11 +19,16 @@ pub fn merge_scoped(
     to_js(&scopes::merge_scoped(scans).map_err(|e| to_js_error(&e))?)
 }
 
-/// `<scope>:<path>` as `[scope, path]`; `null` when it names no scope.
+/// `<scope>:<path>` as `[scope, path]` when the prefix is one of `scopes`; `null` otherwise
+/// (the path as given: a file's own name may hold a colon).
 #[wasm_bindgen(js_name = splitScoped, unchecked_return_type = "[string, string] | null")]
-pub fn split_scoped(#[wasm_bindgen(unchecked_param_type = "string")] path: JsValue) -> JsResult {
+pub fn split_scoped(
+    #[wasm_bindgen(unchecked_param_type = "string")] path: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string[]")] scopes: JsValue,
+) -> JsResult {
     let path = string_arg(&path, "path")?;
-    to_js(&scopes::split_scoped(&path))
+    let names: Vec<String> = from_js(scopes, "scopes")?;
+    to_js(&scopes::split_scoped(&path, &names))
 }
 
 /// Where a write goes: the named scope, else the first whose `types` holds the memory's type,
