@@ -1,16 +1,18 @@
-// How small the wasm module gets without dropping rules: the module built whole, or without the
-// exports only upkeep calls (doctor, the keepers, undo/restore/log and pruning, the MEMORY.md
-// merge driver), at an opt-level, through wasm-bindgen and wasm-opt -O3, gzip -9 as the build
-// measures it. Not part of `npm run bench` (each variant is a release build of its own, about a
-// minute here):
+// How small the wasm module gets, and what a split would leave in it: the module built whole, as
+// `recall` (without the exports only upkeep calls: doctor, the keepers, undo/restore/log and
+// pruning, the MEMORY.md merge driver) or as `read` (without the writers too: the memory tool,
+// remember/forget, the journal every write records), at an opt-level, through wasm-bindgen and
+// wasm-opt -O3, gzip -9 as the build measures it. Not part of `npm run bench` (each variant is a
+// release build of its own, about a minute here):
 //
-//   node bench/wasm-size-floor.mjs [--opt 3|s|z] [--recall-only]
+//   node bench/wasm-size-floor.mjs [--opt 3|s|z] [--module whole|recall|read]
 //
 // What is built is a copy of the working tree's `src/`, `benches/`, `js/generated/` (the
 // declarations the module carries), `Cargo.toml` and `Cargo.lock` in a temporary folder with its
-// own target folder; the clone's `target/` and `pkg/` are left as they are. `--recall-only` puts
-// `#[cfg(any())]` (never true) on each upkeep export, so LTO drops the code only they reach; a
-// name below that is not an export is an error, never a silently different module.
+// own target folder; the clone's `target/` and `pkg/` are left as they are. A module other than
+// `whole` puts `#[cfg(any())]` (never true) on each export it leaves out, so LTO drops the code
+// only those reach; a name below that is not an export is an error, never a silently different
+// module.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +20,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { ensureNpmDeps, ensureWasmTarget, root, run, startWasmBindgen, step } from "../scripts/toolchain.mjs";
 
-/** The exports that only upkeep calls: what a recall-only module (or a second, lazily loaded one) would leave out. */
+/** The exports that only upkeep calls: what a `recall` module leaves out. */
 export const UPKEEP_EXPORTS = [
   // doctor and its diff
   "doctorReadPlan", "runDoctor", "planDoctorFixes", "unifiedDiff",
@@ -32,8 +34,19 @@ export const UPKEEP_EXPORTS = [
   "mergeIndex",
 ];
 
-const { values } = parseArgs({ options: { opt: { type: "string", default: "3" }, "recall-only": { type: "boolean", default: false } } });
+/** The writers' exports: what a `read` module leaves out besides the upkeep ones. */
+export const WRITER_EXPORTS = [
+  "planToolCommand", "runToolCommand", "memoryToolInputSchema", "planRemember", "planForget",
+  "rememberReadPlan", "forgetReadPlan", "outsideLinks", "findSecrets", "writeScope",
+  "planHistoryRecord", "historyReadPlan", "historySegments", "contentHash", "tempFileName", "parseTempFile",
+];
+
+const LEFT_OUT = { whole: [], recall: UPKEEP_EXPORTS, read: [...UPKEEP_EXPORTS, ...WRITER_EXPORTS] };
+
+const { values } = parseArgs({ options: { opt: { type: "string", default: "3" }, module: { type: "string", default: "whole" } } });
 if (!["3", "s", "z"].includes(values.opt)) throw new Error(`--opt is 3, s or z, not ${values.opt}`);
+const leftOut = Object.hasOwn(LEFT_OUT, values.module) ? LEFT_OUT[values.module] : null;
+if (leftOut === null) throw new Error(`--module is whole, recall or read, not ${values.module}`);
 
 ensureNpmDeps();
 ensureWasmTarget();
@@ -41,7 +54,7 @@ const bindgen = startWasmBindgen();
 const work = mkdtempSync(join(tmpdir(), "memdir-size-"));
 try {
   for (const path of ["src", "benches", "js/generated", "Cargo.toml", "Cargo.lock"]) cpSync(join(root, path), join(work, path), { recursive: true });
-  if (values["recall-only"]) leaveOut(join(work, "src", "wasm"), UPKEEP_EXPORTS);
+  if (leftOut.length > 0) leaveOut(join(work, "src", "wasm"), leftOut);
   step(`cargo build --release (opt-level ${values.opt})`, () =>
     run("cargo", ["build", "--quiet", "--release", "--locked", "--target", "wasm32-unknown-unknown"], {
       cwd: work,
@@ -55,7 +68,7 @@ try {
   const wasm = join(out, "memdir_bg.wasm");
   run(join(root, "node_modules/.bin/wasm-opt"), ["-O3", wasm, "-o", wasm]);
   const bytes = readFileSync(wasm);
-  const what = `${values["recall-only"] ? `without the ${UPKEEP_EXPORTS.length} upkeep exports` : "whole"}, opt-level ${values.opt}`;
+  const what = `${values.module} (${leftOut.length} exports left out), opt-level ${values.opt}`;
   console.log(`memdir_bg.wasm ${what}: ${statSync(wasm).size.toLocaleString("en")} bytes, ${gzipSync(bytes, { level: 9 }).length.toLocaleString("en")} gzip -9`);
 } finally {
   bindgen.cancel();

@@ -61,11 +61,14 @@ const stampPath = join(pkg, ".stamp");
  * opt-level "z" for the dependencies alone no smaller (the last 5 KB larger); the results
  * crossing as JSON text 517.5 KB, the arguments too 533.9 KB.
  *
- * Issue 26's 300 KB is out of reach without dropping rules (`node bench/wasm-size-floor.mjs`,
- * 2026-12-05): the whole module at opt-level "z" is 424 KB; a recall-only module (without the
- * 20 exports only upkeep calls: doctor, the keepers, undo/restore/log, the merge driver) is
- * 383 KB at opt-level 3 and 321 KB at "z" (the scan ~2.6x slower). A lazily loaded second
- * module for upkeep would not shrink the extension's load either: it runs doctor on opening.
+ * Issue 26's 300 KB (`node bench/wasm-size-floor.mjs`, 2026-12-05): the whole module at
+ * opt-level "z" is 424 KB (the scan ~2.6x slower). Without the 20 exports only upkeep calls
+ * (doctor, the keepers, undo/restore/log, the merge driver) it is 383 KB at opt-level 3 and
+ * 321 KB at "z"; without the writers too (the memory tool, remember/forget, the journal) 283 KB.
+ * So only a module that cannot write is under 300 KB: a split would put the writers in a second
+ * module, and every front end here writes (the extension runs doctor on opening, the MCP server
+ * remembers, the memory tool writes), so each would ship ~283 KB plus a writer module of its
+ * own instead of 521 KB. That trade is the owner's to make; it is not taken.
  */
 const WASM_GZIP_BUDGET_BYTES = 525_000;
 
