@@ -86,5 +86,5 @@ function leaveOut(dir, names) {
     });
     writeFileSync(path, text);
   }
-  if (left.size > 0) throw new Error(`bench/wasm-size-floor.mjs: no export ${[...left].join(", ")} in src/wasm (update UPKEEP_EXPORTS)`);
+  if (left.size > 0) throw new Error(`bench/wasm-size-floor.mjs: no export ${[...left].join(", ")} in src/wasm (update UPKEEP_EXPORTS or WRITER_EXPORTS)`);
 }
