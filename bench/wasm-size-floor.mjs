@@ -13,11 +13,11 @@
 // `whole` puts `#[cfg(any())]` (never true) on each export it leaves out, so LTO drops the code
 // only those reach; a name below that is not an export is an error, never a silently different
 // module.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { gzipSync } from "node:zlib";
+import { wasmModule } from "../scripts/build.mjs";
 import { ensureNpmDeps, ensureWasmTarget, root, run, startWasmBindgen, step } from "../scripts/toolchain.mjs";
 
 /** The exports that only upkeep calls: what a `recall` module leaves out. */
@@ -63,13 +63,9 @@ try {
     }),
   );
   const wasmBindgen = await bindgen.ready;
-  const out = join(work, "out");
-  run(wasmBindgen, [join(work, "target/wasm32-unknown-unknown/release/memdir.wasm"), out, "memdir"]);
-  const wasm = join(out, "memdir_bg.wasm");
-  run(join(root, "node_modules/.bin/wasm-opt"), ["-O3", wasm, "-o", wasm]);
-  const bytes = readFileSync(wasm);
+  const { bytes, gzip } = wasmModule(wasmBindgen, join(work, "target/wasm32-unknown-unknown/release/memdir.wasm"), join(work, "out"));
   const what = `${values.module} (${leftOut.length} exports left out), opt-level ${values.opt}`;
-  console.log(`memdir_bg.wasm ${what}: ${statSync(wasm).size.toLocaleString("en")} bytes, ${gzipSync(bytes, { level: 9 }).length.toLocaleString("en")} gzip -9`);
+  console.log(`memdir_bg.wasm ${what}: ${bytes.toLocaleString("en")} bytes, ${gzip.toLocaleString("en")} gzip -9`);
 } finally {
   bindgen.cancel();
   rmSync(work, { recursive: true, force: true });

@@ -86,6 +86,23 @@ function inputHash() {
   return hash.digest("hex");
 }
 
+/**
+ * The module from the compiled library `raw`, in `outDir` with its glue: wasm-bindgen, then
+ * wasm-opt -O3. Its path, its size before wasm-opt, and its size raw and gzip -9, as the budget
+ * counts it (bench/wasm-size-floor.mjs measures its variants the same way).
+ */
+export function wasmModule(wasmBindgen, raw, outDir) {
+  // `--target web --experimental-reset-state-function` (tools/wasm-bindgen): `__wbg_reset_state()`
+  // re-instantiates the compiled module in place, which js/core.ts does after a trap instead of
+  // shutting memdir off
+  step("wasm-bindgen --target web", () => run(wasmBindgen, [raw, outDir, "memdir"]));
+  const wasm = join(outDir, "memdir_bg.wasm");
+  const bindgenBytes = statSync(wasm).size;
+  step("wasm-opt -O3", () => run(join(root, "node_modules/.bin/wasm-opt"), ["-O3", wasm, "-o", wasm]));
+  const optimised = readFileSync(wasm);
+  return { wasm, bindgenBytes, bytes: optimised.length, gzip: gzipSync(optimised, { level: 9 }).length };
+}
+
 export async function build({ force = false } = {}) {
   ensureNpmDeps();
   const hash = inputHash();
@@ -107,13 +124,7 @@ export async function build({ force = false } = {}) {
   const raw = join(root, "target/wasm32-unknown-unknown/release/memdir.wasm");
   rmSync(pkg, { recursive: true, force: true });
   mkdirSync(join(pkg, "wasm"), { recursive: true });
-  // `--target web --experimental-reset-state-function` (tools/wasm-bindgen): `__wbg_reset_state()`
-  // re-instantiates the compiled module in place, which js/core.ts does after a trap instead of
-  // shutting memdir off
-  step("wasm-bindgen --target web", () => run(wasmBindgen, [raw, join(pkg, "wasm"), "memdir"]));
-  const wasm = join(pkg, "wasm", "memdir_bg.wasm");
-  const bindgenBytes = statSync(wasm).size;
-  step("wasm-opt -O3", () => run(join(root, "node_modules/.bin/wasm-opt"), ["-O3", wasm, "-o", wasm]));
+  const { wasm, bindgenBytes, bytes, gzip } = wasmModule(wasmBindgen, raw, join(pkg, "wasm"));
   rmSync(join(pkg, "wasm", "memdir_bg.wasm.d.ts"), { force: true });
   unhookGlue(join(pkg, "wasm", "memdir.js"));
   const inline = inlineWasm(wasm, join(pkg, "wasm"));
@@ -122,10 +133,8 @@ export async function build({ force = false } = {}) {
   step("tsc", () => run(join(root, "node_modules/typescript/bin/tsc"), ["-p", "tsconfig.json"]));
   commonJsDeclarations(pkg);
   step("esbuild: the memdir command", () => bundleCli(pkg));
-  const optimised = readFileSync(wasm);
-  const gzip = gzipSync(optimised, { level: 9 }).length;
   console.error(
-    `memdir_bg.wasm: ${optimised.length.toLocaleString("en")} bytes (${gzip.toLocaleString("en")} gzip -9); ` +
+    `memdir_bg.wasm: ${bytes.toLocaleString("en")} bytes (${gzip.toLocaleString("en")} gzip -9); ` +
       `${bindgenBytes.toLocaleString("en")} before wasm-opt; inline.js ${inline.toLocaleString("en")} bytes (deflated, base64)`,
   );
   // the size budget: a change that grows the module past it fails the build (raise it on purpose)

@@ -128,7 +128,6 @@ function fileEntry(row: { path: string; size: unknown; mtime_ms: unknown; writte
 
 const folderEntry = (path: string): HostEntry => ({ path, kind: "directory", mtimeMs: 0, size: 0 });
 
-/** A failure of the database as a {@link HostError}: a unique violation is `EEXIST`; a connection's code (`ECONNRESET`) is kept; anything else `EIO`. */
 /**
  * Gives a pooled client back. A broken one (`true`, or the error that broke it) is closed, not
  * pooled, so the server frees whatever it held, and a late error of the closed connection has a
@@ -143,6 +142,7 @@ function letGo(client: PgPoolClient, broken: boolean | Error): void {
   }
 }
 
+/** A failure of the database as a {@link HostError}: a unique violation is `EEXIST`; a connection's code (`ECONNRESET`) is kept; anything else `EIO`. */
 function dbError(error: unknown, what: string): HostError {
   const e = error as { code?: unknown; message?: unknown } | null;
   if (e && typeof e.code === "string" && /^E[A-Z]+$/.test(e.code)) return error as HostError;

@@ -482,7 +482,7 @@ fn merge(
     ) else {
         return Err("missing_field");
     };
-    let mut files: Vec<String> = files;
+    let mut files = files;
     crate::sort::sort(&mut files);
     files.dedup();
     if files.len() < 2 || !files.contains(&file) {
